@@ -1,0 +1,75 @@
+// The block codec: one block of at most 2048 values <-> its compressed bytes.
+//
+// A block is stored as a value transform (none, frame of reference, delta, zigzag), a layout
+// (dense: all values' planes; sparse: a non-zero mask plane plus the planes of the non-zero
+// values only) and, per plane, "base XOR payload": the base is the zero plane, the one plane,
+// another plane of the block or its complement; the payload is empty, a sorted position list,
+// a run list or raw bits. docs/format.md describes the bytes; docs/design.md the choices.
+//
+// All functions are thread-safe (they touch no shared state besides the SIMD dispatch).
+#pragma once
+
+#include <bitplane/block.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace bitplane::codec {
+
+/// Upper bound on the encoded size of one block (header, descriptors, 33 planes).
+inline constexpr std::size_t max_block_bytes = 9 * 1024;
+
+enum class transform : std::uint8_t { none = 0, frame_of_reference = 1, delta = 2, zigzag = 3 };
+enum class layout : std::uint8_t { dense = 0, sparse = 1 };
+/// What a stored plane is XORed onto.
+enum class base_kind : std::uint8_t { zero = 0, one = 1, plane = 2, complement = 3 };
+/// What is XORed onto the base.
+enum class payload_kind : std::uint8_t { none = 0, positions = 1, runs = 2, raw = 3, gaps = 4 };
+inline constexpr std::size_t payload_kind_count = 5;
+
+/// How one plane of a block is stored. Elided planes have base zero/one and no payload.
+struct plane_info {
+    base_kind base = base_kind::zero;
+    payload_kind payload = payload_kind::none;
+    std::uint8_t reference = 0;   ///< the plane used as base (base plane/complement)
+    std::uint16_t items = 0;      ///< positions or runs in the payload (gaps: payload bytes)
+    std::uint32_t bytes = 0;      ///< bytes this plane costs (descriptor + payload)
+};
+
+/// The structure of an encoded block, for statistics and tools.
+struct block_info {
+    transform value_transform = transform::none;
+    layout value_layout = layout::dense;
+    std::uint32_t values = 0;        ///< values in the block
+    std::uint32_t stored_values = 0; ///< values whose planes are stored (non-zeros if sparse)
+    std::uint32_t bytes = 0;         ///< encoded size
+    std::array<plane_info, plane_count> planes{};
+    plane_info mask{};               ///< the non-zero mask plane (sparse layout only)
+};
+
+/// Encodes `values` (1..2048 of them; two's complement bits when `is_signed`) into `out`,
+/// which must hold at least max_block_bytes. Picks the transform, layout and per-plane
+/// encodings that make the block smallest. Returns the number of bytes written.
+/// Throws size_error when values is empty or longer than 2048, or out is too small.
+std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed,
+                         std::span<std::byte> out);
+
+/// Decodes a block of `out.size()` values (the count it was encoded with). Validates as it
+/// goes: malformed bytes throw format_error with the offset inside `bytes`.
+void decode_block(std::span<const std::byte> bytes, std::span<std::uint32_t> out);
+
+/// One value of a block of `count` values, without decoding the rest where the layout
+/// allows it (delta blocks decode up to `index`). The block must have been validated.
+std::uint32_t decode_value(std::span<const std::byte> bytes, std::size_t count, std::size_t index);
+
+/// Checks every structural rule of a block of `count` values (header, references acyclic,
+/// positions sorted and in range, runs ordered, sizes matching `bytes.size()` exactly).
+/// Throws format_error on the first violation.
+void validate_block(std::span<const std::byte> bytes, std::size_t count);
+
+/// Describes a validated block.
+block_info describe_block(std::span<const std::byte> bytes, std::size_t count);
+
+}  // namespace bitplane::codec

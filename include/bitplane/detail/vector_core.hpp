@@ -1,0 +1,77 @@
+// The type-erased storage behind bitplane::vector<T>: values as 32-bit patterns, sealed
+// blocks in one arena. Not part of the public API; use bitplane::vector.
+#pragma once
+
+#include <bitplane/codec.hpp>
+#include <bitplane/stats.hpp>
+
+#include <boost/container/vector.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace bitplane::detail {
+
+class vector_core {
+public:
+    explicit vector_core(bool is_signed) noexcept : signed_(is_signed) {}
+
+    [[nodiscard]] bool is_signed() const noexcept { return signed_; }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+    void push_back(std::uint32_t bits);
+    void append(std::span<const std::uint32_t> bits);
+    [[nodiscard]] std::uint32_t get(std::size_t index) const;  // unchecked
+    void set(std::size_t index, std::uint32_t bits);           // unchecked
+    void decode(std::size_t first, std::span<std::uint32_t> out) const;  // unchecked
+    void decode_block(std::size_t block, std::span<std::uint32_t> out) const;
+    void clear() noexcept;
+    void resize(std::size_t count, std::uint32_t fill);
+    void reserve(std::size_t count);
+    void seal();
+    void swap(vector_core& other) noexcept;
+
+    [[nodiscard]] std::size_t block_count() const noexcept;
+    [[nodiscard]] std::size_t sealed_block_count() const noexcept { return offsets_.size(); }
+    /// Encoded bytes of sealed block `block` as it is now. For the block held in the
+    /// write-back buffer they are encoded into `scratch` (max_block_bytes); otherwise they
+    /// are the arena's bytes and `scratch` is untouched.
+    [[nodiscard]] std::span<const std::byte> sealed_block(std::size_t block, std::span<std::byte> scratch) const;
+    [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
+        return {tail_.data(), tail_.size()};
+    }
+    [[nodiscard]] std::size_t memory_bytes() const noexcept;
+    [[nodiscard]] vector_stats stats() const;
+
+    /// Rebuilds a vector from already validated blocks (used by load).
+    void adopt(std::span<const std::byte> arena, std::span<const std::uint64_t> offsets,
+               std::span<const std::uint32_t> sizes, std::span<const std::uint32_t> tail,
+               std::size_t size);
+
+    friend bool operator==(const vector_core& a, const vector_core& b);
+
+private:
+    using byte_vector = boost::container::vector<std::byte>;
+    template <class U> using pod_vector = boost::container::vector<U>;
+
+    static constexpr std::size_t no_block = static_cast<std::size_t>(-1);
+
+    void seal_tail();
+    void flush_hot();
+    void load_hot(std::size_t block);
+    void store_block(std::size_t block, std::span<const std::uint32_t> values);
+    void compact_if_wasteful();
+
+    bool signed_;
+    std::size_t size_ = 0;
+    byte_vector arena_;                    // encoded sealed blocks, back to back
+    pod_vector<std::uint64_t> offsets_;    // start of each sealed block in arena_
+    pod_vector<std::uint32_t> sizes_;      // encoded bytes of each sealed block
+    std::size_t garbage_bytes_ = 0;        // arena bytes no block refers to any more
+    pod_vector<std::uint32_t> tail_;       // last, partial block, uncompressed
+    std::size_t hot_block_ = no_block;     // sealed block held decoded for writes
+    pod_vector<std::uint32_t> hot_;        // its values (2048) while hot_block_ is set
+};
+
+}  // namespace bitplane::detail

@@ -1,0 +1,246 @@
+// Parsing and decoding of encoded blocks. Every structural rule is checked here, so
+// decode_block and validate_block never read outside the block or build a wrong vector.
+#include "block_format.hpp"
+#include "block_decoding.hpp"
+#include "plane_gaps.hpp"
+#include "plane_positions.hpp"
+#include "plane_raw.hpp"
+#include "plane_runs.hpp"
+#include "value_transform.hpp"
+#include "simd/kernels.hpp"
+
+#include <bitplane/error.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+namespace bitplane::detail {
+
+using codec::base_kind;
+using codec::payload_kind;
+
+std::uint32_t payload_size(payload_kind kind, std::uint32_t items, std::uint32_t length) noexcept {
+    switch (kind) {
+        case payload_kind::none: return 0;
+        case payload_kind::positions: return positions_payload::payload_bytes(items);
+        case payload_kind::runs: return runs_payload::payload_bytes(items);
+        case payload_kind::raw: return raw_payload::payload_bytes(length);
+        case payload_kind::gaps: return items;
+    }
+    return 0;
+}
+
+namespace {
+
+// Reads one descriptor (and its item count) at the reader's position.
+stored_plane read_descriptor(byte_reader& reader, std::uint32_t length) {
+    stored_plane plane;
+    plane.descriptor_offset = static_cast<std::uint32_t>(reader.position());
+    const auto a = reader.read<std::uint8_t>("plane descriptor");
+    const auto b = reader.read<std::uint8_t>("plane descriptor");
+    if (b & 0x80) reader.fail_at("reserved descriptor bits set", plane.descriptor_offset);
+    if ((a >> 5) >= codec::payload_kind_count)
+        reader.fail_at("unknown payload kind " + std::to_string(a >> 5), plane.descriptor_offset);
+    plane.index = a & 0x1F;
+    plane.payload = static_cast<payload_kind>(a >> 5);
+    plane.base = static_cast<base_kind>(b & 3);
+    plane.reference = (b >> 2) & 0x1F;
+    if ((plane.base == base_kind::zero || plane.base == base_kind::one) && plane.reference != 0)
+        reader.fail_at("reference set on a plane with a constant base", plane.descriptor_offset);
+    if (plane.payload == payload_kind::positions || plane.payload == payload_kind::runs ||
+        plane.payload == payload_kind::gaps) {
+        const std::size_t at = reader.position();
+        plane.items = reader.read<std::uint16_t>("item count");
+        const std::uint32_t limit = plane.payload == payload_kind::positions ? length
+                                    : plane.payload == payload_kind::runs ? (length + 1) / 2
+                                                                          : gaps_payload::max_payload_bytes(length);
+        if (plane.items == 0 || plane.items > limit)
+            reader.fail_at("item count " + std::to_string(plane.items) + " outside 1.." +
+                               std::to_string(limit),
+                           at);
+    }
+    return plane;
+}
+
+void assign_payload(stored_plane& plane, std::size_t& cursor, std::uint32_t length) {
+    plane.payload_offset = static_cast<std::uint32_t>(cursor);
+    plane.payload_bytes = payload_size(plane.payload, plane.items, length);
+    cursor += plane.payload_bytes;
+}
+
+}  // namespace
+
+parsed_block parse_block(std::span<const std::byte> bytes, std::size_t count, bool exact,
+                         std::uint64_t base_offset) {
+    if (count == 0 || count > block_values)
+        throw format_error("block value count " + std::to_string(count) + " outside 1..2048", base_offset);
+    byte_reader reader(bytes, base_offset);
+    parsed_block block;
+    block.count = static_cast<std::uint32_t>(count);
+    block.length = block.count;
+
+    const auto flags = reader.read<std::uint8_t>("block flags");
+    if (flags & block_flags::reserved) reader.fail_at("reserved block flag bits set", 0);
+    block.value_transform = static_cast<codec::transform>(flags & block_flags::transform_mask);
+    block.sparse = flags & block_flags::sparse;
+    block.all_raw = flags & block_flags::all_raw;
+
+    switch (block.value_transform) {
+        case codec::transform::frame_of_reference:
+            block.for_base = reader.read<std::uint32_t>("frame-of-reference base");
+            break;
+        case codec::transform::delta:
+            block.delta_first = reader.read<std::uint32_t>("delta first value");
+            block.delta_min = reader.read<std::uint32_t>("delta minimum");
+            break;
+        default: break;
+    }
+
+    // The payload cursor runs ahead of the descriptors: descriptors are read first, then
+    // payload extents are assigned in the same order once the descriptor area ends.
+    if (block.sparse) {
+        const std::size_t at = reader.position();
+        const auto stored = reader.read<std::uint16_t>("sparse value count");
+        if (stored == 0 || stored > count)
+            reader.fail_at("sparse value count " + std::to_string(stored) + " outside 1.." +
+                               std::to_string(count),
+                           at);
+        block.length = stored;
+        block.mask = read_descriptor(reader, block.count);
+        if (block.mask.base == base_kind::plane || block.mask.base == base_kind::complement)
+            reader.fail_at("mask plane refers to another plane", block.mask.descriptor_offset);
+        std::size_t cursor = reader.position();
+        assign_payload(block.mask, cursor, block.count);
+        reader.take(block.mask.payload_bytes, "mask plane payload");
+    }
+
+    block.live = reader.read<std::uint32_t>("live plane mask");
+    if (flags & block_flags::has_ones) {
+        const std::size_t at = reader.position();
+        block.ones = reader.read<std::uint32_t>("ones plane mask");
+        if (block.ones == 0) reader.fail_at("ones mask flagged but empty", at);
+        if (block.ones & block.live) reader.fail_at("a plane is both stored and all-one", at);
+    }
+
+    block.stored = static_cast<std::uint32_t>(std::popcount(block.live));
+    if (block.all_raw) {
+        std::uint32_t live = block.live;
+        for (std::uint32_t i = 0; live; ++i, live &= live - 1) {
+            stored_plane& plane = block.planes[i];
+            plane.index = static_cast<std::uint8_t>(std::countr_zero(live));
+            plane.payload = payload_kind::raw;
+        }
+    } else {
+        std::uint32_t seen = 0;
+        for (std::uint32_t i = 0; i < block.stored; ++i) {
+            stored_plane plane = read_descriptor(reader, block.length);
+            const std::uint32_t bit = 1u << plane.index;
+            if (!(block.live & bit) || (seen & bit))
+                reader.fail_at("descriptor for plane " + std::to_string(plane.index) +
+                                   " not in the live mask or repeated",
+                               plane.descriptor_offset);
+            if ((plane.base == base_kind::plane || plane.base == base_kind::complement) &&
+                !(seen & (1u << plane.reference)))
+                reader.fail_at("plane " + std::to_string(plane.index) + " refers to plane " +
+                                   std::to_string(plane.reference) + ", not decoded before it",
+                               plane.descriptor_offset);
+            seen |= bit;
+            block.planes[i] = plane;
+        }
+    }
+    std::size_t cursor = reader.position();
+    for (std::uint32_t i = 0; i < block.stored; ++i) assign_payload(block.planes[i], cursor, block.length);
+    if (cursor > bytes.size())
+        throw format_error("block payloads need " + std::to_string(cursor) + " bytes, " +
+                               std::to_string(bytes.size()) + " available",
+                           base_offset + bytes.size());
+    if (exact && cursor != bytes.size())
+        throw format_error("block has " + std::to_string(bytes.size() - cursor) + " trailing bytes",
+                           base_offset + cursor);
+    block.end = static_cast<std::uint32_t>(cursor);
+    return block;
+}
+
+void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes, std::uint64_t base_offset,
+                   std::uint32_t length, const plane* planes, plane& out) {
+    switch (stored.base) {
+        case base_kind::zero: out = plane{}; break;
+        case base_kind::one: out = ones_plane(length); break;
+        case base_kind::plane: out = planes[stored.reference]; break;
+        case base_kind::complement: out = complement(planes[stored.reference], length); break;
+    }
+    byte_reader reader(bytes.subspan(stored.payload_offset, stored.payload_bytes),
+                       base_offset + stored.payload_offset);
+    switch (stored.payload) {
+        case payload_kind::none: break;
+        case payload_kind::positions: positions_payload::apply(reader, stored.items, length, out); break;
+        case payload_kind::runs: runs_payload::apply(reader, stored.items, length, out); break;
+        case payload_kind::raw: raw_payload::apply(reader, length, out); break;
+        case payload_kind::gaps: gaps_payload::apply(reader, stored.items, length, out); break;
+    }
+}
+
+void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
+                    block_planes& planes, plane& mask) {
+    if (block.sparse) {
+        rebuild_plane(block.mask, bytes, base_offset, block.count, nullptr, mask);
+        const auto stored = static_cast<std::uint32_t>(popcount(mask));
+        if (stored != block.length)
+            throw format_error("mask plane has " + std::to_string(stored) + " bits set, header says " +
+                                   std::to_string(block.length),
+                               base_offset + block.mask.payload_offset);
+    }
+    // Only live planes are written; the untranspose kernel reads no others.
+    for (std::uint32_t i = 0; i < block.stored; ++i) {
+        const stored_plane& stored = block.planes[i];
+        rebuild_plane(stored, bytes, base_offset, block.length, planes.planes.data(),
+                      planes.planes[stored.index]);
+    }
+    std::uint32_t ones = block.ones;
+    const plane all_ones = ones ? ones_plane(block.length) : plane{};
+    for (; ones; ones &= ones - 1) planes.planes[std::countr_zero(ones)] = all_ones;
+}
+
+void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
+                   std::span<std::uint32_t> out) {
+    block_planes planes;
+    plane mask;
+    rebuild_planes(block, bytes, base_offset, planes, mask);
+    const kernel_table& kernels = active_kernels();
+    alignas(64) std::uint32_t residuals[block_values];
+    kernels.untranspose(planes.planes[0].data(), block.live | block.ones, residuals);
+    if (block.sparse) {
+        std::uint32_t next = 0;
+        std::uint32_t* values = out.data();
+        for (std::uint32_t w = 0; w < plane_words; ++w) {
+            std::uint32_t word = mask[w];
+            const std::uint32_t limit = std::min<std::uint32_t>(32, block.count - std::min(block.count, w * 32));
+            for (std::uint32_t b = 0; b < limit; ++b) values[w * 32 + b] = 0;
+            while (word) {
+                values[w * 32 + static_cast<std::uint32_t>(std::countr_zero(word))] = residuals[next++];
+                word &= word - 1;
+            }
+        }
+    } else {
+        std::copy_n(residuals, block.count, out.data());
+    }
+    undo_transform(block, out.first(block.count));
+}
+
+}  // namespace bitplane::detail
+
+namespace bitplane::codec {
+
+void decode_block(std::span<const std::byte> bytes, std::span<std::uint32_t> out) {
+    const detail::parsed_block block = detail::parse_block(bytes, out.size(), true);
+    detail::decode_parsed(block, bytes, 0, out);
+}
+
+void validate_block(std::span<const std::byte> bytes, std::size_t count) {
+    const detail::parsed_block block = detail::parse_block(bytes, count, true);
+    alignas(64) std::uint32_t scratch[block_values];
+    detail::decode_parsed(block, bytes, 0, std::span<std::uint32_t>(scratch, count));
+}
+
+}  // namespace bitplane::codec

@@ -1,0 +1,26 @@
+// Rebuilding the planes and values of a parsed block; shared by the decoder and the reader.
+#pragma once
+
+#include "block_format.hpp"
+#include "plane_bits.hpp"
+
+#include <cstdint>
+#include <span>
+
+namespace bitplane::detail {
+
+/// Rebuilds one stored plane of `length` bits from its base and payload. `planes` holds the
+/// planes decoded before it (indexed by plane number).
+void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes, std::uint64_t base_offset,
+                   std::uint32_t length, const plane* planes, plane& out);
+
+/// Rebuilds every live and all-one plane (others are left untouched) and, if sparse, the
+/// non-zero mask; checks the mask against the stored value count.
+void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
+                    block_planes& planes, plane& mask);
+
+/// Decodes the block's values into out[0..block.count).
+void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
+                   std::span<std::uint32_t> out);
+
+}  // namespace bitplane::detail

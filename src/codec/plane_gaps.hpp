@@ -1,0 +1,98 @@
+// Payload "gaps": the positions of differing bits as gaps, one byte each (gap = distance to
+// the previous position minus one; 255 escapes to a u16 gap). About half the size of a
+// position list and smaller than raw bits up to ~12% density: the usual payload of the
+// non-zero mask of a sparse block. Finding one bit is a linear scan, so the encoder keeps
+// u16 positions where they are as small.
+#pragma once
+
+#include "byte_io.hpp"
+#include "plane_bits.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace bitplane::detail::gaps_payload {
+
+inline constexpr std::uint32_t escape = 255;
+
+/// Exact payload size for the set bits of `diff`.
+inline std::uint32_t payload_bytes(const plane& diff) noexcept {
+    std::uint32_t bytes = 0;
+    std::uint32_t next = 0;  // smallest position the next one may have
+    for_each_set_bit(diff, [&](std::uint32_t bit) {
+        bytes += bit - next >= escape ? 3 : 1;
+        next = bit + 1;
+    });
+    return bytes;
+}
+
+/// Most bytes a gaps payload of a `len`-bit plane can take (every escape covers >= 255 bits).
+constexpr std::uint32_t max_payload_bytes(std::uint32_t len) noexcept { return len + 2 * (len / escape + 1); }
+
+inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
+    std::byte* p = out;
+    std::uint32_t next = 0;
+    for_each_set_bit(diff, [&](std::uint32_t bit) {
+        const std::uint32_t gap = bit - next;
+        if (gap >= escape) {
+            *p++ = static_cast<std::byte>(escape);
+            store_le<std::uint16_t>(p, static_cast<std::uint16_t>(gap));
+            p += 2;
+        } else {
+            *p++ = static_cast<std::byte>(gap);
+        }
+        next = bit + 1;
+    });
+    return static_cast<std::uint32_t>(p - out);
+}
+
+/// Calls f(position) for each position of a validated payload of `bytes` bytes.
+template <class F>
+inline void for_each_position(const std::byte* payload, std::uint32_t bytes, F&& f) {
+    std::uint32_t next = 0;
+    for (std::uint32_t i = 0; i < bytes;) {
+        std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
+        if (gap == escape) {
+            gap = load_le<std::uint16_t>(payload + i);
+            i += 2;
+        }
+        const std::uint32_t position = next + gap;
+        if (!f(position)) return;
+        next = position + 1;
+    }
+}
+
+/// XORs the positions onto `target`, checking escapes are complete and positions < len.
+inline void apply(byte_reader& reader, std::uint32_t bytes, std::uint32_t len, plane& target) {
+    const std::size_t start = reader.position();
+    const std::span<const std::byte> payload = reader.take(bytes, "gap list");
+    std::uint32_t next = 0;
+    for (std::uint32_t i = 0; i < bytes;) {
+        const std::size_t at = start + i;
+        std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
+        if (gap == escape) {
+            if (bytes - i < 2) reader.fail_at("gap escape cut off at the end of the list", at);
+            gap = load_le<std::uint16_t>(payload.data() + i);
+            i += 2;
+        }
+        const std::uint32_t position = next + gap;
+        if (position >= len)
+            reader.fail_at("gap list reaches position " + std::to_string(position) + ", beyond plane length " +
+                               std::to_string(len),
+                           at);
+        flip_bit(target, position);
+        next = position + 1;
+    }
+}
+
+inline bool contains(const std::byte* payload, std::uint32_t bytes, std::uint32_t bit) {
+    bool found = false;
+    for_each_position(payload, bytes, [&](std::uint32_t position) {
+        found = position == bit;
+        return position < bit;
+    });
+    return found;
+}
+
+}  // namespace bitplane::detail::gaps_payload

@@ -1,0 +1,58 @@
+// Payload "positions": the sorted positions of the bits that differ from the base, one u16
+// each. Cheap for near-empty (or, on a complement base, near-full) planes.
+#pragma once
+
+#include "byte_io.hpp"
+#include "plane_bits.hpp"
+#include "thresholds.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace bitplane::detail::positions_payload {
+
+constexpr std::uint32_t payload_bytes(std::uint32_t items) noexcept {
+    return items * thresholds::position_bytes;
+}
+
+/// Writes the set bits of `diff` (all below the plane length); returns bytes written.
+inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
+    std::byte* p = out;
+    for_each_set_bit(diff, [&](std::uint32_t bit) {
+        store_le<std::uint16_t>(p, static_cast<std::uint16_t>(bit));
+        p += 2;
+    });
+    return static_cast<std::uint32_t>(p - out);
+}
+
+/// XORs `items` positions onto `target`, checking they are strictly increasing and below
+/// `len`. `reader` is positioned at the payload.
+inline void apply(byte_reader& reader, std::uint32_t items, std::uint32_t len, plane& target) {
+    const std::size_t start = reader.position();
+    const std::span<const std::byte> bytes = reader.take(payload_bytes(items), "position list");
+    std::uint32_t previous = 0;
+    for (std::uint32_t i = 0; i < items; ++i) {
+        const std::uint32_t bit = load_le<std::uint16_t>(bytes.data() + 2 * i);
+        if (bit >= len || (i > 0 && bit <= previous))
+            reader.fail_at("position " + std::to_string(bit) + " out of order or beyond plane length " +
+                               std::to_string(len),
+                           start + 2 * i);
+        flip_bit(target, bit);
+        previous = bit;
+    }
+}
+
+/// Whether `bit` is listed (binary search over a validated payload).
+inline bool contains(const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
+    std::uint32_t lo = 0, hi = items;
+    while (lo < hi) {
+        const std::uint32_t mid = (lo + hi) / 2;
+        const std::uint32_t value = load_le<std::uint16_t>(payload + 2 * mid);
+        if (value == bit) return true;
+        if (value < bit) lo = mid + 1; else hi = mid;
+    }
+    return false;
+}
+
+}  // namespace bitplane::detail::positions_payload

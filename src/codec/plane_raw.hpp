@@ -1,0 +1,39 @@
+// Payload "raw": the plane's first `len` bits as ceil(len / 8) bytes, bit k of byte i being
+// plane bit 8i + k. The fallback for planes with no structure (uniform data).
+#pragma once
+
+#include "byte_io.hpp"
+#include "plane_bits.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+namespace bitplane::detail::raw_payload {
+
+constexpr std::uint32_t payload_bytes(std::uint32_t len) noexcept { return raw_plane_bytes(len); }
+
+inline std::uint32_t write(const plane& diff, std::uint32_t len, std::byte* out) noexcept {
+    const std::uint32_t bytes = payload_bytes(len);
+    std::memcpy(out, diff.data(), bytes);
+    return bytes;
+}
+
+/// XORs the raw bits onto `target`; bits at or above `len` must be zero.
+inline void apply(byte_reader& reader, std::uint32_t len, plane& target) {
+    const std::uint32_t bytes = payload_bytes(len);
+    const std::span<const std::byte> payload = reader.take(bytes, "raw plane");
+    plane bits{};
+    std::memcpy(bits.data(), payload.data(), bytes);
+    if (len % 8 != 0 && (static_cast<std::uint32_t>(payload[bytes - 1]) >> (len % 8)) != 0)
+        reader.fail_at("raw plane has bits set beyond its length " + std::to_string(len),
+                       reader.position() - 1);
+    for (std::size_t w = 0; w < plane_words; ++w) target[w] ^= bits[w];
+}
+
+inline bool contains(const std::byte* payload, std::uint32_t bit) noexcept {
+    return (static_cast<std::uint32_t>(payload[bit >> 3]) >> (bit & 7)) & 1u;
+}
+
+}  // namespace bitplane::detail::raw_payload

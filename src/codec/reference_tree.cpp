@@ -1,0 +1,117 @@
+#include "reference_tree.hpp"
+
+#include "plane_bits.hpp"
+#include "plane_positions.hpp"
+#include "plane_raw.hpp"
+#include "plane_runs.hpp"
+#include "thresholds.hpp"
+
+#include <limits>
+
+namespace bitplane::detail {
+
+using codec::base_kind;
+using codec::payload_kind;
+
+namespace {
+
+constexpr std::uint32_t listed_cost(std::uint32_t payload) noexcept {
+    return thresholds::descriptor_bytes + thresholds::item_count_bytes + payload;
+}
+
+// Planes are padded with zeros to 2048 bits, so a plane's transitions count a change at
+// position 0 (from the implicit zero before it) and, for short planes, at position `length`.
+// Every run then has a start and an end transition, except a run reaching bit 2047.
+std::uint32_t runs_of(std::uint32_t t, bool end, std::uint32_t length) noexcept {
+    return runs_from_transitions(t, length == block_bits && end);
+}
+
+// Runs of ~d (restricted to `length` bits) from the transitions of d: only the changes at
+// position 0 and at position `length` differ.
+std::uint32_t complement_runs_of(std::uint32_t t, bool first, bool end, std::uint32_t length) noexcept {
+    t = first ? t - 1 : t + 1;
+    if (length < block_bits) t = end ? t - 1 : t + 1;
+    return runs_of(t, !end, length);
+}
+
+struct candidate_set {
+    plane_choice best{};
+    void offer(base_kind base, std::uint8_t reference, payload_kind payload, std::uint32_t items,
+               std::uint32_t cost) noexcept {
+        if (cost < best.cost) best = {base, reference, payload, static_cast<std::uint16_t>(items), cost};
+    }
+};
+
+// Offers every way to store a plane that differs from a base in `differing` bits: nothing,
+// positions or runs on the base or on its complement. `t` is the transition count of the
+// difference (or `no_transitions` when unknown), `first`/`end` its first and last bits.
+constexpr std::uint32_t no_transitions = std::numeric_limits<std::uint32_t>::max();
+
+void offer_difference(candidate_set& c, base_kind base, base_kind complement_base, std::uint8_t reference,
+                      std::uint32_t differing, std::uint32_t t, bool first, bool end, std::uint32_t length) {
+    if (differing == 0) {
+        c.offer(base, reference, payload_kind::none, 0, thresholds::descriptor_bytes);
+        return;
+    }
+    if (differing == length) {
+        c.offer(complement_base, reference, payload_kind::none, 0, thresholds::descriptor_bytes);
+        return;
+    }
+    c.offer(base, reference, payload_kind::positions, differing,
+            listed_cost(positions_payload::payload_bytes(differing)));
+    c.offer(complement_base, reference, payload_kind::positions, length - differing,
+            listed_cost(positions_payload::payload_bytes(length - differing)));
+    // Gaps are priced at their lower bound, one byte a position; the encoder prices the
+    // chosen ones exactly and falls back to positions where escapes make them larger.
+    c.offer(base, reference, payload_kind::gaps, differing, listed_cost(differing));
+    c.offer(complement_base, reference, payload_kind::gaps, length - differing, listed_cost(length - differing));
+    if (t == no_transitions) return;
+    const std::uint32_t runs = runs_of(t, end, length);
+    c.offer(base, reference, payload_kind::runs, runs, listed_cost(runs_payload::payload_bytes(runs)));
+    const std::uint32_t complement_runs = complement_runs_of(t, first, end, length);
+    c.offer(complement_base, reference, payload_kind::runs, complement_runs,
+            listed_cost(runs_payload::payload_bytes(complement_runs)));
+}
+
+}  // namespace
+
+std::uint32_t choose_references(const tree_input& in, std::uint8_t* order, plane_choice* choices) {
+    const std::uint32_t n = in.count;
+    const std::uint32_t raw_cost = thresholds::descriptor_bytes + raw_payload::payload_bytes(in.length);
+    bool in_tree[plane_count] = {};
+    std::uint32_t total = 0;
+
+    // Root edges: each plane stored on its own (base zero or one).
+    for (std::uint32_t j = 0; j < n; ++j) {
+        const plane_facts& f = in.facts[j];
+        candidate_set c;
+        c.best = {base_kind::zero, 0, payload_kind::raw, 0, raw_cost};
+        offer_difference(c, base_kind::zero, base_kind::one, 0, f.popcount, f.transitions, f.first, f.end,
+                         in.length);
+        choices[j] = c.best;
+    }
+    // Prim: take the cheapest plane not yet in the tree, then let it offer itself as a base.
+    for (std::uint32_t step = 0; step < n; ++step) {
+        std::uint32_t pick = 0;
+        std::uint32_t pick_cost = std::numeric_limits<std::uint32_t>::max();
+        for (std::uint32_t j = 0; j < n; ++j)
+            if (!in_tree[j] && choices[j].cost < pick_cost) pick = j, pick_cost = choices[j].cost;
+        in_tree[pick] = true;
+        order[step] = static_cast<std::uint8_t>(pick);
+        total += pick_cost;
+        const plane_facts& p = in.facts[pick];
+        for (std::uint32_t j = 0; j < n; ++j) {
+            if (in_tree[j]) continue;
+            const plane_facts& f = in.facts[j];
+            candidate_set c;
+            c.best = choices[j];
+            const std::uint32_t t = in.transitions ? in.transitions[pick * n + j] : no_transitions;
+            offer_difference(c, base_kind::plane, base_kind::complement, p.index, in.hamming[pick * n + j], t,
+                             p.first != f.first, p.end != f.end, in.length);
+            choices[j] = c.best;
+        }
+    }
+    return total;
+}
+
+}  // namespace bitplane::detail
