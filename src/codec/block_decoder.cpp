@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <string>
 
 namespace bitplane::detail {
@@ -149,8 +150,14 @@ parsed_block parse_block(std::span<const std::byte> bytes, std::size_t count, bo
             block.planes[i] = plane;
         }
     }
+    block.interleaved = block.all_raw && block.length == block_values;
     std::size_t cursor = reader.position();
-    for (std::uint32_t i = 0; i < block.stored; ++i) assign_payload(block.planes[i], cursor, block.length);
+    // Interleaved planes have no extent of their own: each gets the offset of its first
+    // word, and together they cover stored x 256 bytes, as planar ones would.
+    for (std::uint32_t i = 0; i < block.stored; ++i) {
+        assign_payload(block.planes[i], cursor, block.length);
+        if (block.interleaved) block.planes[i].payload_offset = block.planes[0].payload_offset + 4 * i;
+    }
     if (cursor > bytes.size())
         throw format_error("block payloads need " + std::to_string(cursor) + " bytes, " +
                                std::to_string(bytes.size()) + " available",
@@ -192,7 +199,15 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
                                base_offset + block.mask.payload_offset);
     }
     // Only live planes are written; the untranspose kernel reads no others.
-    for (std::uint32_t i = 0; i < block.stored; ++i) {
+    if (block.interleaved) {
+        const std::byte* payload = bytes.data() + block.planes[0].payload_offset;
+        const std::uint32_t stored = block.stored;
+        std::uint32_t* target[plane_count];
+        for (std::uint32_t i = 0; i < stored; ++i) target[i] = planes.planes[block.planes[i].index].data();
+        for (std::uint32_t column = 0; column < plane_words; ++column, payload += 4 * stored)
+            for (std::uint32_t i = 0; i < stored; ++i) target[i][column] = load_le<std::uint32_t>(payload + 4 * i);
+    }
+    for (std::uint32_t i = 0; i < block.stored && !block.interleaved; ++i) {
         const stored_plane& stored = block.planes[i];
         rebuild_plane(stored, bytes, base_offset, block.length, planes.planes.data(),
                       planes.planes[stored.index]);
@@ -208,6 +223,12 @@ void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, 
     plane mask;
     rebuild_planes(block, bytes, base_offset, planes, mask);
     const kernel_table& kernels = active_kernels();
+    if (!block.sparse && out.size() == block_values) {
+        // A full dense block untransposes straight into the caller's buffer.
+        kernels.untranspose(planes.planes[0].data(), block.live | block.ones, out.data());
+        undo_transform(block, out);
+        return;
+    }
     alignas(64) std::uint32_t residuals[block_values];
     kernels.untranspose(planes.planes[0].data(), block.live | block.ones, residuals);
     if (block.sparse) {

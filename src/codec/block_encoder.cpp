@@ -167,6 +167,14 @@ std::uint8_t write_planes(block_writer& w, const kernel_table& kernels, encoder_
     const bool all_raw = std::all_of(choices, choices + n, [](const plane_choice& c) {
         return c.base == base_kind::zero && c.payload == payload_kind::raw;
     });
+    if (all_raw && length == block_values) {
+        std::byte* out = w.cursor();
+        for (std::uint32_t column = 0; column < plane_words; ++column)
+            for (std::uint32_t j = 0; j < n; ++j)
+                store_le<std::uint32_t>(out + interleaved_offset(column, j, n), s.planes.planes[index[j]][column]);
+        w.advance(n * static_cast<std::uint32_t>(plane_bytes));
+        return flags | block_flags::all_raw;
+    }
     if (all_raw) {
         for (std::uint32_t j = 0; j < n; ++j) put_payload(w, s.planes.planes[index[j]], choices[j], s.planes, length);
         return flags | block_flags::all_raw;

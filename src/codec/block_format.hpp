@@ -15,6 +15,11 @@
 //        byte 1: base kind (bits 0-1), reference plane (bits 2-6)
 //        + u16 item count for positions / runs payloads, byte count for gaps
 //   payloads, in descriptor order (all-raw: ascending plane order)
+//
+// All-raw blocks whose planes are 2048 bits long store their planes interleaved: for each
+// 32-bit column c (0..63), word c of every live plane in ascending plane order. One value's
+// bits then sit in one or two cache lines instead of one line per plane, which is what
+// makes random access fast; operations de-interleave a block into planes in L1 first.
 #pragma once
 
 #include <bitplane/codec.hpp>
@@ -52,6 +57,7 @@ struct parsed_block {
     codec::transform value_transform = codec::transform::none;
     bool sparse = false;
     bool all_raw = false;
+    bool interleaved = false;  // all-raw planes of 2048 bits, stored column by column
     std::uint32_t count = 0;   // values in the block
     std::uint32_t length = 0;  // bits per value plane: count, or m when sparse
     std::uint32_t for_base = 0;
@@ -64,6 +70,12 @@ struct parsed_block {
     std::array<stored_plane, plane_count> planes;  // decode order
     std::uint32_t end = 0;             // bytes the block occupies
 };
+
+/// Byte offset, from the start of an interleaved payload of `stored` planes, of 32-bit word
+/// `column` of the `rank`-th stored plane.
+constexpr std::uint32_t interleaved_offset(std::uint32_t column, std::uint32_t rank, std::uint32_t stored) noexcept {
+    return (column * stored + rank) * 4;
+}
 
 /// Payload bytes of a plane of `length` bits stored as `kind` with `items` items.
 std::uint32_t payload_size(codec::payload_kind kind, std::uint32_t items, std::uint32_t length) noexcept;

@@ -1,6 +1,7 @@
 // Reading single values and describing blocks without decoding whole blocks.
 #include "block_decoding.hpp"
 #include "block_format.hpp"
+#include "direct_access.hpp"
 #include "plane_gaps.hpp"
 #include "plane_positions.hpp"
 #include "plane_raw.hpp"
@@ -39,6 +40,11 @@ bool stored_bit(const parsed_block& block, const std::uint8_t* slot, const std::
             break;
     }
     const std::byte* payload = bytes + p.payload_offset;
+    if (block.interleaved) {
+        // p.payload_offset is its word in column 0; columns are `stored` words apart.
+        payload += interleaved_offset(bit / 32, 0, block.stored);
+        return static_cast<bool>((load_le<std::uint32_t>(payload) >> (bit % 32)) & 1u);
+    }
     switch (p.payload) {
         case payload_kind::none: break;
         case payload_kind::positions: value ^= positions_payload::contains(payload, p.items, bit); break;
@@ -84,32 +90,9 @@ namespace bitplane::codec {
 
 std::uint32_t decode_value(std::span<const std::byte> bytes, std::size_t count, std::size_t index) {
     using namespace bitplane::detail;
-    // Fast path: dense blocks whose live planes are all raw (uniform data), plain or
-    // frame-of-reference: one bit per live plane, at offsets known from the live mask.
-    const auto flags = static_cast<std::uint8_t>(bytes[0]);
-    const auto kind = static_cast<transform>(flags & block_flags::transform_mask);
-    if ((flags & (block_flags::sparse | block_flags::all_raw)) == block_flags::all_raw &&
-        (kind == transform::none || kind == transform::frame_of_reference)) {
-        std::size_t at = 1;
-        std::uint32_t base = 0;
-        if (kind == transform::frame_of_reference) {
-            base = load_le<std::uint32_t>(bytes.data() + at);
-            at += 4;
-        }
-        std::uint32_t live = load_le<std::uint32_t>(bytes.data() + at);
-        at += 4;
-        std::uint32_t value = 0;
-        if (flags & block_flags::has_ones) {
-            value = load_le<std::uint32_t>(bytes.data() + at);
-            at += 4;
-        }
-        const std::size_t stride = raw_plane_bytes(static_cast<std::uint32_t>(count));
-        const std::byte* bits = bytes.data() + at + index / 8;
-        const unsigned shift = index % 8;
-        for (; live; live &= live - 1, bits += stride)
-            value |= ((static_cast<std::uint32_t>(*bits) >> shift) & 1u) << std::countr_zero(live);
-        return value + base;
-    }
+    // Fast path: dense, full, all-raw blocks (uniform data), plain or frame of reference.
+    const direct_access direct = direct_access_of(bytes, count);
+    if (direct.usable) return direct_value(bytes.data(), direct.header, direct.live, direct.stored, direct.ones, direct.base, index);
     return general_value(bytes, count, index);
 }
 

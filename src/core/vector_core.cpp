@@ -2,6 +2,7 @@
 
 #include <bitplane/error.hpp>
 
+#include "codec/direct_access.hpp"
 #include "codec/thresholds.hpp"
 
 #include <algorithm>
@@ -15,7 +16,22 @@ namespace {
 using block_buffer = std::array<std::byte, codec::max_block_bytes>;
 }
 
-std::size_t vector_core::block_count() const noexcept { return offsets_.size() + (tail_.empty() ? 0 : 1); }
+std::size_t vector_core::block_count() const noexcept { return blocks_.size() + (tail_.empty() ? 0 : 1); }
+
+vector_core::block_entry vector_core::make_entry(std::uint64_t offset, std::span<const std::byte> bytes) const noexcept {
+    block_entry e;
+    e.offset = offset;
+    e.bytes = static_cast<std::uint16_t>(bytes.size());
+    const direct_access direct = direct_access_of(bytes, block_values);
+    if (direct.usable) {
+        e.direct = static_cast<std::uint8_t>(direct.stored + 1);
+        e.header = direct.header;
+        e.live = direct.live;
+        e.ones = direct.ones;
+        e.base = direct.base;
+    }
+    return e;
+}
 
 void vector_core::push_back(std::uint32_t bits) {
     if (tail_.capacity() == 0) tail_.reserve(block_values);
@@ -38,8 +54,7 @@ void vector_core::append(std::span<const std::uint32_t> bits) {
 void vector_core::seal_tail() {
     block_buffer encoded;
     const std::size_t bytes = codec::encode_block({tail_.data(), tail_.size()}, signed_, encoded);
-    offsets_.push_back(arena_.size());
-    sizes_.push_back(static_cast<std::uint32_t>(bytes));
+    blocks_.push_back(make_entry(arena_.size(), std::span<const std::byte>(encoded).first(bytes)));
     arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
     tail_.clear();
 }
@@ -47,15 +62,17 @@ void vector_core::seal_tail() {
 std::uint32_t vector_core::get(std::size_t index) const {
     const std::size_t block = index / block_values;
     const std::size_t slot = index % block_values;
-    if (block == offsets_.size()) return tail_[slot];
+    if (block == blocks_.size()) return tail_[slot];
     if (block == hot_block_) return hot_[slot];
-    return codec::decode_value({arena_.data() + offsets_[block], sizes_[block]}, block_values, slot);
+    const block_entry& e = blocks_[block];
+    if (e.direct) return direct_value(arena_.data() + e.offset, e.header, e.live, e.direct - 1u, e.ones, e.base, slot);
+    return codec::decode_value(arena_block(block), block_values, slot);
 }
 
 void vector_core::set(std::size_t index, std::uint32_t bits) {
     const std::size_t block = index / block_values;
     const std::size_t slot = index % block_values;
-    if (block == offsets_.size()) {
+    if (block == blocks_.size()) {
         tail_[slot] = bits;
         return;
     }
@@ -68,7 +85,7 @@ void vector_core::set(std::size_t index, std::uint32_t bits) {
 
 void vector_core::load_hot(std::size_t block) {
     hot_.resize(block_values);
-    codec::decode_block({arena_.data() + offsets_[block], sizes_[block]}, {hot_.data(), block_values});
+    codec::decode_block(arena_block(block), {hot_.data(), block_values});
     hot_block_ = block;
 }
 
@@ -83,15 +100,17 @@ void vector_core::flush_hot() {
 void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> values) {
     block_buffer encoded;
     const std::size_t bytes = codec::encode_block(values, signed_, encoded);
-    if (bytes <= sizes_[block]) {
-        std::memcpy(arena_.data() + offsets_[block], encoded.data(), bytes);
-        garbage_bytes_ += sizes_[block] - bytes;
+    const std::span<const std::byte> fresh = std::span<const std::byte>(encoded).first(bytes);
+    block_entry& e = blocks_[block];
+    if (bytes <= e.bytes) {
+        std::memcpy(arena_.data() + e.offset, encoded.data(), bytes);
+        garbage_bytes_ += e.bytes - bytes;
+        e = make_entry(e.offset, fresh);
     } else {
-        garbage_bytes_ += sizes_[block];
-        offsets_[block] = arena_.size();
+        garbage_bytes_ += e.bytes;
+        e = make_entry(arena_.size(), fresh);
         arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
     }
-    sizes_[block] = static_cast<std::uint32_t>(bytes);
 }
 
 void vector_core::compact_if_wasteful() {
@@ -105,18 +124,17 @@ void vector_core::seal() {
     if (garbage_bytes_ != 0) {
         byte_vector packed;
         packed.reserve(arena_.size() - garbage_bytes_);
-        for (std::size_t b = 0; b < offsets_.size(); ++b) {
-            const std::uint64_t from = offsets_[b];
-            offsets_[b] = packed.size();
+        for (block_entry& e : blocks_) {
+            const std::uint64_t from = e.offset;
+            e.offset = packed.size();
             packed.insert(packed.end(), arena_.begin() + static_cast<std::ptrdiff_t>(from),
-                          arena_.begin() + static_cast<std::ptrdiff_t>(from + sizes_[b]));
+                          arena_.begin() + static_cast<std::ptrdiff_t>(from + e.bytes));
         }
         arena_.swap(packed);
         garbage_bytes_ = 0;
     }
     arena_.shrink_to_fit();
-    offsets_.shrink_to_fit();
-    sizes_.shrink_to_fit();
+    blocks_.shrink_to_fit();
     if (hot_block_ == no_block) {
         hot_.clear();
         hot_.shrink_to_fit();
@@ -124,15 +142,15 @@ void vector_core::seal() {
 }
 
 void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) const {
-    if (block == offsets_.size()) {
+    if (block == blocks_.size()) {
         std::copy_n(tail_.begin(), out.size(), out.begin());
     } else if (block == hot_block_) {
         std::copy_n(hot_.begin(), out.size(), out.begin());
     } else if (out.size() == block_values) {
-        codec::decode_block({arena_.data() + offsets_[block], sizes_[block]}, out);
+        codec::decode_block(arena_block(block), out);
     } else {
         alignas(64) std::uint32_t values[block_values];
-        codec::decode_block({arena_.data() + offsets_[block], sizes_[block]}, {values, block_values});
+        codec::decode_block(arena_block(block), {values, block_values});
         std::copy_n(values, out.size(), out.begin());
     }
 }
@@ -157,8 +175,7 @@ void vector_core::decode(std::size_t first, std::span<std::uint32_t> out) const 
 void vector_core::clear() noexcept {
     size_ = 0;
     arena_.clear();
-    offsets_.clear();
-    sizes_.clear();
+    blocks_.clear();
     garbage_bytes_ = 0;
     tail_.clear();
     hot_block_ = no_block;
@@ -179,13 +196,12 @@ void vector_core::resize(std::size_t count, std::uint32_t fill) {
     flush_hot();
     const std::size_t keep_blocks = count / block_values;
     const std::size_t keep_tail = count % block_values;
-    if (keep_blocks < offsets_.size()) {
+    if (keep_blocks < blocks_.size()) {
         pod_vector<std::uint32_t> new_tail(block_values);
         decode_block(keep_blocks, {new_tail.data(), block_values});
         new_tail.resize(keep_tail);
-        for (std::size_t b = keep_blocks; b < offsets_.size(); ++b) garbage_bytes_ += sizes_[b];
-        offsets_.resize(keep_blocks);
-        sizes_.resize(keep_blocks);
+        for (std::size_t b = keep_blocks; b < blocks_.size(); ++b) garbage_bytes_ += blocks_[b].bytes;
+        blocks_.resize(keep_blocks);
         tail_.swap(new_tail);
         tail_.reserve(block_values);
         seal();
@@ -197,16 +213,14 @@ void vector_core::resize(std::size_t count, std::uint32_t fill) {
 
 void vector_core::reserve(std::size_t count) {
     const std::size_t blocks = count / block_values;
-    offsets_.reserve(blocks);
-    sizes_.reserve(blocks);
+    blocks_.reserve(blocks);
 }
 
 void vector_core::swap(vector_core& other) noexcept {
     std::swap(signed_, other.signed_);
     std::swap(size_, other.size_);
     arena_.swap(other.arena_);
-    offsets_.swap(other.offsets_);
-    sizes_.swap(other.sizes_);
+    blocks_.swap(other.blocks_);
     std::swap(garbage_bytes_, other.garbage_bytes_);
     tail_.swap(other.tail_);
     std::swap(hot_block_, other.hot_block_);
@@ -218,23 +232,23 @@ std::span<const std::byte> vector_core::sealed_block(std::size_t block, std::spa
         const std::size_t bytes = codec::encode_block({hot_.data(), block_values}, signed_, scratch);
         return scratch.first(bytes);
     }
-    return {arena_.data() + offsets_[block], sizes_[block]};
+    return arena_block(block);
 }
 
 std::size_t vector_core::memory_bytes() const noexcept {
-    return sizeof(*this) + arena_.capacity() + offsets_.capacity() * sizeof(std::uint64_t) +
-           sizes_.capacity() * sizeof(std::uint32_t) + tail_.capacity() * sizeof(std::uint32_t) +
+    return sizeof(*this) + arena_.capacity() + blocks_.capacity() * sizeof(block_entry) +
+           tail_.capacity() * sizeof(std::uint32_t) +
            hot_.capacity() * sizeof(std::uint32_t);
 }
 
 vector_stats vector_core::stats() const {
     vector_stats s;
     s.values = size_;
-    s.sealed_blocks = offsets_.size();
+    s.sealed_blocks = blocks_.size();
     s.memory_bytes = memory_bytes();
     s.bits_per_value = size_ ? 8.0 * static_cast<double>(s.memory_bytes) / static_cast<double>(size_) : 0.0;
     block_buffer scratch;
-    for (std::size_t b = 0; b < offsets_.size(); ++b) {
+    for (std::size_t b = 0; b < blocks_.size(); ++b) {
         const codec::block_info info = codec::describe_block(sealed_block(b, scratch), block_values);
         s.encoded_bytes += info.bytes;
         ++s.blocks_by_transform[static_cast<std::size_t>(info.value_transform)];
@@ -252,8 +266,9 @@ void vector_core::adopt(std::span<const std::byte> arena, std::span<const std::u
                         std::size_t size) {
     clear();
     arena_.assign(arena.begin(), arena.end());
-    offsets_.assign(offsets.begin(), offsets.end());
-    sizes_.assign(sizes.begin(), sizes.end());
+    blocks_.reserve(offsets.size());
+    for (std::size_t b = 0; b < offsets.size(); ++b)
+        blocks_.push_back(make_entry(offsets[b], arena.subspan(offsets[b], sizes[b])));
     if (!tail.empty()) {
         tail_.reserve(block_values);
         tail_.assign(tail.begin(), tail.end());

@@ -250,42 +250,79 @@ template <class A>
 void untranspose(const std::uint32_t* planes, std::uint32_t live, std::uint32_t* values) noexcept {
     constexpr std::size_t stores = column_values / u32<A>::size;
     constexpr std::size_t parts = column_values / u8<A>::size;
-    std::uint8_t live_bit[4][8];
-    std::size_t live_count[4];
+    struct live_plane {
+        const std::uint32_t* words;
+        u8<A> bit;  // the plane's bit within its byte-plane
+    };
+    live_plane lp[plane_count];
+    std::size_t group_end[4];
+    std::size_t n = 0;
     for (std::size_t k = 0; k < 4; ++k) {
-        live_count[k] = 0;
-        for (std::uint8_t b = 0; b < 8; ++b) {
+        for (std::size_t b = 0; b < 8; ++b) {
             if (((live >> (8 * k + b)) & 1u) != 0) {
-                live_bit[k][live_count[k]++] = b;
+                lp[n++] = {planes + (8 * k + b) * plane_words, u8<A>(static_cast<std::uint8_t>(1u << b))};
             }
         }
+        group_end[k] = n;
     }
-    for (std::size_t c = 0; c < plane_words; ++c) {
-        u8<A> r[4][parts];
+    // Two columns per round: the walk over the live list is shared.
+    constexpr std::size_t cols = 2;
+    static_assert(plane_words % cols == 0);
+    for (std::size_t c0 = 0; c0 < plane_words; c0 += cols) {
+        u8<A> r[cols][4][parts];
+        std::size_t t = 0;
         for (std::size_t k = 0; k < 4; ++k) {
-            for (std::size_t h = 0; h < parts; ++h) {
-                r[k][h] = u8<A>(std::uint8_t{0});
-            }
-            for (std::size_t t = 0; t < live_count[k]; ++t) {
-                const std::uint8_t b = live_bit[k][t];
-                u8<A> e[parts];
-                expand_bits(planes[(8 * k + b) * plane_words + c], e, A{});
-                const u8<A> bit(static_cast<std::uint8_t>(1u << b));
+            // Local accumulators: merging straight into r kept it in memory, and every plane
+            // then waited on a store-to-load round trip.
+            u8<A> acc[cols][parts];
+            for (std::size_t c = 0; c < cols; ++c) {
                 for (std::size_t h = 0; h < parts; ++h) {
-                    r[k][h] |= e[h] & bit;
+                    acc[c][h] = u8<A>(std::uint8_t{0});
+                }
+            }
+            for (; t < group_end[k]; ++t) {
+                for (std::size_t c = 0; c < cols; ++c) {
+                    u8<A> e[parts];
+                    expand_bits(lp[t].words[c0 + c], e, A{});
+                    for (std::size_t h = 0; h < parts; ++h) {
+                        acc[c][h] |= e[h] & lp[t].bit;
+                    }
+                }
+            }
+            for (std::size_t c = 0; c < cols; ++c) {
+                for (std::size_t h = 0; h < parts; ++h) {
+                    r[c][k][h] = acc[c][h];
                 }
             }
         }
-        u32<A> v[stores];
-        byte_untranspose(r, v, A{});
-        for (std::size_t i = 0; i < stores; ++i) {
-            v[i].store_unaligned(values + column_values * c + u32<A>::size * i);
+        for (std::size_t c = 0; c < cols; ++c) {
+            u32<A> v[stores];
+            byte_untranspose(r[c], v, A{});
+            for (std::size_t i = 0; i < stores; ++i) {
+                v[i].store_unaligned(values + column_values * (c0 + c) + u32<A>::size * i);
+            }
         }
     }
 }
 
-// Plane i stays in registers while every later plane j is XORed against it; per-byte counts
-// are summed in bytes (a plane is at most 16 registers, 16 * 8 < 256) and reduced once per pair.
+// A plane with no set bit, or no clear bit, needs no pair scan: pop(p ^ 0) = pop(p) and
+// pop(p ^ ~0) = 2048 - pop(p). Narrow or sign-extended values leave many such planes.
+inline constexpr std::uint32_t plane_bits = plane_words * 32;
+
+inline bool is_constant_plane(std::uint32_t pop) noexcept {
+    return pop == 0 || pop == plane_bits;
+}
+
+// pop(p_i ^ p_j) when one of the planes is constant (see is_constant_plane).
+inline std::uint32_t constant_pair(std::uint32_t pop_i, std::uint32_t pop_j) noexcept {
+    if (pop_i == 0) return pop_j;
+    if (pop_j == 0) return pop_i;
+    return pop_i == plane_bits ? plane_bits - pop_j : plane_bits - pop_i;
+}
+
+// The diagonal first (it also finds the constant planes); then plane i stays in registers
+// while every later plane j is XORed against it. Per-byte counts are summed in bytes (a plane
+// is at most 16 registers, 16 * 8 < 256) and reduced once per pair.
 template <class A>
 void pair_popcounts(const std::uint32_t* planes, std::size_t count, std::uint16_t* out) noexcept {
     constexpr std::size_t regs = plane_bytes / u8<A>::size;
@@ -293,20 +330,40 @@ void pair_popcounts(const std::uint32_t* planes, std::size_t count, std::uint16_
     static_assert(regs * 8 < 256, "byte counters would overflow");
     for (std::size_t i = 0; i < count; ++i) {
         const std::uint8_t* pi = as_bytes(planes + i * plane_words);
-        u8<A> a[regs];
         u8<A> acc(std::uint8_t{0});
         for (std::size_t r = 0; r < regs; ++r) {
-            a[r] = u8<A>::load_unaligned(pi + step * r);
-            acc += byte_popcount(a[r], A{});
+            acc += byte_popcount(u8<A>::load_unaligned(pi + step * r), A{});
         }
         out[i * count + i] = static_cast<std::uint16_t>(sum_bytes(acc, A{}));
-        for (std::size_t j = i + 1; j < count; ++j) {
-            const std::uint8_t* pj = as_bytes(planes + j * plane_words);
-            u8<A> d(std::uint8_t{0});
-            for (std::size_t r = 0; r < regs; ++r) {
-                d += byte_popcount(a[r] ^ u8<A>::load_unaligned(pj + step * r), A{});
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t pop_i = out[i * count + i];
+        if (is_constant_plane(pop_i)) {
+            for (std::size_t j = i + 1; j < count; ++j) {
+                const auto n = static_cast<std::uint16_t>(constant_pair(pop_i, out[j * count + j]));
+                out[i * count + j] = n;
+                out[j * count + i] = n;
             }
-            const auto n = static_cast<std::uint16_t>(sum_bytes(d, A{}));
+            continue;
+        }
+        const std::uint8_t* pi = as_bytes(planes + i * plane_words);
+        u8<A> a[regs];
+        for (std::size_t r = 0; r < regs; ++r) {
+            a[r] = u8<A>::load_unaligned(pi + step * r);
+        }
+        for (std::size_t j = i + 1; j < count; ++j) {
+            const std::uint32_t pop_j = out[j * count + j];
+            std::uint16_t n = 0;
+            if (is_constant_plane(pop_j)) {
+                n = static_cast<std::uint16_t>(constant_pair(pop_i, pop_j));
+            } else {
+                const std::uint8_t* pj = as_bytes(planes + j * plane_words);
+                u8<A> d(std::uint8_t{0});
+                for (std::size_t r = 0; r < regs; ++r) {
+                    d += byte_popcount(a[r] ^ u8<A>::load_unaligned(pj + step * r), A{});
+                }
+                n = static_cast<std::uint16_t>(sum_bytes(d, A{}));
+            }
             out[i * count + j] = n;
             out[j * count + i] = n;
         }

@@ -56,6 +56,20 @@ inline std::uint64_t word64(const std::uint32_t* p, std::size_t k) noexcept {
     return static_cast<std::uint64_t>(p[2 * k]) | (static_cast<std::uint64_t>(p[2 * k + 1]) << 32);
 }
 
+// A plane with no set bit, or no clear bit, needs no pair scan: pop(p ^ 0) = pop(p) and
+// pop(p ^ ~0) = 2048 - pop(p). (The SIMD paths do the same, kernels_impl.hpp.)
+constexpr std::uint32_t plane_bits = plane_words * 32;
+
+bool is_constant_plane(std::uint32_t pop) noexcept {
+    return pop == 0 || pop == plane_bits;
+}
+
+std::uint32_t constant_pair(std::uint32_t pop_i, std::uint32_t pop_j) noexcept {
+    if (pop_i == 0) return pop_j;
+    if (pop_j == 0) return pop_i;
+    return pop_i == plane_bits ? plane_bits - pop_j : plane_bits - pop_i;
+}
+
 void pair_popcounts(const std::uint32_t* planes, std::size_t count, std::uint16_t* out) noexcept {
     constexpr std::size_t words64 = plane_words / 2;
     for (std::size_t i = 0; i < count; ++i) {
@@ -65,11 +79,20 @@ void pair_popcounts(const std::uint32_t* planes, std::size_t count, std::uint16_
             n += static_cast<unsigned>(std::popcount(word64(pi, k)));
         }
         out[i * count + i] = static_cast<std::uint16_t>(n);
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t* pi = planes + i * plane_words;
+        const std::uint32_t pop_i = out[i * count + i];
         for (std::size_t j = i + 1; j < count; ++j) {
-            const std::uint32_t* pj = planes + j * plane_words;
-            unsigned d = 0;
-            for (std::size_t k = 0; k < words64; ++k) {
-                d += static_cast<unsigned>(std::popcount(word64(pi, k) ^ word64(pj, k)));
+            const std::uint32_t pop_j = out[j * count + j];
+            std::uint32_t d = 0;
+            if (is_constant_plane(pop_i) || is_constant_plane(pop_j)) {
+                d = constant_pair(pop_i, pop_j);
+            } else {
+                const std::uint32_t* pj = planes + j * plane_words;
+                for (std::size_t k = 0; k < words64; ++k) {
+                    d += static_cast<std::uint32_t>(std::popcount(word64(pi, k) ^ word64(pj, k)));
+                }
             }
             out[i * count + j] = static_cast<std::uint16_t>(d);
             out[j * count + i] = static_cast<std::uint16_t>(d);

@@ -33,7 +33,7 @@ public:
     void swap(vector_core& other) noexcept;
 
     [[nodiscard]] std::size_t block_count() const noexcept;
-    [[nodiscard]] std::size_t sealed_block_count() const noexcept { return offsets_.size(); }
+    [[nodiscard]] std::size_t sealed_block_count() const noexcept { return blocks_.size(); }
     /// Encoded bytes of sealed block `block` as it is now. For the block held in the
     /// write-back buffer they are encoded into `scratch` (max_block_bytes); otherwise they
     /// are the arena's bytes and `scratch` is untouched.
@@ -63,11 +63,28 @@ private:
     void store_block(std::size_t block, std::span<const std::uint32_t> values);
     void compact_if_wasteful();
 
+    // Where a sealed block lives, plus the header fields a random read of a dense all-raw
+    // block needs, so that such a read touches only this entry and the plane words.
+    struct block_entry {
+        std::uint64_t offset = 0;  // start in arena_
+        std::uint32_t live = 0;
+        std::uint32_t ones = 0;
+        std::uint32_t base = 0;
+        std::uint16_t bytes = 0;   // encoded size (at most codec::max_block_bytes)
+        std::uint8_t direct = 0;   // live planes + 1 when the direct-read fields are valid
+        std::uint8_t header = 0;
+    };
+    static_assert(codec::max_block_bytes <= 0xFFFF);
+
+    block_entry make_entry(std::uint64_t offset, std::span<const std::byte> bytes) const noexcept;
+    [[nodiscard]] std::span<const std::byte> arena_block(std::size_t block) const noexcept {
+        return {arena_.data() + blocks_[block].offset, blocks_[block].bytes};
+    }
+
     bool signed_;
     std::size_t size_ = 0;
-    byte_vector arena_;                    // encoded sealed blocks, back to back
-    pod_vector<std::uint64_t> offsets_;    // start of each sealed block in arena_
-    pod_vector<std::uint32_t> sizes_;      // encoded bytes of each sealed block
+    byte_vector arena_;                    // encoded sealed blocks
+    pod_vector<block_entry> blocks_;       // one entry per sealed block
     std::size_t garbage_bytes_ = 0;        // arena bytes no block refers to any more
     pod_vector<std::uint32_t> tail_;       // last, partial block, uncompressed
     std::size_t hot_block_ = no_block;     // sealed block held decoded for writes

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# THE test command (README "Quick start"; CI runs it through .ci/run).
+#
+# Stages:
+#   1. install-deps   missing Debian packages (scripts/install-deps.sh)
+#   2. release        Release build in build/release (-Werror), ctest
+#   3. asan           ASan + UBSan build in build/asan (RelWithDebInfo at -O1), same ctest
+#   4. consumer       install build/release into a temporary prefix, build tests/consumer
+#                     against it with find_package(bitplane), run it
+#
+# Environment:
+#   BITPLANE_TEST_QUICK=1   skip the sanitizer build (stage 3)
+#   BITPLANE_TEST_ALL=1     also run tests labelled `slow` or `fuzz` (excluded by default)
+#   BITPLANE_JOBS=N         build and test parallelism (default: nproc)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+jobs="${BITPLANE_JOBS:-$(nproc)}"
+# --timeout: a test with no TIMEOUT property of its own is stopped after 10 minutes, so that a
+# hang fails the run instead of eating CI's time limit.
+ctest_args=(--output-on-failure --no-tests=error --timeout 600 -j "$jobs")
+if [[ "${BITPLANE_TEST_ALL:-0}" != "1" ]]; then
+  ctest_args+=(--label-exclude 'slow|fuzz')
+fi
+
+timings=()
+script_start=$(date +%s)
+stage_start=0
+begin() {
+  stage_start=$(date +%s)
+  echo
+  echo "=== test.sh: $1 ==="
+}
+end() {
+  local seconds=$(( $(date +%s) - stage_start ))
+  timings+=("$(printf '%-32s %5d s' "$1" "$seconds")")
+  echo "=== test.sh: $1 done in ${seconds} s ==="
+}
+prefix=""
+summary() {
+  local status=$?
+  if [[ -n "$prefix" ]]; then rm -rf "$prefix"; fi
+  echo
+  echo "=== test.sh: stage times ==="
+  local line
+  for line in "${timings[@]+"${timings[@]}"}"; do echo "  $line"; done
+  if ((status == 0)); then
+    echo "=== test.sh: PASSED in $(( $(date +%s) - script_start )) s ==="
+  else
+    echo "=== test.sh: FAILED (exit $status) after $(( $(date +%s) - script_start )) s ===" >&2
+  fi
+}
+trap summary EXIT
+
+begin "install-deps"
+bash scripts/install-deps.sh
+echo "jobs: $jobs; $(cmake --version | head -n1); $(g++ --version | head -n1);" \
+  "nvcc: $(command -v nvcc || echo 'none on PATH (CMake may still find /usr/local/cuda)')"
+end "install-deps"
+
+# ---- Release ------------------------------------------------------------------------------
+begin "release: configure"
+cmake --preset release -DBITPLANE_BUILD_TESTS=ON -DBITPLANE_WERROR=ON
+end "release: configure"
+
+begin "release: build"
+cmake --build build/release -j "$jobs"
+end "release: build"
+
+begin "release: ctest"
+ctest --test-dir build/release "${ctest_args[@]}"
+end "release: ctest"
+
+# ---- ASan + UBSan -------------------------------------------------------------------------
+if [[ "${BITPLANE_TEST_QUICK:-0}" == "1" ]]; then
+  echo
+  echo "=== test.sh: BITPLANE_TEST_QUICK=1: skipping the sanitizer build ==="
+else
+  # The asan preset turns the CUDA part off: its tests only run where a GPU is, and the CUDA
+  # runtime and ASan do not mix without extra options. Warnings are checked by the Release build.
+  begin "asan: configure"
+  cmake --preset asan -DBITPLANE_BUILD_TESTS=ON
+  end "asan: configure"
+
+  begin "asan: build"
+  cmake --build build/asan -j "$jobs"
+  end "asan: build"
+
+  begin "asan: ctest"
+  ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}" \
+  UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+    ctest --test-dir build/asan "${ctest_args[@]}"
+  end "asan: ctest"
+fi
+
+# ---- find_package consumer ----------------------------------------------------------------
+begin "consumer: install + build + run"
+prefix=$(mktemp -d "${TMPDIR:-/tmp}/bitplane-consumer.XXXXXX")
+cmake --install build/release --prefix "$prefix/install"
+cmake -S tests/consumer -B "$prefix/build" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$prefix/install"
+cmake --build "$prefix/build" -j "$jobs"
+"$prefix/build/bitplane_consumer"
+end "consumer: install + build + run"
