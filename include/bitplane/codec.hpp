@@ -49,12 +49,24 @@ struct block_info {
     plane_info mask{};               ///< the non-zero mask plane (sparse layout only)
 };
 
+/// What the encoder may use. The defaults give the smallest blocks; turning choices off is
+/// for measuring what each one buys (benchmarks, `bitplane stats`) or for callers that want
+/// every block to stay plane-operable without decoding (no delta, no zigzag).
+struct encode_options {
+    bool frame_of_reference = true;
+    bool delta = true;
+    bool zigzag = true;
+    bool sparse = true;
+    bool references = true;  ///< planes stored as XOR onto other planes
+    bool runs = true;        ///< run-list payloads
+};
+
 /// Encodes `values` (1..2048 of them; two's complement bits when `is_signed`) into `out`,
 /// which must hold at least max_block_bytes. Picks the transform, layout and per-plane
 /// encodings that make the block smallest. Returns the number of bytes written.
 /// Throws size_error when values is empty or longer than 2048, or out is too small.
 std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed,
-                         std::span<std::byte> out);
+                         std::span<std::byte> out, const encode_options& options = {});
 
 /// Decodes a block of `out.size()` values (the count it was encoded with). Validates as it
 /// goes: malformed bytes throw format_error with the offset inside `bytes`.

@@ -107,10 +107,10 @@ plane_facts facts_of(const plane& p, std::uint8_t index, std::uint32_t length) {
 }
 
 // The mask plane of a sparse block is stored on its own: the tree with a single node.
-plane_choice choose_alone(const plane& p, std::uint32_t length) {
+plane_choice choose_alone(const plane& p, std::uint32_t length, const codec::encode_options& options) {
     const plane_facts f = facts_of(p, 0, length);
     const std::uint16_t none = 0;
-    tree_input in{1, length, &f, &none, &none};
+    tree_input in{1, length, &f, &none, &none, options.references, options.runs};
     std::uint8_t order = 0;
     plane_choice choice;
     choose_references(in, &order, &choice);
@@ -120,7 +120,7 @@ plane_choice choose_alone(const plane& p, std::uint32_t length) {
 // Writes the live mask, ones mask, descriptors and payloads of `count` values whose bits
 // form planes of `length` bits. Returns the flags it contributes.
 std::uint8_t write_planes(block_writer& w, const kernel_table& kernels, encoder_scratch& s,
-                          const std::uint32_t* values, std::uint32_t length) {
+                          const std::uint32_t* values, std::uint32_t length, const codec::encode_options& options) {
     std::uint32_t any = 0, all = ~0u;
     for (std::uint32_t i = 0; i < length; ++i) {
         any |= values[i];
@@ -145,23 +145,25 @@ std::uint8_t write_planes(block_writer& w, const kernel_table& kernels, encoder_
         index[n] = static_cast<std::uint8_t>(std::countr_zero(bits));
         const plane& p = s.planes.planes[index[n]];
         std::memcpy(s.live + n * plane_words, p.data(), plane_bytes);
+        if (!options.runs) continue;
         const plane t = transitions(p);
         std::memcpy(s.transitions + n * plane_words, t.data(), plane_bytes);
     }
     kernels.pair_popcounts(s.live, n, s.hamming);
-    kernels.pair_popcounts(s.transitions, n, s.transition_hamming);
+    if (options.runs) kernels.pair_popcounts(s.transitions, n, s.transition_hamming);
     for (std::uint32_t j = 0; j < n; ++j) {
         const plane& p = s.planes.planes[index[j]];
         facts[j].index = index[j];
         facts[j].popcount = s.hamming[j * n + j];
-        facts[j].transitions = s.transition_hamming[j * n + j];
+        facts[j].transitions = options.runs ? s.transition_hamming[j * n + j] : 0;
         facts[j].first = test_bit(p, 0);
         facts[j].end = test_bit(p, length - 1);
     }
 
     std::uint8_t order[plane_count];
     plane_choice choices[plane_count];
-    choose_references({n, length, facts, s.hamming, s.transition_hamming}, order, choices);
+    choose_references({n, length, facts, s.hamming, s.transition_hamming, options.references, options.runs}, order,
+                      choices);
     for (std::uint32_t j = 0; j < n; ++j) size_gaps(choices[j], s.planes.planes[index[j]], s.planes, length);
 
     const bool all_raw = std::all_of(choices, choices + n, [](const plane_choice& c) {
@@ -194,17 +196,19 @@ void write_transform_header(block_writer& w, const transform_choice& t) {
 }
 
 std::size_t encode_dense(const transform_choice& t, const std::uint32_t* residuals, std::uint32_t count,
-                         const kernel_table& kernels, encoder_scratch& s, std::byte* out) {
+                         const kernel_table& kernels, encoder_scratch& s, std::byte* out,
+                         const codec::encode_options& options) {
     block_writer w(out);
     w.put<std::uint8_t>(0);
     write_transform_header(w, t);
-    const std::uint8_t flags = write_planes(w, kernels, s, residuals, count);
+    const std::uint8_t flags = write_planes(w, kernels, s, residuals, count, options);
     out[0] = static_cast<std::byte>(static_cast<std::uint8_t>(t.kind) | flags);
     return w.size();
 }
 
 std::size_t encode_sparse(const transform_choice& t, const std::uint32_t* residuals, std::uint32_t count,
-                          const kernel_table& kernels, encoder_scratch& s, std::byte* out) {
+                          const kernel_table& kernels, encoder_scratch& s, std::byte* out,
+                          const codec::encode_options& options) {
     plane mask{};
     alignas(64) std::uint32_t stored[block_values];
     std::uint32_t m = 0;
@@ -217,11 +221,11 @@ std::size_t encode_sparse(const transform_choice& t, const std::uint32_t* residu
     w.put<std::uint8_t>(0);
     write_transform_header(w, t);
     w.put<std::uint16_t>(static_cast<std::uint16_t>(m));
-    plane_choice mask_choice = choose_alone(mask, count);
+    plane_choice mask_choice = choose_alone(mask, count, options);
     size_gaps(mask_choice, mask, s.planes, count);
     put_descriptor(w, 0, mask_choice);
     put_payload(w, mask, mask_choice, s.planes, count);
-    const std::uint8_t flags = write_planes(w, kernels, s, stored, m);
+    const std::uint8_t flags = write_planes(w, kernels, s, stored, m, options);
     out[0] = static_cast<std::byte>(static_cast<std::uint8_t>(t.kind) | block_flags::sparse | flags);
     return w.size();
 }
@@ -232,7 +236,8 @@ std::size_t encode_sparse(const transform_choice& t, const std::uint32_t* residu
 
 namespace bitplane::codec {
 
-std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, std::span<std::byte> out) {
+std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, std::span<std::byte> out,
+                         const encode_options& options) {
     using namespace bitplane::detail;
     if (values.empty() || values.size() > block_values)
         throw size_error("encode_block: " + std::to_string(values.size()) + " values, expected 1..2048");
@@ -243,7 +248,15 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, 
     const kernel_table& kernels = active_kernels();
 
     transform_choice candidates[4];
-    const std::size_t ranked = rank_transforms(values, is_signed, candidates);
+    std::size_t ranked = rank_transforms(values, is_signed, candidates);
+    ranked = static_cast<std::size_t>(
+        std::remove_if(candidates, candidates + ranked,
+                       [&](const transform_choice& c) {
+                           return (c.kind == transform::frame_of_reference && !options.frame_of_reference) ||
+                                  (c.kind == transform::delta && !options.delta) ||
+                                  (c.kind == transform::zigzag && !options.zigzag);
+                       }) -
+        candidates);
     std::size_t tries = 1;
     if (ranked > 1 && candidates[1].estimate <= candidates[0].estimate + thresholds::transform_runner_up_planes)
         tries = 2;
@@ -261,9 +274,9 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, 
     for (std::size_t c = 0; c < tries; ++c) {
         apply_transform(candidates[c], values, residuals);
         const auto zeros = static_cast<std::uint32_t>(std::count(residuals, residuals + count, 0u));
-        consider(encode_dense(candidates[c], residuals, count, kernels, scratch, trial));
-        if (zeros < count && zeros * 16 >= count * thresholds::sparse_min_zero_sixteenths)
-            consider(encode_sparse(candidates[c], residuals, count, kernels, scratch, trial));
+        consider(encode_dense(candidates[c], residuals, count, kernels, scratch, trial, options));
+        if (options.sparse && zeros < count && zeros * 16 >= count * thresholds::sparse_min_zero_sixteenths)
+            consider(encode_sparse(candidates[c], residuals, count, kernels, scratch, trial, options));
     }
     return best;
 }

@@ -86,8 +86,8 @@ std::uint32_t choose_references(const tree_input& in, std::uint8_t* order, plane
         const plane_facts& f = in.facts[j];
         candidate_set c;
         c.best = {base_kind::zero, 0, payload_kind::raw, 0, raw_cost};
-        offer_difference(c, base_kind::zero, base_kind::one, 0, f.popcount, f.transitions, f.first, f.end,
-                         in.length);
+        offer_difference(c, base_kind::zero, base_kind::one, 0, f.popcount, in.runs ? f.transitions : no_transitions,
+                         f.first, f.end, in.length);
         choices[j] = c.best;
     }
     // Prim: take the cheapest plane not yet in the tree, then let it offer itself as a base.
@@ -100,12 +100,12 @@ std::uint32_t choose_references(const tree_input& in, std::uint8_t* order, plane
         order[step] = static_cast<std::uint8_t>(pick);
         total += pick_cost;
         const plane_facts& p = in.facts[pick];
-        for (std::uint32_t j = 0; j < n; ++j) {
+        for (std::uint32_t j = 0; j < n && in.references; ++j) {
             if (in_tree[j]) continue;
             const plane_facts& f = in.facts[j];
             candidate_set c;
             c.best = choices[j];
-            const std::uint32_t t = in.transitions ? in.transitions[pick * n + j] : no_transitions;
+            const std::uint32_t t = in.runs ? in.transitions[pick * n + j] : no_transitions;
             offer_difference(c, base_kind::plane, base_kind::complement, p.index, in.hamming[pick * n + j], t,
                              p.first != f.first, p.end != f.end, in.length);
             choices[j] = c.best;

@@ -39,6 +39,8 @@ struct tree_input {
     const plane_facts* facts = nullptr;
     const std::uint16_t* hamming = nullptr;      // count x count
     const std::uint16_t* transitions = nullptr;  // count x count, transition planes
+    bool references = true;  // may planes be stored from other planes?
+    bool runs = true;        // may payloads be run lists? (transitions unused when not)
 };
 
 /// Fills order[0..count) with local plane indices in decode order and choices[local] with
