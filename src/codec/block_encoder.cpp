@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace bitplane::detail {
@@ -28,14 +30,14 @@ namespace {
 using codec::base_kind;
 using codec::payload_kind;
 
-struct encoder_scratch {
-    block_planes planes;
-    alignas(64) std::uint32_t live[plane_count * plane_words];
-    alignas(64) std::uint32_t transitions[plane_count * plane_words];
-    alignas(64) std::uint32_t padded[block_values];
-    std::uint16_t hamming[plane_count * plane_count];
-    std::uint16_t transition_hamming[plane_count * plane_count];
-};
+// Pair run counts are priced only between planes with at most this many transitions, and
+// only when the two counts are within 2 * 64 of each other: runs(a ^ b) >= |T(a) - T(b)| / 2,
+// and a run list of 64+ runs (258+ bytes) never beats raw bits. Skipping noisy planes halves
+// the cost of measuring uniform data; what it can miss is two noisy planes whose XOR is a
+// few long runs, which positions or raw then store instead.
+constexpr std::uint32_t run_pricing_max_transitions = 256;
+constexpr std::uint32_t run_pricing_max_difference = 128;
+constexpr std::uint16_t unpriced = 0xFFFF;
 
 class block_writer {
 public:
@@ -48,19 +50,11 @@ public:
     [[nodiscard]] std::byte* cursor() noexcept { return out_ + size_; }
     void advance(std::uint32_t bytes) noexcept { size_ += bytes; }
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
-    [[nodiscard]] std::byte* data() noexcept { return out_; }
 
 private:
     std::byte* out_;
     std::size_t size_ = 0;
 };
-
-void put_descriptor(block_writer& w, std::uint8_t index, const plane_choice& c) {
-    w.put<std::uint8_t>(static_cast<std::uint8_t>(index | (static_cast<unsigned>(c.payload) << 5)));
-    w.put<std::uint8_t>(static_cast<std::uint8_t>(static_cast<unsigned>(c.base) | (c.reference << 2)));
-    if (c.payload == payload_kind::positions || c.payload == payload_kind::runs || c.payload == payload_kind::gaps)
-        w.put<std::uint16_t>(c.items);
-}
 
 plane base_plane(const plane_choice& c, const block_planes& planes, std::uint32_t length) {
     switch (c.base) {
@@ -72,15 +66,30 @@ plane base_plane(const plane_choice& c, const block_planes& planes, std::uint32_
     return plane{};
 }
 
+bool counted(payload_kind kind) noexcept {
+    return kind == payload_kind::positions || kind == payload_kind::runs || kind == payload_kind::gaps;
+}
+
 // Gap payloads were chosen at their lower bound; size them exactly now and fall back to a
-// position list where escapes make the gaps larger.
+// position list where escapes make the gaps larger. Keeps `cost` exact.
 void size_gaps(plane_choice& c, const plane& value, const block_planes& planes, std::uint32_t length) {
     if (c.payload != payload_kind::gaps) return;
-    const std::uint32_t bytes = gaps_payload::payload_bytes(xor_planes(value, base_plane(c, planes, length)));
-    if (bytes > positions_payload::payload_bytes(c.items))
+    const std::uint32_t bytes =
+        gaps_payload::payload_bytes(xor_planes(value, base_plane(c, planes, length)), c.items);
+    const std::uint32_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
+    if (bytes > positions_payload::payload_bytes(c.items)) {
         c.payload = payload_kind::positions;
-    else
+        c.cost = listed + positions_payload::payload_bytes(c.items);
+    } else {
         c.items = static_cast<std::uint16_t>(bytes);
+        c.cost = listed + bytes;
+    }
+}
+
+void put_descriptor(block_writer& w, std::uint8_t index, const plane_choice& c) {
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(index | (static_cast<unsigned>(c.payload) << 5)));
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(static_cast<unsigned>(c.base) | (c.reference << 2)));
+    if (counted(c.payload)) w.put<std::uint16_t>(c.items);
 }
 
 void put_payload(block_writer& w, const plane& value, const plane_choice& c, const block_planes& planes,
@@ -96,137 +105,189 @@ void put_payload(block_writer& w, const plane& value, const plane_choice& c, con
     }
 }
 
-plane_facts facts_of(const plane& p, std::uint8_t index, std::uint32_t length) {
-    plane_facts f;
-    f.index = index;
-    f.popcount = static_cast<std::uint16_t>(popcount(p));
-    f.transitions = static_cast<std::uint16_t>(popcount(transitions(p)));
-    f.first = test_bit(p, 0);
-    f.end = test_bit(p, length - 1);
-    return f;
+// Everything needed to write one candidate encoding, and its exact size, so that candidates
+// are compared by planning them and only the winner is written.
+struct block_plan {
+    transform_choice transform;
+    bool sparse = false;
+    std::uint32_t count = 0;   // values in the block (bits of the mask plane)
+    std::uint32_t length = 0;  // bits per value plane
+    std::uint32_t live = 0;
+    std::uint32_t ones = 0;
+    std::uint32_t stored = 0;
+    std::uint8_t index[plane_count] = {};  // plane number of each stored plane (ascending)
+    std::uint8_t order[plane_count] = {};  // decode order, as positions in index[]
+    plane_choice choices[plane_count];
+    bool all_raw = false;
+    plane mask{};                          // sparse only
+    plane_choice mask_choice;
+    std::size_t bytes = 0;                 // exact encoded size
+    block_planes planes;                   // the residuals' planes (live ones valid)
+};
+
+struct measure_scratch {
+    alignas(64) std::uint32_t live[plane_count * plane_words];
+    alignas(64) std::uint32_t transitions[plane_count * plane_words];
+    alignas(64) std::uint32_t padded[block_values];
+    std::uint16_t hamming[plane_count * plane_count];
+    std::uint16_t pair_transitions[plane_count * plane_count];
+    std::uint16_t transition_matrix[plane_count * plane_count];
+};
+
+std::uint32_t transform_header_bytes(const transform_choice& t) noexcept {
+    switch (t.kind) {
+        case codec::transform::frame_of_reference: return 4;
+        case codec::transform::delta: return 8;
+        default: return 0;
+    }
 }
 
-// The mask plane of a sparse block is stored on its own: the tree with a single node.
-plane_choice choose_alone(const plane& p, std::uint32_t length, const codec::encode_options& options) {
-    const plane_facts f = facts_of(p, 0, length);
-    const std::uint16_t none = 0;
-    tree_input in{1, length, &f, &none, &none, options.references, options.runs};
-    std::uint8_t order = 0;
-    plane_choice choice;
-    choose_references(in, &order, &choice);
-    return choice;
-}
-
-// Writes the live mask, ones mask, descriptors and payloads of `count` values whose bits
-// form planes of `length` bits. Returns the flags it contributes.
-std::uint8_t write_planes(block_writer& w, const kernel_table& kernels, encoder_scratch& s,
-                          const std::uint32_t* values, std::uint32_t length, const codec::encode_options& options) {
+// Slices `values` into planes and picks how each live plane is stored; returns the bytes
+// the live/ones masks, descriptors and payloads will take.
+std::size_t plan_planes(block_plan& plan, const kernel_table& kernels, measure_scratch& m,
+                        const std::uint32_t* values, std::uint32_t length, const codec::encode_options& options) {
     std::uint32_t any = 0, all = ~0u;
     for (std::uint32_t i = 0; i < length; ++i) {
         any |= values[i];
         all &= values[i];
     }
-    const std::uint32_t ones = all;
-    const std::uint32_t live = any & ~all;
-    std::uint8_t flags = ones ? block_flags::has_ones : 0;
-    w.put<std::uint32_t>(live);
-    if (ones) w.put<std::uint32_t>(ones);
-    if (!live) return flags;
+    plan.length = length;
+    plan.ones = all;
+    plan.live = any & ~all;
+    plan.stored = static_cast<std::uint32_t>(std::popcount(plan.live));
+    std::size_t bytes = 4 + (plan.ones ? 4 : 0);
+    if (!plan.live) return bytes;
 
-    std::copy_n(values, length, s.padded);
-    std::fill(s.padded + length, s.padded + block_values, 0u);
-    kernels.transpose(s.padded, s.planes.planes[0].data());
+    std::copy_n(values, length, m.padded);
+    std::fill(m.padded + length, m.padded + block_values, 0u);
+    kernels.transpose(m.padded, plan.planes.planes[0].data());
 
-    // Measure the live planes, gathered contiguously for the pair-popcount kernel.
-    std::uint8_t index[plane_count];
+    const std::uint32_t n = plan.stored;
     plane_facts facts[plane_count];
-    std::uint32_t n = 0;
-    for (std::uint32_t bits = live; bits; bits &= bits - 1, ++n) {
-        index[n] = static_cast<std::uint8_t>(std::countr_zero(bits));
-        const plane& p = s.planes.planes[index[n]];
-        std::memcpy(s.live + n * plane_words, p.data(), plane_bytes);
-        if (!options.runs) continue;
-        const plane t = transitions(p);
-        std::memcpy(s.transitions + n * plane_words, t.data(), plane_bytes);
+    std::uint32_t priced[plane_count];  // stored planes whose pair runs are priced
+    std::uint32_t priced_count = 0;
+    {
+        std::uint32_t j = 0;
+        for (std::uint32_t bits = plan.live; bits; bits &= bits - 1, ++j) {
+            plan.index[j] = static_cast<std::uint8_t>(std::countr_zero(bits));
+            const plane& p = plan.planes.planes[plan.index[j]];
+            std::memcpy(m.live + j * plane_words, p.data(), plane_bytes);
+            facts[j].index = plan.index[j];
+            facts[j].first = test_bit(p, 0);
+            facts[j].end = test_bit(p, length - 1);
+            if (!options.runs) continue;
+            const plane t = transitions(p);
+            facts[j].transitions = static_cast<std::uint16_t>(kernels.popcount_words(t.data(), plane_words));
+            if (facts[j].transitions <= run_pricing_max_transitions) {
+                std::memcpy(m.transitions + priced_count * plane_words, t.data(), plane_bytes);
+                priced[priced_count++] = j;
+            }
+        }
     }
-    kernels.pair_popcounts(s.live, n, s.hamming);
-    if (options.runs) kernels.pair_popcounts(s.transitions, n, s.transition_hamming);
-    for (std::uint32_t j = 0; j < n; ++j) {
-        const plane& p = s.planes.planes[index[j]];
-        facts[j].index = index[j];
-        facts[j].popcount = s.hamming[j * n + j];
-        facts[j].transitions = options.runs ? s.transition_hamming[j * n + j] : 0;
-        facts[j].first = test_bit(p, 0);
-        facts[j].end = test_bit(p, length - 1);
+    kernels.pair_popcounts(m.live, n, m.hamming);
+    for (std::uint32_t j = 0; j < n; ++j) facts[j].popcount = m.hamming[j * n + j];
+
+    const std::uint16_t* transition_matrix = nullptr;
+    if (options.runs) {
+        std::fill(m.transition_matrix, m.transition_matrix + n * n, unpriced);
+        if (priced_count > 1) {
+            kernels.pair_popcounts(m.transitions, priced_count, m.pair_transitions);
+            for (std::uint32_t a = 0; a < priced_count; ++a)
+                for (std::uint32_t b = 0; b < priced_count; ++b) {
+                    const std::uint32_t ta = facts[priced[a]].transitions, tb = facts[priced[b]].transitions;
+                    if ((ta > tb ? ta - tb : tb - ta) < run_pricing_max_difference)
+                        m.transition_matrix[priced[a] * n + priced[b]] = m.pair_transitions[a * priced_count + b];
+                }
+        }
+        transition_matrix = m.transition_matrix;
     }
+    choose_references({n, length, facts, m.hamming, transition_matrix, options.references, options.runs},
+                      plan.order, plan.choices);
+    for (std::uint32_t j = 0; j < n; ++j)
+        size_gaps(plan.choices[j], plan.planes.planes[plan.index[j]], plan.planes, length);
 
-    std::uint8_t order[plane_count];
-    plane_choice choices[plane_count];
-    choose_references({n, length, facts, s.hamming, s.transition_hamming, options.references, options.runs}, order,
-                      choices);
-    for (std::uint32_t j = 0; j < n; ++j) size_gaps(choices[j], s.planes.planes[index[j]], s.planes, length);
-
-    const bool all_raw = std::all_of(choices, choices + n, [](const plane_choice& c) {
+    plan.all_raw = std::all_of(plan.choices, plan.choices + n, [](const plane_choice& c) {
         return c.base == base_kind::zero && c.payload == payload_kind::raw;
     });
-    if (all_raw && length == block_values) {
-        std::byte* out = w.cursor();
-        for (std::uint32_t column = 0; column < plane_words; ++column)
-            for (std::uint32_t j = 0; j < n; ++j)
-                store_le<std::uint32_t>(out + interleaved_offset(column, j, n), s.planes.planes[index[j]][column]);
-        w.advance(n * static_cast<std::uint32_t>(plane_bytes));
-        return flags | block_flags::all_raw;
-    }
-    if (all_raw) {
-        for (std::uint32_t j = 0; j < n; ++j) put_payload(w, s.planes.planes[index[j]], choices[j], s.planes, length);
-        return flags | block_flags::all_raw;
-    }
-    for (std::uint32_t k = 0; k < n; ++k) put_descriptor(w, index[order[k]], choices[order[k]]);
-    for (std::uint32_t k = 0; k < n; ++k)
-        put_payload(w, s.planes.planes[index[order[k]]], choices[order[k]], s.planes, length);
-    return flags;
+    if (plan.all_raw) return bytes + n * raw_payload::payload_bytes(length);
+    for (std::uint32_t j = 0; j < n; ++j) bytes += plan.choices[j].cost;
+    return bytes;
 }
 
-void write_transform_header(block_writer& w, const transform_choice& t) {
-    if (t.kind == codec::transform::frame_of_reference) w.put<std::uint32_t>(t.for_base);
-    if (t.kind == codec::transform::delta) {
-        w.put<std::uint32_t>(t.delta_first);
-        w.put<std::uint32_t>(t.delta_min);
-    }
+std::size_t plan_dense(block_plan& plan, const transform_choice& t, const std::uint32_t* residuals,
+                       std::uint32_t count, const kernel_table& kernels, measure_scratch& m,
+                       const codec::encode_options& options) {
+    plan.transform = t;
+    plan.sparse = false;
+    plan.count = count;
+    plan.bytes = 1 + transform_header_bytes(t) + plan_planes(plan, kernels, m, residuals, count, options);
+    return plan.bytes;
 }
 
-std::size_t encode_dense(const transform_choice& t, const std::uint32_t* residuals, std::uint32_t count,
-                         const kernel_table& kernels, encoder_scratch& s, std::byte* out,
-                         const codec::encode_options& options) {
-    block_writer w(out);
-    w.put<std::uint8_t>(0);
-    write_transform_header(w, t);
-    const std::uint8_t flags = write_planes(w, kernels, s, residuals, count, options);
-    out[0] = static_cast<std::byte>(static_cast<std::uint8_t>(t.kind) | flags);
-    return w.size();
-}
-
-std::size_t encode_sparse(const transform_choice& t, const std::uint32_t* residuals, std::uint32_t count,
-                          const kernel_table& kernels, encoder_scratch& s, std::byte* out,
-                          const codec::encode_options& options) {
-    plane mask{};
+std::size_t plan_sparse(block_plan& plan, const transform_choice& t, const std::uint32_t* residuals,
+                        std::uint32_t count, const kernel_table& kernels, measure_scratch& m,
+                        const codec::encode_options& options) {
+    plan.transform = t;
+    plan.sparse = true;
+    plan.count = count;
+    plan.mask = plane{};
     alignas(64) std::uint32_t stored[block_values];
-    std::uint32_t m = 0;
+    std::uint32_t kept = 0;
     for (std::uint32_t i = 0; i < count; ++i) {
         if (residuals[i] == 0) continue;
-        mask[i >> 5] |= 1u << (i & 31);
-        stored[m++] = residuals[i];
+        plan.mask[i >> 5] |= 1u << (i & 31);
+        stored[kept++] = residuals[i];
     }
+    // The mask is stored on its own: the reference tree with a single node.
+    plane_facts f;
+    f.popcount = static_cast<std::uint16_t>(kept);
+    f.transitions = static_cast<std::uint16_t>(kernels.popcount_words(transitions(plan.mask).data(), plane_words));
+    f.first = test_bit(plan.mask, 0);
+    f.end = test_bit(plan.mask, count - 1);
+    const std::uint16_t none = 0;
+    std::uint8_t order = 0;
+    choose_references({1, count, &f, &none, &none, options.references, options.runs}, &order, &plan.mask_choice);
+    size_gaps(plan.mask_choice, plan.mask, plan.planes, count);
+    plan.bytes = 1 + transform_header_bytes(t) + 2 + plan.mask_choice.cost +
+                 plan_planes(plan, kernels, m, stored, kept, options);
+    return plan.bytes;
+}
+
+std::size_t write_plan(const block_plan& plan, std::byte* out) {
     block_writer w(out);
-    w.put<std::uint8_t>(0);
-    write_transform_header(w, t);
-    w.put<std::uint16_t>(static_cast<std::uint16_t>(m));
-    plane_choice mask_choice = choose_alone(mask, count, options);
-    size_gaps(mask_choice, mask, s.planes, count);
-    put_descriptor(w, 0, mask_choice);
-    put_payload(w, mask, mask_choice, s.planes, count);
-    const std::uint8_t flags = write_planes(w, kernels, s, stored, m, options);
-    out[0] = static_cast<std::byte>(static_cast<std::uint8_t>(t.kind) | block_flags::sparse | flags);
+    std::uint8_t flags = static_cast<std::uint8_t>(plan.transform.kind);
+    if (plan.sparse) flags |= block_flags::sparse;
+    if (plan.ones) flags |= block_flags::has_ones;
+    if (plan.all_raw && plan.live) flags |= block_flags::all_raw;
+    w.put<std::uint8_t>(flags);
+    if (plan.transform.kind == codec::transform::frame_of_reference) w.put<std::uint32_t>(plan.transform.for_base);
+    if (plan.transform.kind == codec::transform::delta) {
+        w.put<std::uint32_t>(plan.transform.delta_first);
+        w.put<std::uint32_t>(plan.transform.delta_min);
+    }
+    if (plan.sparse) {
+        w.put<std::uint16_t>(static_cast<std::uint16_t>(plan.length));
+        put_descriptor(w, 0, plan.mask_choice);
+        put_payload(w, plan.mask, plan.mask_choice, plan.planes, plan.count);
+    }
+    w.put<std::uint32_t>(plan.live);
+    if (plan.ones) w.put<std::uint32_t>(plan.ones);
+    const std::uint32_t n = plan.stored;
+    const block_planes& planes = plan.planes;
+    if (n && plan.all_raw && plan.length == block_values) {
+        std::byte* cursor = w.cursor();
+        for (std::uint32_t column = 0; column < plane_words; ++column)
+            for (std::uint32_t j = 0; j < n; ++j)
+                store_le<std::uint32_t>(cursor + interleaved_offset(column, j, n), planes.planes[plan.index[j]][column]);
+        w.advance(n * static_cast<std::uint32_t>(plane_bytes));
+    } else if (n && plan.all_raw) {
+        for (std::uint32_t j = 0; j < n; ++j)
+            put_payload(w, planes.planes[plan.index[j]], plan.choices[j], planes, plan.length);
+    } else {
+        for (std::uint32_t k = 0; k < n; ++k) put_descriptor(w, plan.index[plan.order[k]], plan.choices[plan.order[k]]);
+        for (std::uint32_t k = 0; k < n; ++k)
+            put_payload(w, planes.planes[plan.index[plan.order[k]]], plan.choices[plan.order[k]], planes, plan.length);
+    }
     return w.size();
 }
 
@@ -261,24 +322,31 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, 
     if (ranked > 1 && candidates[1].estimate <= candidates[0].estimate + thresholds::transform_runner_up_planes)
         tries = 2;
 
-    encoder_scratch scratch;
+    // Two plans: the best so far and the one being tried; the loser's storage is reused.
+    auto plans = std::make_unique<block_plan[]>(2);
+    block_plan* best = &plans[0];
+    block_plan* trial = &plans[1];
+    measure_scratch scratch;
     alignas(64) std::uint32_t residuals[block_values];
-    alignas(64) std::byte trial[max_block_bytes];
-    std::size_t best = 0;  // bytes of the best encoding so far, which sits in `out`
-    auto consider = [&](std::size_t size) {
-        if (best == 0 || size < best) {
-            std::memcpy(out.data(), trial, size);
-            best = size;
+    std::size_t best_bytes = 0;
+    auto consider = [&](std::size_t bytes) {
+        if (best_bytes == 0 || bytes < best_bytes) {
+            std::swap(best, trial);
+            best_bytes = bytes;
         }
     };
     for (std::size_t c = 0; c < tries; ++c) {
         apply_transform(candidates[c], values, residuals);
         const auto zeros = static_cast<std::uint32_t>(std::count(residuals, residuals + count, 0u));
-        consider(encode_dense(candidates[c], residuals, count, kernels, scratch, trial, options));
+        consider(plan_dense(*trial, candidates[c], residuals, count, kernels, scratch, options));
         if (options.sparse && zeros < count && zeros * 16 >= count * thresholds::sparse_min_zero_sixteenths)
-            consider(encode_sparse(candidates[c], residuals, count, kernels, scratch, trial, options));
+            consider(plan_sparse(*trial, candidates[c], residuals, count, kernels, scratch, options));
     }
-    return best;
+    const std::size_t written = write_plan(*best, out.data());
+    if (written != best_bytes)
+        throw std::logic_error("bitplane encoder: planned " + std::to_string(best_bytes) + " bytes, wrote " +
+                               std::to_string(written));
+    return written;
 }
 
 }  // namespace bitplane::codec

@@ -16,15 +16,21 @@ namespace bitplane::detail::gaps_payload {
 
 inline constexpr std::uint32_t escape = 255;
 
-/// Exact payload size for the set bits of `diff`.
-inline std::uint32_t payload_bytes(const plane& diff) noexcept {
-    std::uint32_t bytes = 0;
-    std::uint32_t next = 0;  // smallest position the next one may have
-    for_each_set_bit(diff, [&](std::uint32_t bit) {
-        bytes += bit - next >= escape ? 3 : 1;
-        next = bit + 1;
-    });
-    return bytes;
+/// Exact payload size for `diff`, which has `set_bits` bits set: one byte per position plus
+/// two per escape. Escapes happen only after 255+ zero bits, so one pass over the words
+/// finds them (gaps inside one word are shorter than 32).
+inline std::uint32_t payload_bytes(const plane& diff, std::uint32_t set_bits) noexcept {
+    std::uint32_t escapes = 0;
+    std::uint32_t zeros = 0;  // zero bits since the last set bit (or the plane start)
+    for (std::uint32_t word : diff) {
+        if (word == 0) {
+            zeros += 32;
+            continue;
+        }
+        if (zeros + static_cast<std::uint32_t>(std::countr_zero(word)) >= escape) ++escapes;
+        zeros = static_cast<std::uint32_t>(std::countl_zero(word));
+    }
+    return set_bits + 2 * escapes;
 }
 
 /// Most bytes a gaps payload of a `len`-bit plane can take (every escape covers >= 255 bits).
