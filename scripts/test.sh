@@ -7,9 +7,10 @@
 #   3. asan           ASan + UBSan build in build/asan (RelWithDebInfo at -O1), same ctest
 #   4. consumer       install build/release into a temporary prefix, build tests/consumer
 #                     against it with find_package(bitplane), run it
+#   5. fuzz           bounded libFuzzer runs of the loaders (scripts/fuzz.sh, clang)
 #
 # Environment:
-#   BITPLANE_TEST_QUICK=1   skip the sanitizer build (stage 3)
+#   BITPLANE_TEST_QUICK=1   skip the sanitizer build and the fuzz runs (stages 3 and 5)
 #   BITPLANE_TEST_ALL=1     also run tests labelled `slow` or `fuzz` (excluded by default)
 #   BITPLANE_JOBS=N         build and test parallelism (default: nproc)
 set -euo pipefail
@@ -102,3 +103,15 @@ cmake -S tests/consumer -B "$prefix/build" -DCMAKE_BUILD_TYPE=Release \
 cmake --build "$prefix/build" -j "$jobs"
 "$prefix/build/bitplane_consumer"
 end "consumer: install + build + run"
+
+# ---- bounded fuzzing ----------------------------------------------------------------------
+# The loaders of untrusted bytes (vector files, single blocks) under libFuzzer + ASan + UBSan,
+# seeded with every data shape; BITPLANE_FUZZ_SECONDS per target (30 by default here).
+if [[ "${BITPLANE_TEST_QUICK:-0}" == "1" ]]; then
+  echo
+  echo "=== test.sh: BITPLANE_TEST_QUICK=1: skipping the fuzz runs ==="
+else
+  begin "fuzz (bounded)"
+  BITPLANE_FUZZ_SECONDS="${BITPLANE_FUZZ_SECONDS:-30}" bash scripts/fuzz.sh
+  end "fuzz (bounded)"
+fi

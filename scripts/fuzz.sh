@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan + coverage) in build/fuzz, writes seed
+# corpora of every data shape, and runs each target for BITPLANE_FUZZ_SECONDS (default 60).
+# Exits non-zero on any finding (the crashing input is left in build/fuzz/findings/).
+#   BITPLANE_FUZZ_SECONDS=N   time per target
+#   BITPLANE_FUZZ_RUNS=N      stop each target after N executions instead (0 = time only)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+seconds="${BITPLANE_FUZZ_SECONDS:-60}"
+runs="${BITPLANE_FUZZ_RUNS:-0}"
+jobs="${BITPLANE_JOBS:-$(nproc)}"
+bash scripts/install-deps.sh
+
+cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DBITPLANE_FUZZ=ON -DBITPLANE_CUDA=OFF -DBITPLANE_BUILD_TESTS=OFF -DBITPLANE_BUILD_BENCHMARKS=OFF \
+  -DBITPLANE_BUILD_TOOLS=OFF >/dev/null
+cmake --build build/fuzz -j "$jobs" --target bitplane_fuzz_load_vector bitplane_fuzz_decode_block bitplane_fuzz_make_corpus
+
+corpus=build/fuzz/corpus
+rm -rf "$corpus" build/fuzz/findings
+mkdir -p build/fuzz/findings
+build/fuzz/tests/fuzz/bitplane_fuzz_make_corpus "$corpus/load_vector" "$corpus/decode_block"
+
+status=0
+for target in load_vector decode_block; do
+  echo "=== fuzz.sh: $target for ${seconds} s ==="
+  args=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10
+        -artifact_prefix="build/fuzz/findings/${target}-" -print_final_stats=1)
+  if [[ "$runs" != "0" ]]; then args+=(-runs="$runs"); fi
+  if ! build/fuzz/tests/fuzz/bitplane_fuzz_$target "${args[@]}" "$corpus/$target" 2>build/fuzz/$target.log; then
+    status=1
+    tail -40 build/fuzz/$target.log
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" build/fuzz/$target.log || true
+done
+if ((status == 0)); then echo "=== fuzz.sh: no findings ==="; else echo "=== fuzz.sh: FINDINGS ===" >&2; fi
+exit "$status"

@@ -1,0 +1,37 @@
+// libFuzzer target: bitplane::load on arbitrary bytes, as uint32 and as int32 vectors.
+// load must either throw format_error or return a vector that decodes, reads element by
+// element the same way, and survives save + load unchanged.
+#include <bitplane/bitplane.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <vector>
+
+namespace {
+
+template <class T>
+void check(std::span<const std::byte> bytes) {
+    bitplane::vector<T> v;
+    try {
+        v = bitplane::load<T>(bytes);
+    } catch (const bitplane::format_error&) {
+        return;
+    }
+    const std::vector<T> values = v.to_std_vector();
+    for (std::size_t i = 0; i < values.size(); i += 1 + values.size() / 64)
+        if (v[i] != values[i]) std::abort();
+    std::vector<std::byte> again;
+    bitplane::save(v, again);
+    if (bitplane::load<T>(again).to_std_vector() != values) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
+    check<std::uint32_t>(bytes);
+    check<std::int32_t>(bytes);
+    return 0;
+}

@@ -1,0 +1,649 @@
+// The kernel table (every SIMD path this CPU runs) against naive bit-loop references, and the
+// public block API on top of it. Inputs are random from a fixed seed; set BITPLANE_TEST_SEED
+// to run other inputs (the seed is printed with every failure).
+#include "../src/simd/kernels.hpp"
+
+#include <bitplane/block.hpp>
+#include <bitplane/error.hpp>
+#include <bitplane/simd.hpp>
+
+#include <gtest/gtest.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define BITPLANE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#define BITPLANE_TEST_ASAN 1
+#endif
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace {
+
+using bitplane::block_values;
+using bitplane::plane_count;
+using bitplane::plane_words;
+using bitplane::simd_path;
+using bitplane::detail::kernel_table;
+using words = std::vector<std::uint32_t>;
+
+constexpr std::size_t block_words = plane_count * plane_words;  // 2048
+constexpr std::uint32_t garbage = 0xDEADBEEFu;
+
+std::uint64_t base_seed() {
+    const char* env = std::getenv("BITPLANE_TEST_SEED");
+    return env != nullptr ? std::strtoull(env, nullptr, 0) : 0x5EEDB175ull;
+}
+
+std::string hex(std::uint32_t x) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", static_cast<unsigned>(x));
+    return buf;
+}
+
+std::string seed_note(std::uint64_t salt) {
+    return "BITPLANE_TEST_SEED=" + std::to_string(base_seed()) + " salt=" + std::to_string(salt);
+}
+
+// ---- naive references: one bit at a time ----------------------------------------------------
+
+bool bit(std::uint32_t w, std::size_t i) {
+    return ((w >> i) & 1u) != 0;
+}
+
+words ref_transpose(const words& values) {
+    words planes(block_words, 0);
+    for (std::size_t v = 0; v < values.size(); ++v) {
+        for (std::size_t j = 0; j < plane_count; ++j) {
+            if (bit(values[v], j)) {
+                planes[j * plane_words + v / 32] |= 1u << (v % 32);
+            }
+        }
+    }
+    return planes;
+}
+
+words ref_untranspose(const std::uint32_t* planes, std::uint32_t live) {
+    words values(block_values, 0);
+    for (std::size_t v = 0; v < block_values; ++v) {
+        for (std::size_t j = 0; j < plane_count; ++j) {
+            if (bit(live, j) && bit(planes[j * plane_words + v / 32], v % 32)) {
+                values[v] |= 1u << j;
+            }
+        }
+    }
+    return values;
+}
+
+std::uint64_t ref_popcount(const std::uint32_t* w, std::size_t count) {
+    std::uint64_t n = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+        for (std::size_t b = 0; b < 32; ++b) {
+            n += bit(w[k], b) ? 1 : 0;
+        }
+    }
+    return n;
+}
+
+std::vector<std::uint16_t> ref_pair_popcounts(const std::uint32_t* planes, std::size_t count) {
+    std::vector<std::uint16_t> out(count * count, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+        for (std::size_t j = 0; j < count; ++j) {
+            std::size_t n = 0;
+            for (std::size_t k = 0; k < plane_words; ++k) {
+                for (std::size_t b = 0; b < 32; ++b) {
+                    const bool x = bit(planes[i * plane_words + k], b);
+                    const bool y = i == j ? false : bit(planes[j * plane_words + k], b);
+                    n += x != y ? 1 : 0;
+                }
+            }
+            out[i * count + j] = static_cast<std::uint16_t>(n);
+        }
+    }
+    return out;
+}
+
+template <class T>
+::testing::AssertionResult same(const std::vector<T>& got, const std::vector<T>& want) {
+    if (got.size() != want.size()) {
+        return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+    }
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if (got[i] != want[i]) {
+            return ::testing::AssertionFailure() << "first difference at [" << i << "]: got " << got[i]
+                                                 << ", want " << want[i];
+        }
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// ---- inputs ----------------------------------------------------------------------------------
+
+struct shape {
+    std::string name;
+    words values;
+};
+
+std::uint32_t low_bits(std::size_t k) {
+    return k >= 32 ? 0xFFFFFFFFu : (1u << k) - 1u;
+}
+
+std::vector<shape> value_shapes(std::uint64_t salt) {
+    std::mt19937_64 rng(base_seed() ^ (salt * 0x9E3779B97F4A7C15ull));
+    auto next32 = [&rng] { return static_cast<std::uint32_t>(rng()); };
+    std::vector<shape> shapes;
+    for (std::size_t k = 0; k <= 32; ++k) {
+        words v(block_values);
+        for (auto& x : v) x = next32() & low_bits(k);
+        shapes.push_back({"uniform " + std::to_string(k) + "-bit", v});
+    }
+    shapes.push_back({"all zeros", words(block_values, 0)});
+    shapes.push_back({"all ones", words(block_values, 0xFFFFFFFFu)});
+    {
+        words v(block_values);
+        for (auto& x : v) x = static_cast<std::uint32_t>(-static_cast<std::int32_t>(1 + rng() % 100));
+        shapes.push_back({"small negatives", v});
+    }
+    {
+        words v(block_values, 0);
+        for (auto& x : v) x = rng() % 1000 == 0 ? next32() | 1u : 0u;
+        v[rng() % block_values] = next32() | 0x80000000u;  // never all zero
+        shapes.push_back({"sparse", v});
+    }
+    {
+        words v(block_values);
+        for (std::size_t i = 0; i < block_values;) {
+            const std::uint32_t x = next32() & 0xFFFu;
+            for (std::size_t n = 1 + rng() % 64; n > 0 && i < block_values; --n) v[i++] = x;
+        }
+        shapes.push_back({"runs", v});
+    }
+    {
+        words v(block_values);
+        for (auto& x : v) x = next32() & 0xFFFFFu;
+        std::sort(v.begin(), v.end());
+        shapes.push_back({"sorted", v});
+    }
+    {
+        words v(block_values);
+        for (std::size_t i = 0; i < block_values; ++i) v[i] = static_cast<std::uint32_t>(i);
+        shapes.push_back({"index", v});
+    }
+    {
+        words v(block_values);
+        for (std::size_t i = 0; i < block_values; ++i) v[i] = 1u << (i % 32);
+        shapes.push_back({"diagonal bits", v});
+    }
+    {
+        words v(block_values);
+        for (std::size_t i = 0; i < block_values; ++i) v[i] = 1u << ((i * 7 + i / 32) % 32);
+        shapes.push_back({"scattered single bits", v});
+    }
+    return shapes;
+}
+
+words random_words(std::size_t n, std::uint64_t salt) {
+    std::mt19937_64 rng(base_seed() ^ (salt * 0xD1B54A32D192ED03ull));
+    words w(n);
+    for (auto& x : w) x = static_cast<std::uint32_t>(rng());
+    return w;
+}
+
+// ---- running every path ------------------------------------------------------------------------
+
+class path_guard {
+public:
+    path_guard() : saved_(bitplane::active_simd_path()) {}
+    ~path_guard() { bitplane::set_simd_path(saved_); }
+    path_guard(const path_guard&) = delete;
+    path_guard& operator=(const path_guard&) = delete;
+
+private:
+    simd_path saved_;
+};
+
+template <class F>
+void for_each_path(F&& f) {
+    path_guard guard;
+    const auto paths = bitplane::available_simd_paths();
+    ASSERT_FALSE(paths.empty());
+    for (const simd_path p : paths) {
+        bitplane::set_simd_path(p);
+        SCOPED_TRACE("path " + std::string(bitplane::to_string(p)));
+        const kernel_table& k = bitplane::detail::active_kernels();
+        ASSERT_EQ(k.path, p);
+        f(k);
+    }
+}
+
+// ---- kernel tests ------------------------------------------------------------------------------
+
+TEST(Kernels, TransposeMatchesReference) {
+    for_each_path([](const kernel_table& k) {
+        for (const shape& s : value_shapes(1)) {
+            SCOPED_TRACE(s.name + " " + seed_note(1));
+            words out(block_words, garbage);
+            k.transpose(s.values.data(), out.data());
+            EXPECT_TRUE(same(out, ref_transpose(s.values)));
+        }
+    });
+}
+
+TEST(Kernels, TransposeUnalignedInput) {
+    for_each_path([](const kernel_table& k) {
+        for (std::size_t offset = 1; offset < 8; offset += 3) {
+            SCOPED_TRACE("offset " + std::to_string(offset));
+            words buf = random_words(block_values + offset, 2);
+            const words values(buf.begin() + static_cast<std::ptrdiff_t>(offset), buf.end());
+            words out(block_words + 1, garbage);
+            k.transpose(buf.data() + offset, out.data() + 1);
+            EXPECT_TRUE(same(words(out.begin() + 1, out.end()), ref_transpose(values)));
+            EXPECT_EQ(out[0], garbage);
+        }
+    });
+}
+
+std::vector<std::uint32_t> live_masks(std::uint64_t salt) {
+    std::mt19937_64 rng(base_seed() ^ salt);
+    std::vector<std::uint32_t> masks = {0xFFFFFFFFu, 0u,          0xFFFF0000u, 0x0000FFFFu, 0xAAAAAAAAu,
+                                        0x55555555u, 0x01010101u, 0x80808080u, 0x80000001u};
+    for (std::size_t k = 0; k <= 32; ++k) masks.push_back(low_bits(k));
+    for (std::size_t j = 0; j < 32; ++j) masks.push_back(1u << j);
+    for (int i = 0; i < 16; ++i) masks.push_back(static_cast<std::uint32_t>(rng()));
+    for (int i = 0; i < 8; ++i) {  // sparse random subsets
+        masks.push_back(static_cast<std::uint32_t>(rng() & rng() & rng()));
+    }
+    return masks;
+}
+
+TEST(Kernels, UntransposeIgnoresPlanesOutsideLive) {
+    for_each_path([](const kernel_table& k) {
+        // Every plane is random garbage; only the live ones may reach the output.
+        const words planes = random_words(block_words, 3);
+        for (const std::uint32_t live : live_masks(3)) {
+            SCOPED_TRACE("live " + hex(live) + " " + seed_note(3));
+            words out(block_values, garbage);
+            k.untranspose(planes.data(), live, out.data());
+            EXPECT_TRUE(same(out, ref_untranspose(planes.data(), live)));
+        }
+    });
+}
+
+#if defined(__linux__)
+// Planes outside `live` must not even be read: put 16 of them on a page with no access.
+TEST(Kernels, UntransposeNeverReadsDeadPlanes) {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t half = 16 * bitplane::plane_bytes;  // 16 planes
+    if (page != half) GTEST_SKIP() << "needs 4 KiB pages";
+    void* mem = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(mem, MAP_FAILED);
+    auto* planes = static_cast<std::uint32_t*>(mem);
+    const words raw = random_words(block_words, 7);
+    std::copy(raw.begin(), raw.end(), planes);
+    for_each_path([&](const kernel_table& k) {
+        for (const bool high_dead : {true, false}) {
+            SCOPED_TRACE(high_dead ? "planes 16..31 unreadable" : "planes 0..15 unreadable");
+            char* dead = static_cast<char*>(mem) + (high_dead ? page : 0);
+            ASSERT_EQ(mprotect(dead, page, PROT_NONE), 0);
+            for (const std::uint32_t live : {0x0000FFFFu, 0x000003FFu, 0x00008001u, 0u}) {
+                const std::uint32_t l = high_dead ? live : live << 16;
+                words out(block_values, garbage);
+                k.untranspose(planes, l, out.data());  // a read of a dead plane faults here
+                EXPECT_TRUE(same(out, ref_untranspose(raw.data(), l))) << hex(l);
+            }
+            ASSERT_EQ(mprotect(dead, page, PROT_READ | PROT_WRITE), 0);
+        }
+    });
+    munmap(mem, 2 * page);
+}
+#endif
+
+#if defined(BITPLANE_TEST_ASAN)
+// The same at plane granularity, for random masks: dead planes are poisoned for ASan.
+TEST(Kernels, UntransposeNeverReadsDeadPlanesAsan) {
+    words planes = random_words(block_words, 8);
+    for_each_path([&](const kernel_table& k) {
+        for (const std::uint32_t live : live_masks(8)) {
+            for (std::size_t j = 0; j < plane_count; ++j) {
+                if (!bit(live, j)) ASAN_POISON_MEMORY_REGION(planes.data() + j * plane_words, bitplane::plane_bytes);
+            }
+            words out(block_values, garbage);
+            k.untranspose(planes.data(), live, out.data());
+            ASAN_UNPOISON_MEMORY_REGION(planes.data(), planes.size() * sizeof(std::uint32_t));
+            EXPECT_TRUE(same(out, ref_untranspose(planes.data(), live))) << hex(live);
+        }
+    });
+}
+#endif
+
+TEST(Kernels, UntransposeUnalignedPlanes) {
+    for_each_path([](const kernel_table& k) {
+        const words buf = random_words(block_words + 1, 4);
+        for (const std::uint32_t live : {0xFFFFFFFFu, 0x3FFu}) {
+            words out(block_values + 2, garbage);
+            k.untranspose(buf.data() + 1, live, out.data() + 1);
+            EXPECT_TRUE(same(words(out.begin() + 1, out.end() - 1), ref_untranspose(buf.data() + 1, live)));
+            EXPECT_EQ(out.front(), garbage);
+            EXPECT_EQ(out.back(), garbage);
+        }
+    });
+}
+
+TEST(Kernels, RoundTrip) {
+    for_each_path([](const kernel_table& k) {
+        for (const shape& s : value_shapes(5)) {
+            SCOPED_TRACE(s.name + " " + seed_note(5));
+            words planes(block_words, garbage);
+            k.transpose(s.values.data(), planes.data());
+            words back(block_values, garbage);
+            k.untranspose(planes.data(), 0xFFFFFFFFu, back.data());
+            EXPECT_TRUE(same(back, s.values));
+            // Only the planes some value uses: still exact.
+            std::uint32_t used = 0;
+            for (const std::uint32_t v : s.values) used |= v;
+            std::fill(back.begin(), back.end(), garbage);
+            k.untranspose(planes.data(), used, back.data());
+            EXPECT_TRUE(same(back, s.values));
+        }
+    });
+}
+
+// Planes with every kind of pair: random, identical, complementary, all zero, all one, sparse.
+words pair_test_planes(std::size_t count, std::uint64_t salt) {
+    words planes = random_words(count * plane_words, salt);
+    std::mt19937_64 rng(base_seed() ^ salt);
+    for (std::size_t i = 0; i < count; ++i) {
+        std::uint32_t* p = planes.data() + i * plane_words;
+        switch (i % 6) {
+            case 1:
+                if (i > 0) std::copy_n(p - plane_words, plane_words, p);  // equal to the previous
+                break;
+            case 2:
+                for (std::size_t w = 0; w < plane_words; ++w) p[w] = ~p[w - plane_words];  // complement
+                break;
+            case 3: std::fill_n(p, plane_words, 0u); break;
+            case 4: std::fill_n(p, plane_words, 0xFFFFFFFFu); break;
+            case 5:
+                for (std::size_t w = 0; w < plane_words; ++w) p[w] &= static_cast<std::uint32_t>(rng() & rng());
+                break;
+            default: break;
+        }
+    }
+    return planes;
+}
+
+TEST(Kernels, PairPopcountsMatchReference) {
+    for_each_path([](const kernel_table& k) {
+        for (const std::size_t count : {0, 1, 2, 10, 31, 32, 33}) {
+            SCOPED_TRACE("count " + std::to_string(count) + " " + seed_note(6 + count));
+            const words planes = pair_test_planes(count, 6 + count);
+            constexpr std::uint16_t sentinel = 0xABCD;
+            std::vector<std::uint16_t> out(count * count + 8, sentinel);
+            k.pair_popcounts(planes.data(), count, out.data());
+            const std::vector<std::uint16_t> tail(out.begin() + static_cast<std::ptrdiff_t>(count * count), out.end());
+            out.resize(count * count);
+            EXPECT_TRUE(same(out, ref_pair_popcounts(planes.data(), count)));
+            EXPECT_TRUE(same(tail, std::vector<std::uint16_t>(8, sentinel))) << "wrote past count * count";
+        }
+    });
+}
+
+TEST(Kernels, PairPopcountsExtremes) {
+    for_each_path([](const kernel_table& k) {
+        // Plane 0 all ones, plane 1 all zeros: 2048 does not fit a byte counter.
+        words planes(2 * plane_words, 0);
+        std::fill_n(planes.begin(), plane_words, 0xFFFFFFFFu);
+        std::vector<std::uint16_t> out(4, 0);
+        k.pair_popcounts(planes.data(), 2, out.data());
+        EXPECT_EQ(out, (std::vector<std::uint16_t>{2048, 2048, 2048, 0}));
+        // Unaligned planes.
+        const words buf = pair_test_planes(11, 40);
+        std::vector<std::uint16_t> got(100, 0);
+        k.pair_popcounts(buf.data() + 1, 10, got.data());
+        words shifted(buf.begin() + 1, buf.begin() + 1 + 10 * plane_words);
+        EXPECT_TRUE(same(got, ref_pair_popcounts(shifted.data(), 10)));
+    });
+}
+
+TEST(Kernels, PopcountWords) {
+    std::vector<std::size_t> counts;
+    for (std::size_t n = 0; n <= 72; ++n) counts.push_back(n);
+    for (const std::size_t n : {127, 128, 129, 247, 248, 249, 255, 256, 257, 496, 1000, 1023, 1024, 1025, 2048, 4099, 10007}) {
+        counts.push_back(n);
+    }
+    for_each_path([&counts](const kernel_table& k) {
+        const words random = random_words(10008, 50);
+        const words ones(10008, 0xFFFFFFFFu);
+        for (const std::size_t n : counts) {
+            for (const std::size_t offset : {0, 1}) {
+                SCOPED_TRACE("count " + std::to_string(n) + " offset " + std::to_string(offset));
+                EXPECT_EQ(k.popcount_words(random.data() + offset, n), ref_popcount(random.data() + offset, n));
+                EXPECT_EQ(k.popcount_words(ones.data() + offset, n), 32 * n);  // byte counters must not wrap
+            }
+        }
+    });
+}
+
+TEST(Kernels, PathsAgreeOnEveryShape) {
+    // Differential check: every path gives the scalar path's bytes.
+    const auto shapes = value_shapes(60);
+    std::vector<words> scalar_planes;
+    {
+        path_guard guard;
+        bitplane::set_simd_path(simd_path::scalar);
+        for (const shape& s : shapes) {
+            words p(block_words);
+            bitplane::detail::active_kernels().transpose(s.values.data(), p.data());
+            scalar_planes.push_back(p);
+        }
+    }
+    for_each_path([&](const kernel_table& k) {
+        for (std::size_t i = 0; i < shapes.size(); ++i) {
+            SCOPED_TRACE(shapes[i].name);
+            words p(block_words);
+            k.transpose(shapes[i].values.data(), p.data());
+            EXPECT_TRUE(same(p, scalar_planes[i]));
+        }
+    });
+}
+
+// ---- public API ----------------------------------------------------------------------------------
+
+words planes_of(const bitplane::block_planes& b) {
+    words w;
+    for (const auto& p : b.planes) w.insert(w.end(), p.begin(), p.end());
+    return w;
+}
+
+TEST(BlockApi, TransposePadsWithZeros) {
+    const words values = random_words(block_values + 1, 70);
+    for_each_path([&values](const kernel_table&) {
+        for (const std::size_t n : {0, 1, 2, 31, 32, 33, 1000, 2047, 2048}) {
+            SCOPED_TRACE("n " + std::to_string(n));
+            bitplane::block_planes out;
+            for (auto& p : out.planes) p.fill(garbage);
+            bitplane::transpose(std::span(values.data(), n), out);
+            words padded(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
+            padded.resize(block_values, 0);
+            EXPECT_TRUE(same(planes_of(out), ref_transpose(padded)));
+        }
+    });
+}
+
+TEST(BlockApi, SizeErrors) {
+    const words values(block_values + 1, 1);
+    bitplane::block_planes planes;
+    EXPECT_THROW(bitplane::transpose(values, planes), bitplane::size_error);
+    words out(block_values + 1, 0);
+    EXPECT_THROW(bitplane::untranspose(planes, out), bitplane::size_error);
+    EXPECT_NO_THROW(bitplane::transpose(std::span(values.data(), block_values), planes));
+    EXPECT_NO_THROW(bitplane::untranspose(planes, std::span(out.data(), block_values)));
+}
+
+TEST(BlockApi, UntransposeWritesExactlyOutSize) {
+    for_each_path([](const kernel_table&) {
+        for (const shape& s : value_shapes(80)) {
+            bitplane::block_planes planes;
+            bitplane::transpose(s.values, planes);
+            for (const std::size_t n : {0, 1, 2047, 2048}) {
+                SCOPED_TRACE(s.name + " n " + std::to_string(n));
+                words out(block_values + 1, garbage);
+                bitplane::untranspose(planes, std::span(out.data(), n));
+                words want(s.values.begin(), s.values.begin() + static_cast<std::ptrdiff_t>(n));
+                want.resize(block_values + 1, garbage);
+                EXPECT_TRUE(same(out, want));
+            }
+        }
+    });
+}
+
+TEST(BlockApi, UntransposeReadsEveryNonzeroPlane) {
+    // All 32 planes random: the public call must use all of them.
+    const words raw = random_words(block_words, 81);
+    bitplane::block_planes planes;
+    for (std::size_t j = 0; j < plane_count; ++j) {
+        std::copy_n(raw.begin() + static_cast<std::ptrdiff_t>(j * plane_words), plane_words, planes.planes[j].begin());
+    }
+    for_each_path([&](const kernel_table&) {
+        words out(block_values, garbage);
+        bitplane::untranspose(planes, out);
+        EXPECT_TRUE(same(out, ref_untranspose(raw.data(), 0xFFFFFFFFu)));
+    });
+}
+
+bitplane::hamming_matrix reference_matrix(const bitplane::block_planes& b) {
+    const words w = planes_of(b);
+    const auto flat = ref_pair_popcounts(w.data(), plane_count);
+    bitplane::hamming_matrix m{};
+    for (std::size_t i = 0; i < plane_count; ++i) {
+        for (std::size_t j = 0; j < plane_count; ++j) m[i][j] = flat[i * plane_count + j];
+    }
+    return m;
+}
+
+TEST(BlockApi, HammingMatrixDiagonalIsPlanePopcount) {
+    // Plane i: i + 1 bits in its last word, one bit in its first word for odd i, and nothing
+    // between. A diagonal counted over the wrong span (the first 32 words, or the pairs'
+    // shared words, or the neighbouring plane) misses or adds bits.
+    bitplane::block_planes b;
+    for (std::size_t i = 0; i < plane_count; ++i) {
+        b.planes[i].fill(0);
+        b.planes[i][plane_words - 1] = low_bits(i + 1);
+        if (i % 2 == 1) b.planes[i][0] = 0x80000000u;
+    }
+    for_each_path([&b](const kernel_table&) {
+        const auto m = bitplane::compute_hamming_matrix(b);
+        for (std::size_t i = 0; i < plane_count; ++i) {
+            SCOPED_TRACE("plane " + std::to_string(i));
+            EXPECT_EQ(m[i][i], i + 1 + (i % 2));
+            EXPECT_EQ(m[i][i], ref_popcount(b.planes[i].data(), plane_words));
+        }
+        EXPECT_EQ(m, reference_matrix(b));
+    });
+}
+
+TEST(BlockApi, HammingMatrixMatchesReference) {
+    for_each_path([](const kernel_table&) {
+        for (const shape& s : value_shapes(90)) {
+            SCOPED_TRACE(s.name);
+            bitplane::block_planes b;
+            bitplane::transpose(s.values, b);
+            const auto m = bitplane::compute_hamming_matrix(b);
+            EXPECT_EQ(m, reference_matrix(b));
+            for (std::size_t i = 0; i < plane_count; ++i) {
+                EXPECT_EQ(m[i][i], ref_popcount(b.planes[i].data(), plane_words)) << "plane " << i;
+                for (std::size_t j = 0; j < plane_count; ++j) EXPECT_EQ(m[i][j], m[j][i]);
+            }
+        }
+    });
+}
+
+TEST(BlockApi, HammingMatrixOfAllOnes) {
+    const words ones(block_values, 0xFFFFFFFFu);
+    bitplane::block_planes b;
+    for_each_path([&](const kernel_table&) {
+        bitplane::transpose(ones, b);
+        const auto m = bitplane::compute_hamming_matrix(b);
+        for (std::size_t i = 0; i < plane_count; ++i) {
+            for (std::size_t j = 0; j < plane_count; ++j) EXPECT_EQ(m[i][j], i == j ? 2048 : 0);
+        }
+    });
+}
+
+// ---- path selection --------------------------------------------------------------------------------
+
+TEST(SimdPath, NamesRoundTrip) {
+    for (const simd_path p : {simd_path::scalar, simd_path::sse2, simd_path::avx2}) {
+        EXPECT_EQ(bitplane::parse_simd_path(bitplane::to_string(p)), p);
+    }
+    EXPECT_EQ(bitplane::to_string(simd_path::scalar), "scalar");
+    EXPECT_EQ(bitplane::to_string(simd_path::sse2), "sse2");
+    EXPECT_EQ(bitplane::to_string(simd_path::avx2), "avx2");
+}
+
+TEST(SimdPath, BadNameIsArgumentError) {
+    for (const char* bad : {"", "bogus", "AVX2", "avx512", "sse2 ", "neon"}) {
+        SCOPED_TRACE(bad);
+        EXPECT_THROW((void)bitplane::parse_simd_path(bad), bitplane::argument_error);
+        try {
+            (void)bitplane::parse_simd_path(bad);
+        } catch (const bitplane::argument_error& e) {
+            EXPECT_NE(std::string(e.what()).find("'" + std::string(bad) + "'"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(SimdPath, AvailablePaths) {
+    const auto paths = bitplane::available_simd_paths();
+    ASSERT_FALSE(paths.empty());
+    EXPECT_EQ(paths.front(), simd_path::scalar);
+    EXPECT_TRUE(std::is_sorted(paths.begin(), paths.end()));
+    EXPECT_EQ(std::set<simd_path>(paths.begin(), paths.end()).size(), paths.size());
+#if defined(__x86_64__) || defined(_M_X64)
+    EXPECT_NE(std::find(paths.begin(), paths.end(), simd_path::sse2), paths.end()) << "every x86-64 CPU has SSE2";
+#endif
+    EXPECT_NE(std::find(paths.begin(), paths.end(), bitplane::active_simd_path()), paths.end());
+}
+
+TEST(SimdPath, SetAndRestore) {
+    path_guard guard;
+    for (const simd_path p : bitplane::available_simd_paths()) {
+        bitplane::set_simd_path(p);
+        EXPECT_EQ(bitplane::active_simd_path(), p);
+        EXPECT_EQ(bitplane::detail::active_kernels().path, p);
+    }
+    for (const simd_path p : {simd_path::scalar, simd_path::sse2, simd_path::avx2}) {
+        const auto paths = bitplane::available_simd_paths();
+        if (std::find(paths.begin(), paths.end(), p) == paths.end()) {
+            EXPECT_THROW(bitplane::set_simd_path(p), bitplane::argument_error);
+        }
+    }
+}
+
+TEST(SimdPath, EnvironmentChoosesStartingPath) {
+    // Meaningful when the suite runs with BITPLANE_SIMD set (ctest can do so); every test
+    // restores the path it found, so the starting one is still active here.
+    const char* env = std::getenv("BITPLANE_SIMD");
+    if (env == nullptr || *env == '\0') {
+        GTEST_SKIP() << "BITPLANE_SIMD not set";
+    }
+    EXPECT_EQ(bitplane::to_string(bitplane::active_simd_path()), env);
+}
+
+}  // namespace
