@@ -647,3 +647,73 @@ TEST(SimdPath, EnvironmentChoosesStartingPath) {
 }
 
 }  // namespace
+
+// ---- value statistics ------------------------------------------------------------------------
+
+namespace {
+
+bitplane::detail::value_stats reference_stats(const std::uint32_t* v, std::size_t n) {
+    bitplane::detail::value_stats r;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t x = v[i];
+        const auto s = static_cast<std::int32_t>(x);
+        r.any |= x;
+        r.all &= x;
+        r.umin = std::min(r.umin, x);
+        r.umax = std::max(r.umax, x);
+        r.smin = std::min(r.smin, s);
+        r.smax = std::max(r.smax, s);
+        const std::uint32_t zz = s < 0 ? ~(x << 1) : x << 1;  // zigzag written differently
+        r.zz_any |= zz;
+        r.zz_all &= zz;
+        if (i > 0) {
+            const auto d = static_cast<std::int32_t>(x - v[i - 1]);
+            r.dmin = std::min(r.dmin, d);
+            r.dmax = std::max(r.dmax, d);
+        }
+    }
+    return r;
+}
+
+::testing::AssertionResult same_stats(const bitplane::detail::value_stats& got,
+                                      const bitplane::detail::value_stats& want) {
+    const std::array<std::int64_t, 12> g{got.any, got.all, got.umin, got.umax, got.smin, got.smax,
+                                         got.dmin, got.dmax, got.zz_any, got.zz_all};
+    const std::array<std::int64_t, 12> w{want.any, want.all, want.umin, want.umax, want.smin, want.smax,
+                                         want.dmin, want.dmax, want.zz_any, want.zz_all};
+    static const char* names[] = {"any", "all", "umin", "umax", "smin", "smax", "dmin", "dmax", "zz_any", "zz_all"};
+    for (std::size_t i = 0; i < 10; ++i)
+        if (g[i] != w[i]) return ::testing::AssertionFailure() << names[i] << ": got " << g[i] << ", want " << w[i];
+    return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
+TEST(Kernels, StatsMatchReferenceOnEveryShapeAndLength) {
+    const auto shapes = value_shapes(41);
+    for_each_path([&](const kernel_table& k) {
+        for (const shape& s : shapes) {
+            SCOPED_TRACE(s.name);
+            for (std::size_t n : {1u, 2u, 3u, 7u, 8u, 9u, 15u, 16u, 17u, 33u, 1000u, 2047u, 2048u}) {
+                SCOPED_TRACE("length " + std::to_string(n));
+                bitplane::detail::value_stats got;
+                k.stats(s.values.data(), n, &got);
+                EXPECT_TRUE(same_stats(got, reference_stats(s.values.data(), n)));
+            }
+        }
+    });
+}
+
+TEST(Kernels, StatsSeesExtremesInEveryLane) {
+    // An extreme value at each position in turn, so that every lane and the scalar tail
+    // must carry it into the result.
+    for_each_path([&](const kernel_table& k) {
+        for (std::size_t at = 0; at < 40; ++at) {
+            words v(40, 1000u);
+            v[at] = 0x80000000u;  // INT32_MIN: smallest signed, large unsigned, big jumps
+            bitplane::detail::value_stats got;
+            k.stats(v.data(), v.size(), &got);
+            EXPECT_TRUE(same_stats(got, reference_stats(v.data(), v.size()))) << "extreme at " << at;
+        }
+    });
+}

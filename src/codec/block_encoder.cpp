@@ -158,9 +158,13 @@ std::size_t plan_planes(block_plan& plan, const kernel_table& kernels, measure_s
     std::size_t bytes = 4 + (plan.ones ? 4 : 0);
     if (!plan.live) return bytes;
 
-    std::copy_n(values, length, m.padded);
-    std::fill(m.padded + length, m.padded + block_values, 0u);
-    kernels.transpose(m.padded, plan.planes.planes[0].data());
+    if (length == block_values) {
+        kernels.transpose(values, plan.planes.planes[0].data());
+    } else {
+        std::copy_n(values, length, m.padded);
+        std::fill(m.padded + length, m.padded + block_values, 0u);
+        kernels.transpose(m.padded, plan.planes.planes[0].data());
+    }
 
     const std::uint32_t n = plan.stored;
     plane_facts facts[plane_count];
@@ -322,11 +326,16 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, 
     if (ranked > 1 && candidates[1].estimate <= candidates[0].estimate + thresholds::transform_runner_up_planes)
         tries = 2;
 
-    // Two plans: the best so far and the one being tried; the loser's storage is reused.
-    auto plans = std::make_unique<block_plan[]>(2);
-    block_plan* best = &plans[0];
-    block_plan* trial = &plans[1];
-    measure_scratch scratch;
+    // Two plans, the best so far and the one being tried (the loser's storage is reused),
+    // and the measuring scratch: ~45 KiB that every call would otherwise allocate and zero.
+    struct encoder_state {
+        block_plan plans[2];
+        measure_scratch scratch;
+    };
+    thread_local const std::unique_ptr<encoder_state> state = std::make_unique<encoder_state>();
+    block_plan* best = &state->plans[0];
+    block_plan* trial = &state->plans[1];
+    measure_scratch& scratch = state->scratch;
     alignas(64) std::uint32_t residuals[block_values];
     std::size_t best_bytes = 0;
     auto consider = [&](std::size_t bytes) {

@@ -2,6 +2,7 @@
 
 #include "block_format.hpp"
 #include "thresholds.hpp"
+#include "simd/kernels.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -25,27 +26,11 @@ std::uint32_t unzigzag(std::uint32_t bits) noexcept { return (bits >> 1) ^ (0u -
 }  // namespace
 
 std::size_t rank_transforms(std::span<const std::uint32_t> values, bool is_signed, transform_choice (&out)[4]) {
-    // Simple single-purpose loops: each one vectorizes, where one loop computing all of
-    // this at once does not (and this runs for every block encoded).
-    const std::size_t n = values.size();
-    const std::uint32_t* v = values.data();
-    std::uint32_t any = 0, all = ~0u;
-    for (std::size_t i = 0; i < n; ++i) any |= v[i];
-    for (std::size_t i = 0; i < n; ++i) all &= v[i];
-    std::uint32_t umin = ~0u, umax = 0;
-    for (std::size_t i = 0; i < n; ++i) umin = std::min(umin, v[i]);
-    for (std::size_t i = 0; i < n; ++i) umax = std::max(umax, v[i]);
-    std::int32_t smin = std::numeric_limits<std::int32_t>::max(), smax = std::numeric_limits<std::int32_t>::min();
-    std::uint32_t zz_any = 0, zz_all = ~0u;
-    if (is_signed) {
-        for (std::size_t i = 0; i < n; ++i) smin = std::min(smin, static_cast<std::int32_t>(v[i]));
-        for (std::size_t i = 0; i < n; ++i) smax = std::max(smax, static_cast<std::int32_t>(v[i]));
-        for (std::size_t i = 0; i < n; ++i) zz_any |= zigzag(v[i]);
-        for (std::size_t i = 0; i < n; ++i) zz_all &= zigzag(v[i]);
-    }
-    std::int32_t dmin = std::numeric_limits<std::int32_t>::max(), dmax = std::numeric_limits<std::int32_t>::min();
-    for (std::size_t i = 1; i < n; ++i) dmin = std::min(dmin, static_cast<std::int32_t>(v[i] - v[i - 1]));
-    for (std::size_t i = 1; i < n; ++i) dmax = std::max(dmax, static_cast<std::int32_t>(v[i] - v[i - 1]));
+    value_stats st;
+    active_kernels().stats(values.data(), values.size(), &st);
+    const std::uint32_t any = st.any, all = st.all, umin = st.umin, umax = st.umax;
+    const std::int32_t smin = st.smin, smax = st.smax, dmin = st.dmin, dmax = st.dmax;
+    const std::uint32_t zz_any = st.zz_any, zz_all = st.zz_all;
 
     std::size_t count = 0;
     const unsigned plain = varying_planes(any, all);

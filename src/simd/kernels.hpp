@@ -8,8 +8,20 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <climits>
 
 namespace bitplane::detail {
+
+/// What the encoder's transform ranking needs to know about a block's values, in one pass.
+struct value_stats {
+    std::uint32_t any = 0;       // OR of the values
+    std::uint32_t all = ~0u;     // AND of the values
+    std::uint32_t umin = ~0u, umax = 0;
+    std::int32_t smin = INT32_MAX, smax = INT32_MIN;
+    std::int32_t dmin = INT32_MAX, dmax = INT32_MIN;  // of v[i] - v[i-1] (mod 2^32) as int32, i >= 1
+    std::uint32_t zz_any = 0;    // OR of zigzag(v) = (v << 1) ^ (v >> 31, arithmetic)
+    std::uint32_t zz_all = ~0u;  // AND of zigzag(v)
+};
 
 struct kernel_table {
     simd_path path;
@@ -27,6 +39,9 @@ struct kernel_table {
 
     /// Number of set bits in `words` 32-bit words.
     std::uint64_t (*popcount_words)(const std::uint32_t* words, std::size_t count);
+
+    /// value_stats of values[0..count) (count >= 1).
+    void (*stats)(const std::uint32_t* values, std::size_t count, value_stats* out);
 };
 
 const kernel_table& scalar_kernels() noexcept;

@@ -393,9 +393,87 @@ std::uint64_t popcount_words(const std::uint32_t* words, std::size_t count) noex
     return total;
 }
 
+// One pass over the values for OR/AND, unsigned and signed min/max, the range of the
+// differences and the OR/AND of the zigzagged values (the encoder's transform estimates).
+template <class A>
+void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept {
+    using s32 = xsimd::batch<std::int32_t, A>;
+    constexpr std::size_t step = u32<A>::size;
+    value_stats r;
+    std::size_t i = 0;
+    if (count > step) {
+        u32<A> any(0u), all(~0u), umin(~0u), umax(0u), zz_any(0u), zz_all(~0u);
+        s32 smin(INT32_MAX), smax(INT32_MIN), dmin(INT32_MAX), dmax(INT32_MIN);
+        for (i = 1; i + step <= count; i += step) {
+            const u32<A> x = u32<A>::load_unaligned(v + i);
+            const u32<A> previous = u32<A>::load_unaligned(v + i - 1);
+            const s32 sx = xsimd::bitwise_cast<s32>(x);
+            const s32 d = xsimd::bitwise_cast<s32>(x - previous);
+            any |= x;
+            all &= x;
+            umin = xsimd::min(umin, x);
+            umax = xsimd::max(umax, x);
+            smin = xsimd::min(smin, sx);
+            smax = xsimd::max(smax, sx);
+            dmin = xsimd::min(dmin, d);
+            dmax = xsimd::max(dmax, d);
+            const u32<A> zz = (x << 1) ^ xsimd::bitwise_cast<u32<A>>(sx >> 31);
+            zz_any |= zz;
+            zz_all &= zz;
+        }
+        alignas(64) std::uint32_t lanes[10][step];
+        any.store_aligned(lanes[0]);
+        all.store_aligned(lanes[1]);
+        umin.store_aligned(lanes[2]);
+        umax.store_aligned(lanes[3]);
+        zz_any.store_aligned(lanes[4]);
+        zz_all.store_aligned(lanes[5]);
+        xsimd::bitwise_cast<u32<A>>(smin).store_aligned(lanes[6]);
+        xsimd::bitwise_cast<u32<A>>(smax).store_aligned(lanes[7]);
+        xsimd::bitwise_cast<u32<A>>(dmin).store_aligned(lanes[8]);
+        xsimd::bitwise_cast<u32<A>>(dmax).store_aligned(lanes[9]);
+        for (std::size_t k = 0; k < step; ++k) {
+            r.any |= lanes[0][k];
+            r.all &= lanes[1][k];
+            r.umin = r.umin < lanes[2][k] ? r.umin : lanes[2][k];
+            r.umax = r.umax > lanes[3][k] ? r.umax : lanes[3][k];
+            r.zz_any |= lanes[4][k];
+            r.zz_all &= lanes[5][k];
+            const auto sn = static_cast<std::int32_t>(lanes[6][k]), sx = static_cast<std::int32_t>(lanes[7][k]);
+            const auto dn = static_cast<std::int32_t>(lanes[8][k]), dx = static_cast<std::int32_t>(lanes[9][k]);
+            r.smin = r.smin < sn ? r.smin : sn;
+            r.smax = r.smax > sx ? r.smax : sx;
+            r.dmin = r.dmin < dn ? r.dmin : dn;
+            r.dmax = r.dmax > dx ? r.dmax : dx;
+        }
+    }
+    // Value 0 and the tail are folded in one at a time.
+    auto fold = [&](std::size_t k) {
+        const std::uint32_t x = v[k];
+        const auto sx = static_cast<std::int32_t>(x);
+        r.any |= x;
+        r.all &= x;
+        r.umin = r.umin < x ? r.umin : x;
+        r.umax = r.umax > x ? r.umax : x;
+        r.smin = r.smin < sx ? r.smin : sx;
+        r.smax = r.smax > sx ? r.smax : sx;
+        const std::uint32_t zz = (x << 1) ^ static_cast<std::uint32_t>(sx >> 31);
+        r.zz_any |= zz;
+        r.zz_all &= zz;
+        if (k > 0) {
+            const auto d = static_cast<std::int32_t>(x - v[k - 1]);
+            r.dmin = r.dmin < d ? r.dmin : d;
+            r.dmax = r.dmax > d ? r.dmax : d;
+        }
+    };
+    fold(0);
+    for (std::size_t k = i == 0 ? 1 : i; k < count; ++k) fold(k);
+    *out = r;
+}
+
 template <class A>
 constexpr kernel_table make_table(simd_path path) noexcept {
-    return kernel_table{path, &transpose<A>, &untranspose<A>, &pair_popcounts<A>, &popcount_words<A>};
+    return kernel_table{path, &transpose<A>, &untranspose<A>, &pair_popcounts<A>, &popcount_words<A>, &stats<A>};
 }
 
 }  // namespace bitplane::detail::BITPLANE_KERNEL_NS

@@ -112,7 +112,30 @@ std::uint64_t popcount_words(const std::uint32_t* words, std::size_t count) noex
     return total;
 }
 
-constexpr kernel_table table{simd_path::scalar, &transpose, &untranspose, &pair_popcounts, &popcount_words};
+void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept {
+    value_stats r;
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::uint32_t x = v[k];
+        const auto sx = static_cast<std::int32_t>(x);
+        r.any |= x;
+        r.all &= x;
+        r.umin = r.umin < x ? r.umin : x;
+        r.umax = r.umax > x ? r.umax : x;
+        r.smin = r.smin < sx ? r.smin : sx;
+        r.smax = r.smax > sx ? r.smax : sx;
+        const std::uint32_t zz = (x << 1) ^ static_cast<std::uint32_t>(sx >> 31);
+        r.zz_any |= zz;
+        r.zz_all &= zz;
+        if (k > 0) {
+            const auto d = static_cast<std::int32_t>(x - v[k - 1]);
+            r.dmin = r.dmin < d ? r.dmin : d;
+            r.dmax = r.dmax > d ? r.dmax : d;
+        }
+    }
+    *out = r;
+}
+
+constexpr kernel_table table{simd_path::scalar, &transpose, &untranspose, &pair_popcounts, &popcount_words, &stats};
 
 }  // namespace
 
