@@ -10,6 +10,7 @@
 // (and all-one) planes, which 10-bit data has 22 of; the *_32bit twins run the same on uniform
 // 32-bit values, where every pair is scanned. pair_popcounts_<n> runs on random planes (no
 // skipping) and untranspose_live<n> reads n planes.
+#include "seed_baseline.hpp"
 #include "../src/simd/kernels.hpp"
 
 #include <bitplane/block.hpp>
@@ -43,66 +44,21 @@ std::vector<std::uint32_t> uniform_values(unsigned bits) {
     return v;
 }
 
-// ---- the seed baseline -----------------------------------------------------------------------
-//
-// Written afresh after A. Kuznetsov and I. Tolstoy, "SSE2 vs CUDA in parallel bit stream
-// transposition / similarity" (2009; ../shared/seeds/000_fcccd1cb75b1e65b.txt): for each of the
-// 64 columns of 32 values and each of the 32 planes, gather bit j of the 32 values with shifts
-// and ors (the article's fully unrolled inner loop, unrolled here by a fold expression), then
-// the Hamming distance of every pair of planes by per-word popcount over 64-bit words, and the
-// popcount of each plane on the diagonal (as the article's text defines the matrix). Pairs are
-// counted once and mirrored, as the article's triangular loop does.
+// ---- the seed baseline (bench/seed_baseline.hpp) -------------------------------------------
 
-using seed_matrix = std::uint32_t[plane_count][plane_words];
-using seed_distance = std::uint32_t[plane_count][plane_count];
+using seed_matrix = seed_baseline::tmatrix;
+using seed_distance = seed_baseline::distance_matrix;
 
-void seed_transpose(const std::uint32_t* block, seed_matrix& tmatrix) {
-    for (std::size_t col = 0; col < plane_words; ++col, block += 32) {
-        for (unsigned j = 0; j < plane_count; ++j) {
-            tmatrix[j][col] = [&]<std::size_t... B>(std::index_sequence<B...>) {
-                return ((((block[B] >> j) & 1u) << B) | ...);
-            }(std::make_index_sequence<32>{});
-        }
-    }
-}
-
-inline std::uint64_t seed_word(const std::uint32_t* row, std::size_t k) {
-    return static_cast<std::uint64_t>(row[2 * k]) | (static_cast<std::uint64_t>(row[2 * k + 1]) << 32);
-}
-
-template <class Popcount>
-void seed_distance_matrix(const seed_matrix& tmatrix, seed_distance& distance, Popcount popcount) {
-    for (std::size_t i = 0; i < plane_count; ++i) {
-        unsigned diag = 0;
-        for (std::size_t k = 0; k < plane_words / 2; ++k) diag += popcount(seed_word(tmatrix[i], k));
-        distance[i][i] = diag;
-        for (std::size_t j = i + 1; j < plane_count; ++j) {
-            unsigned count = 0;
-            for (std::size_t k = 0; k < plane_words / 2; ++k) {
-                count += popcount(seed_word(tmatrix[i], k) ^ seed_word(tmatrix[j], k));
-            }
-            distance[i][j] = count;
-            distance[j][i] = count;
-        }
-    }
-}
-
-void seed_hamming(const seed_matrix& tmatrix, seed_distance& distance) {
-    seed_distance_matrix(tmatrix, distance, [](std::uint64_t w) { return static_cast<unsigned>(std::popcount(w)); });
-}
-
+void seed_transpose(const std::uint32_t* block, seed_matrix& tmatrix) { seed_baseline::transpose(block, tmatrix); }
+void seed_hamming(const seed_matrix& t, seed_distance& d) { seed_baseline::hamming(t, d); }
 #if defined(__x86_64__) && defined(__GNUC__)
-// Without -mpopcnt, std::popcount is a call into libgcc; this twin lets the compiler use the
-// instruction, so the ratio is not flattered by the baseline's build flags.
-__attribute__((target("popcnt"))) void seed_hamming_hwpopcnt(const seed_matrix& tmatrix, seed_distance& distance) {
-    seed_distance_matrix(tmatrix, distance, [](std::uint64_t w) { return static_cast<unsigned>(std::popcount(w)); });
-}
+void seed_hamming_hwpopcnt(const seed_matrix& t, seed_distance& d) { seed_baseline::hamming_hwpopcnt(t, d); }
 #endif
 
 // The baseline must compute what bitplane computes, or the comparison means nothing.
 bool seed_agrees_with_bitplane(const std::vector<std::uint32_t>& values,
                                void (*hamming)(const seed_matrix&, seed_distance&)) {
-    alignas(64) seed_matrix tmatrix;
+    seed_matrix tmatrix;
     seed_distance distance;
     seed_transpose(values.data(), tmatrix);
     hamming(tmatrix, distance);
@@ -111,10 +67,10 @@ bool seed_agrees_with_bitplane(const std::vector<std::uint32_t>& values,
     const bitplane::hamming_matrix m = bitplane::compute_hamming_matrix(planes);
     for (std::size_t i = 0; i < plane_count; ++i) {
         for (std::size_t j = 0; j < plane_count; ++j) {
-            if (m[i][j] != distance[i][j]) return false;
+            if (m[i][j] != distance.d[i][j]) return false;
         }
         for (std::size_t c = 0; c < plane_words; ++c) {
-            if (planes.planes[i][c] != tmatrix[i][c]) return false;
+            if (planes.planes[i][c] != tmatrix.row[i][c]) return false;
         }
     }
     return true;
@@ -122,7 +78,7 @@ bool seed_agrees_with_bitplane(const std::vector<std::uint32_t>& values,
 
 void BM_seed_transpose(benchmark::State& state) {
     const auto values = uniform_values(10);
-    alignas(64) seed_matrix tmatrix;
+    seed_matrix tmatrix;
     for (auto _ : state) {
         seed_transpose(values.data(), tmatrix);
         benchmark::DoNotOptimize(tmatrix);
@@ -141,7 +97,7 @@ void BM_seed_transpose_hamming(benchmark::State& state) {
     }
 #endif
     const auto values = uniform_values(Bits);
-    alignas(64) seed_matrix tmatrix;
+    seed_matrix tmatrix;
     seed_distance distance;
     if (!seed_agrees_with_bitplane(values, Hamming)) {
         state.SkipWithError("the seed baseline and bitplane disagree");
