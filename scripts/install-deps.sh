@@ -4,7 +4,8 @@
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
-packages=(cmake g++ libgtest-dev libbenchmark-dev libxsimd-dev libboost-container-dev libxxhash-dev)
+packages=(cmake g++ clang libclang-rt-14-dev libgtest-dev libbenchmark-dev libxsimd-dev libboost-container-dev libxxhash-dev
+          libtbb-dev libroaring-dev libopenblas-dev)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -41,6 +41,11 @@ public:
     [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
         return {tail_.data(), tail_.size()};
     }
+    /// The values of sealed block `block` when it is the write-back block, else empty.
+    [[nodiscard]] std::span<const std::uint32_t> write_back_values(std::size_t block) const noexcept {
+        return block == hot_block_ ? std::span<const std::uint32_t>(hot_.data(), hot_.size())
+                                   : std::span<const std::uint32_t>();
+    }
     [[nodiscard]] std::size_t memory_bytes() const noexcept;
     [[nodiscard]] vector_stats stats() const;
 

@@ -1,0 +1,149 @@
+// bitplane::bitset: a compressed set of positions in [0, size()), stored in blocks of 2048
+// bits with the same plane encodings as vectors (all-zero, all-one, positions, gaps, runs,
+// raw). Scans of vectors return bitsets; set algebra works block by block without
+// expanding empty or full blocks.
+//
+// Complexity: count() O(1); contains/test O(log) within a block; rank O(blocks / 64 + block);
+// select O(log blocks + block); set algebra O(non-empty blocks); iteration O(count + blocks).
+// Thread safety: concurrent const use is safe; non-const calls need exclusive access.
+#pragma once
+
+#include <bitplane/block.hpp>
+#include <bitplane/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace bitplane {
+
+namespace detail {
+class bitset_core;
+class bitset_builder;
+}  // namespace detail
+
+class bitset {
+public:
+    using size_type = std::size_t;
+
+    bitset();
+    /// A bitset over [0, size) with every bit `value`.
+    explicit bitset(size_type size, bool value = false);
+    /// From strictly increasing positions, each < size (argument_error otherwise).
+    static bitset from_positions(std::span<const std::uint64_t> positions, size_type size);
+
+    bitset(const bitset&);
+    bitset(bitset&&) noexcept;
+    bitset& operator=(const bitset&);
+    bitset& operator=(bitset&&) noexcept;
+    ~bitset();
+
+    [[nodiscard]] size_type size() const noexcept;        ///< universe size in bits
+    [[nodiscard]] std::uint64_t count() const noexcept;   ///< set bits
+    [[nodiscard]] bool none() const noexcept { return count() == 0; }
+    [[nodiscard]] bool any() const noexcept { return count() != 0; }
+    [[nodiscard]] bool all() const noexcept { return count() == size(); }
+
+    /// Whether `pos` is set; false for pos >= size().
+    [[nodiscard]] bool contains(size_type pos) const noexcept;
+    /// Whether `pos` is set; index_error for pos >= size().
+    [[nodiscard]] bool test(size_type pos) const;
+    /// Sets or clears one bit; index_error for pos >= size().
+    void set(size_type pos, bool value = true);
+    void reset(size_type pos) { set(pos, false); }
+
+    /// Set bits in [0, pos), pos <= size() (index_error otherwise).
+    [[nodiscard]] std::uint64_t rank(size_type pos) const;
+    /// Position of the set bit with rank k (0-based); index_error when k >= count().
+    [[nodiscard]] size_type select(std::uint64_t k) const;
+
+    /// Every set position, ascending.
+    [[nodiscard]] std::vector<std::uint64_t> to_positions() const;
+
+    /// Forward iterator over set positions, ascending.
+    class const_iterator {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = std::uint64_t;
+        using difference_type = std::ptrdiff_t;
+        using reference = std::uint64_t;
+        using pointer = void;
+        const_iterator() = default;
+        std::uint64_t operator*() const noexcept { return position_; }
+        const_iterator& operator++();
+        const_iterator operator++(int) { auto copy = *this; ++*this; return copy; }
+        friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept {
+            return a.position_ == b.position_;
+        }
+
+    private:
+        friend class bitset;
+        const_iterator(const bitset* owner, std::uint64_t position) : owner_(owner), position_(position) {}
+        const bitset* owner_ = nullptr;
+        std::uint64_t position_ = 0;  // size() at the end
+    };
+    [[nodiscard]] const_iterator begin() const;
+    [[nodiscard]] const_iterator end() const;
+
+    // ---- set algebra (size_error when sizes differ) ---------------------------------------
+    bitset& operator&=(const bitset& other);
+    bitset& operator|=(const bitset& other);
+    bitset& operator^=(const bitset& other);
+    /// this = this AND NOT other.
+    bitset& subtract(const bitset& other);
+    friend bitset operator&(const bitset& a, const bitset& b);
+    friend bitset operator|(const bitset& a, const bitset& b);
+    friend bitset operator^(const bitset& a, const bitset& b);
+    friend bitset operator~(const bitset& a);
+    friend bitset andnot(const bitset& a, const bitset& b);
+    friend bool operator==(const bitset& a, const bitset& b);
+
+    /// Bytes held (blocks, tables, the object).
+    [[nodiscard]] std::size_t memory_bytes() const noexcept;
+
+    [[nodiscard]] const detail::bitset_core& core() const noexcept { return *core_; }
+
+private:
+    friend class detail::bitset_builder;
+    explicit bitset(std::unique_ptr<detail::bitset_core> core) noexcept;
+    std::unique_ptr<detail::bitset_core> core_;
+};
+
+/// Appends a saved bitset (checksummed, validated on load like vectors; docs/format.md).
+void save(const bitset& set, std::vector<std::byte>& out);
+void save(const bitset& set, std::ostream& out);
+/// Loads a saved bitset; format_error on anything malformed.
+bitset load_bitset(std::span<const std::byte> bytes);
+bitset load_bitset(std::istream& in);
+
+namespace detail {
+
+/// Builds a bitset block by block, for scans: blocks may be set in any order and from
+/// several threads at once (distinct blocks), then finish() assembles the bitset.
+class bitset_builder {
+public:
+    explicit bitset_builder(std::size_t size);
+    bitset_builder(const bitset_builder&) = delete;
+    bitset_builder& operator=(const bitset_builder&) = delete;
+    ~bitset_builder();
+
+    /// Bits of block `block` (positions [2048 block, 2048 block + 2048)); bits at or beyond
+    /// size() must be clear. Blocks never set stay empty.
+    void set_block(std::size_t block, const plane& bits);
+    /// Block `block` all set (up to size()).
+    void set_block_full(std::size_t block);
+    [[nodiscard]] std::size_t block_count() const noexcept;
+    bitset finish();
+
+private:
+    struct state;
+    std::unique_ptr<state> state_;
+};
+
+}  // namespace detail
+
+}  // namespace bitplane
