@@ -126,13 +126,16 @@ public:
     [[nodiscard]] const detail::vector_core& core() const noexcept { return core_; }
     [[nodiscard]] detail::vector_core& core() noexcept { return core_; }
 
-    /// Random-access iterator over values; dereferencing yields a value (not a reference).
-    /// It decodes one block at a time into a buffer it shares with its copies until one of
-    /// them moves to another block.
+    /// Random-access iterator over values; dereferencing yields a value (not a reference), as
+    /// std::vector<bool>'s iterators do, and like them it declares the random-access category
+    /// so that std::next/prev/distance/lower_bound take constant steps. It decodes one block
+    /// at a time into a buffer it shares with its copies until one of them moves to another
+    /// block; std::reverse_iterator, which dereferences a fresh copy each time, therefore
+    /// decodes a block per element: decode() into a buffer for reverse scans.
     class const_iterator {
     public:
         using iterator_concept = std::random_access_iterator_tag;
-        using iterator_category = std::input_iterator_tag;
+        using iterator_category = std::random_access_iterator_tag;
         using value_type = T;
         using difference_type = std::ptrdiff_t;
         using reference = T;

@@ -210,12 +210,16 @@ std::size_t plan_planes(block_plan& plan, const kernel_table& kernels, measure_s
     for (std::uint32_t j = 0; j < n; ++j)
         size_gaps(plan.choices[j], plan.planes.planes[plan.index[j]], plan.planes, length);
 
-    plan.all_raw = std::all_of(plan.choices, plan.choices + n, [](const plane_choice& c) {
-        return c.base == base_kind::zero && c.payload == payload_kind::raw;
-    });
-    if (plan.all_raw) return bytes + n * raw_payload::payload_bytes(length);
-    for (std::uint32_t j = 0; j < n; ++j) bytes += plan.choices[j].cost;
-    return bytes;
+    // The tree prices every plane with a descriptor; storing all planes raw needs none, so
+    // it can win where the tree saved less than 2 bytes a plane (short planes, few refs).
+    std::size_t tree_bytes = 0;
+    for (std::uint32_t j = 0; j < n; ++j) tree_bytes += plan.choices[j].cost;
+    const std::size_t raw_bytes = std::size_t{n} * raw_payload::payload_bytes(length);
+    plan.all_raw = raw_bytes <= tree_bytes;
+    if (plan.all_raw)
+        for (std::uint32_t j = 0; j < n; ++j)
+            plan.choices[j] = {base_kind::zero, 0, payload_kind::raw, 0, raw_payload::payload_bytes(length)};
+    return bytes + (plan.all_raw ? raw_bytes : tree_bytes);
 }
 
 std::size_t plan_dense(block_plan& plan, const transform_choice& t, const std::uint32_t* residuals,

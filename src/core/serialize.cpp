@@ -186,8 +186,13 @@ template <column_value T>
 void save(const vector<T>& v, std::ostream& out) {
     std::vector<std::byte> bytes;
     save(v, bytes);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw io_error("bitplane::save: writing " + std::to_string(bytes.size()) + " bytes to the stream failed");
+    const std::string failed = "bitplane::save: writing " + std::to_string(bytes.size()) + " bytes to the stream failed";
+    try {  // streams with exceptions() enabled throw instead of setting badbit
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    } catch (const std::ios_base::failure& e) {
+        throw io_error(failed + ": " + e.what());
+    }
+    if (!out) throw io_error(failed);
 }
 
 template <column_value T>
@@ -195,12 +200,27 @@ vector<T> load(std::span<const std::byte> bytes) {
     return parse_file<T>(bytes);
 }
 
+namespace {
+
+// Reads up to `count` bytes; returns how many arrived. Streams with exceptions() enabled
+// throw at end of input instead of returning short, which is the same fact.
+std::size_t read_some(std::istream& in, std::byte* into, std::size_t count) {
+    try {
+        in.read(reinterpret_cast<char*>(into), static_cast<std::streamsize>(count));
+    } catch (const std::ios_base::failure&) {
+        if (in.bad()) throw io_error("bitplane::load: reading the stream failed");
+    }
+    return static_cast<std::size_t>(in.gcount());
+}
+
+}  // namespace
+
 template <column_value T>
 vector<T> load(std::istream& in) {
     std::vector<std::byte> bytes(header_bytes);
-    in.read(reinterpret_cast<char*>(bytes.data()), header_bytes);
-    if (in.gcount() != static_cast<std::streamsize>(header_bytes))
-        throw format_error("truncated file header: " + std::to_string(in.gcount()) + " of 64 bytes", in.gcount());
+    const std::size_t got = read_some(in, bytes.data(), header_bytes);
+    if (got != header_bytes)
+        throw format_error("truncated file header: " + std::to_string(got) + " of 64 bytes", got);
     const file_header h = parse_header<T>(bytes);
     // The announced size is bounded by the header checks, but the stream may still be
     // shorter: read in chunks so that a lying header cannot make us allocate it all up front.
@@ -209,11 +229,11 @@ vector<T> load(std::istream& in) {
         const std::size_t have = bytes.size();
         const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, h.total_bytes() - have));
         bytes.resize(have + want);
-        in.read(reinterpret_cast<char*>(bytes.data() + have), static_cast<std::streamsize>(want));
-        if (in.gcount() != static_cast<std::streamsize>(want))
+        const std::size_t arrived = read_some(in, bytes.data() + have, want);
+        if (arrived != want)
             throw format_error("truncated file: header announces " + std::to_string(h.total_bytes()) +
                                    " bytes, stream ended",
-                               have + static_cast<std::uint64_t>(in.gcount()));
+                               have + arrived);
     }
     return parse_file<T>(bytes);
 }

@@ -4,17 +4,28 @@
 
 #include "codec/direct_access.hpp"
 #include "codec/thresholds.hpp"
+#include "core/parallel.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace bitplane::detail {
 
 namespace {
 using block_buffer = std::array<std::byte, codec::max_block_bytes>;
-}
+
+// Parallel grains, in blocks. Encoding a block takes ~3-15 us and decoding ~1-4 us (one core,
+// docs/benchmarks.md), so these keep a task well above oneTBB's ~1 us scheduling cost.
+constexpr std::size_t encode_batch_blocks = 16;
+constexpr std::size_t decode_grain_blocks = 8;
+// Blocks encoded in parallel before they are appended in order: bounds the extra memory to
+// the encoded bytes of this many blocks (at most 9 MiB, ~1.3 MiB for 10-bit data).
+constexpr std::size_t encode_window_blocks = 1024;
+}  // namespace
 
 std::size_t vector_core::block_count() const noexcept { return blocks_.size() + (tail_.empty() ? 0 : 1); }
 
@@ -41,6 +52,22 @@ void vector_core::push_back(std::uint32_t bits) {
 }
 
 void vector_core::append(std::span<const std::uint32_t> bits) {
+    // Fill a partial tail first; then whole blocks are encoded straight from `bits` (in
+    // parallel when there are many) and only the rest goes to the tail.
+    if (!tail_.empty()) {
+        const std::size_t take = std::min(bits.size(), block_values - tail_.size());
+        tail_.insert(tail_.end(), bits.begin(), bits.begin() + static_cast<std::ptrdiff_t>(take));
+        size_ += take;
+        bits = bits.subspan(take);
+        if (tail_.size() == block_values) seal_tail();
+    }
+    if (const std::size_t full = bits.size() / block_values; full != 0 && tail_.empty()) {
+        const std::span<const std::uint32_t> source = bits.first(full * block_values);
+        append_encoded_blocks(full, [this, source](std::size_t i, std::span<std::byte> out) {
+            return codec::encode_block(source.subspan(i * block_values, block_values), signed_, out);
+        });
+        bits = bits.subspan(full * block_values);
+    }
     while (!bits.empty()) {
         if (tail_.capacity() == 0) tail_.reserve(block_values);
         const std::size_t take = std::min(bits.size(), block_values - tail_.size());
@@ -57,6 +84,104 @@ void vector_core::seal_tail() {
     blocks_.push_back(make_entry(arena_.size(), std::span<const std::byte>(encoded).first(bytes)));
     arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
     tail_.clear();
+}
+
+void vector_core::check_appendable(const char* what) const {
+    if (!tail_.empty())
+        throw size_error(std::string("bitplane::detail::vector_core::") + what + ": size " + std::to_string(size_) +
+                         " is not a multiple of " + std::to_string(block_values) +
+                         " (encoded blocks can only follow full blocks)");
+}
+
+void vector_core::check_encoded_size(std::size_t bytes) {
+    if (bytes == 0 || bytes > codec::max_block_bytes)
+        throw size_error("bitplane::detail::vector_core: an encoded block of " + std::to_string(bytes) +
+                         " bytes, expected 1.." + std::to_string(codec::max_block_bytes));
+}
+
+void vector_core::push_encoded(std::span<const std::byte> bytes) {
+    check_encoded_size(bytes.size());
+    blocks_.push_back(make_entry(arena_.size(), bytes));
+    arena_.insert(arena_.end(), bytes.begin(), bytes.end());
+    size_ += block_values;
+}
+
+void vector_core::append_encoded_block(std::span<const std::byte> bytes) {
+    check_appendable("append_encoded_block");
+    push_encoded(bytes);
+}
+
+void vector_core::append_encoded_blocks(std::size_t count, const block_writer& write) {
+    check_appendable("append_encoded_blocks");
+    if (count == 0) return;
+    blocks_.reserve(blocks_.size() + count);
+    // After the first window, room for the rest at the same bytes per block (plus 1/64), so
+    // that a long append leaves little spare capacity instead of up to a growth step.
+    const std::size_t start_bytes = arena_.size();
+    auto reserve_for_rest = [&](std::size_t done) {
+        if (done != encode_window_blocks || done >= count) return;
+        const std::size_t rest = (arena_.size() - start_bytes) * (count - done) / done;
+        arena_.reserve(arena_.size() + rest + rest / 64);
+    };
+    if (thread_count() == 1 || count < 2 * encode_batch_blocks) {
+        block_buffer encoded;
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::size_t bytes = write(i, encoded);
+            check_encoded_size(bytes);
+            push_encoded(std::span<const std::byte>(encoded).first(bytes));
+            reserve_for_rest(i + 1);
+        }
+        return;
+    }
+    // A window at a time: batches of blocks are encoded in parallel, each into its own
+    // buffer; then, once their sizes give every block its offset, the buffers are copied into
+    // the arena and the block table filled, in parallel as well.
+    struct batch {
+        std::vector<std::byte> bytes;
+        std::array<std::uint16_t, encode_batch_blocks> sizes{};
+        std::size_t offset = 0;  // in the arena
+    };
+    std::vector<batch> batches((std::min(count, encode_window_blocks) + encode_batch_blocks - 1) / encode_batch_blocks);
+    for (std::size_t window = 0; window < count; window += encode_window_blocks) {
+        const std::size_t blocks = std::min(encode_window_blocks, count - window);
+        const std::size_t used = (blocks + encode_batch_blocks - 1) / encode_batch_blocks;
+        auto blocks_of = [&](std::size_t k) { return std::min(encode_batch_blocks, blocks - k * encode_batch_blocks); };
+        parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
+            block_buffer encoded;
+            for (std::size_t k = first; k < last; ++k) {
+                batch& b = batches[k];
+                b.bytes.clear();
+                for (std::size_t i = 0; i < blocks_of(k); ++i) {
+                    const std::size_t bytes = write(window + k * encode_batch_blocks + i, encoded);
+                    check_encoded_size(bytes);
+                    b.sizes[i] = static_cast<std::uint16_t>(bytes);
+                    b.bytes.insert(b.bytes.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
+                }
+            }
+        });
+        std::size_t offset = arena_.size();
+        for (std::size_t k = 0; k < used; ++k) {
+            batches[k].offset = offset;
+            offset += batches[k].bytes.size();
+        }
+        const std::size_t first_entry = blocks_.size();
+        arena_.resize(offset, boost::container::default_init);
+        blocks_.resize(first_entry + blocks);
+        parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
+            for (std::size_t k = first; k < last; ++k) {
+                const batch& b = batches[k];
+                std::memcpy(arena_.data() + b.offset, b.bytes.data(), b.bytes.size());
+                std::size_t at = b.offset;
+                for (std::size_t i = 0; i < blocks_of(k); ++i) {
+                    const std::span<const std::byte> bytes(arena_.data() + at, b.sizes[i]);
+                    blocks_[first_entry + k * encode_batch_blocks + i] = make_entry(at, bytes);
+                    at += b.sizes[i];
+                }
+            }
+        });
+        size_ += blocks * block_values;
+        reserve_for_rest(window + blocks);
+    }
 }
 
 std::uint32_t vector_core::get(std::size_t index) const {
@@ -156,6 +281,25 @@ void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) 
 }
 
 void vector_core::decode(std::size_t first, std::span<std::uint32_t> out) const {
+    // A partial first block, then whole blocks (in parallel when there are many), then the rest.
+    const std::size_t head = std::min(out.size(), (block_values - first % block_values) % block_values);
+    const std::size_t full = (out.size() - head) / block_values;
+    if (full < 2 * decode_grain_blocks || thread_count() == 1) {
+        decode_serial(first, out);
+        return;
+    }
+    decode_serial(first, out.first(head));
+    const std::size_t first_block = (first + head) / block_values;
+    const std::span<std::uint32_t> blocks = out.subspan(head, full * block_values);
+    parallel_for(full, decode_grain_blocks, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t b = begin; b < end; ++b)
+            decode_block(first_block + b, blocks.subspan(b * block_values, block_values));
+    });
+    const std::size_t done = head + full * block_values;
+    decode_serial(first + done, out.subspan(done));
+}
+
+void vector_core::decode_serial(std::size_t first, std::span<std::uint32_t> out) const {
     alignas(64) std::uint32_t values[block_values];
     while (!out.empty()) {
         const std::size_t block = first / block_values;

@@ -9,22 +9,38 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <utility>
 
 namespace bitplane::detail {
 
 class vector_core {
 public:
     explicit vector_core(bool is_signed) noexcept : signed_(is_signed) {}
+    vector_core(const vector_core&) = default;
+    vector_core& operator=(const vector_core&) = default;
+    /// A moved-from vector is empty (and usable), not a husk with its old size.
+    vector_core(vector_core&& other) noexcept : signed_(other.signed_) { swap(other); }
+    vector_core& operator=(vector_core&& other) noexcept {
+        if (this != &other) {
+            vector_core taken(std::move(other));
+            swap(taken);
+        }
+        return *this;
+    }
 
     [[nodiscard]] bool is_signed() const noexcept { return signed_; }
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
     void push_back(std::uint32_t bits);
+    /// Appends values. Full blocks of a long span are encoded in parallel over blocks
+    /// (thread_count(), see parallel.hpp); the encoded bytes are the same for every thread count.
     void append(std::span<const std::uint32_t> bits);
     [[nodiscard]] std::uint32_t get(std::size_t index) const;  // unchecked
     void set(std::size_t index, std::uint32_t bits);           // unchecked
-    void decode(std::size_t first, std::span<std::uint32_t> out) const;  // unchecked
+    /// Unchecked. Ranges spanning many full blocks are decoded in parallel over blocks.
+    void decode(std::size_t first, std::span<std::uint32_t> out) const;
     void decode_block(std::size_t block, std::span<std::uint32_t> out) const;
     void clear() noexcept;
     void resize(std::size_t count, std::uint32_t fill);
@@ -49,6 +65,27 @@ public:
     [[nodiscard]] std::size_t memory_bytes() const noexcept;
     [[nodiscard]] vector_stats stats() const;
 
+    // ---- appending already encoded blocks (bitplane's own operations) -------------------
+    // Preconditions, checked (size_error otherwise): the vector has no tail
+    // (size() % block_values == 0), and each block is 1..codec::max_block_bytes bytes.
+    // The bytes themselves are trusted, not validated: they must hold one full block of
+    // block_values values, as written by codec::encode_block or accepted by
+    // codec::validate_block. Exception safety: basic (blocks appended before a throw stay).
+
+    /// Appends one encoded full block (copied into the arena); size() grows by block_values.
+    void append_encoded_block(std::span<const std::byte> bytes);
+
+    /// Writes the encoded block `index` into `out` (codec::max_block_bytes long) and returns
+    /// its size in bytes.
+    using block_writer = std::function<std::size_t(std::size_t index, std::span<std::byte> out)>;
+
+    /// Appends `count` encoded full blocks, block i written by `write(i, out)`. `write` runs in
+    /// parallel over blocks (on disjoint i, from several threads: it must be safe to call
+    /// concurrently) when thread_count() > 1 and count is large; blocks are appended in order
+    /// 0..count-1 whatever the thread count. Extra memory: the encoded bytes of at most
+    /// 1024 blocks at a time.
+    void append_encoded_blocks(std::size_t count, const block_writer& write);
+
     /// Rebuilds a vector from already validated blocks (used by load).
     void adopt(std::span<const std::byte> arena, std::span<const std::uint64_t> offsets,
                std::span<const std::uint32_t> sizes, std::span<const std::uint32_t> tail,
@@ -63,6 +100,10 @@ private:
     static constexpr std::size_t no_block = static_cast<std::size_t>(-1);
 
     void seal_tail();
+    void push_encoded(std::span<const std::byte> bytes);
+    static void check_encoded_size(std::size_t bytes);
+    void check_appendable(const char* what) const;
+    void decode_serial(std::size_t first, std::span<std::uint32_t> out) const;
     void flush_hot();
     void load_hot(std::size_t block);
     void store_block(std::size_t block, std::span<const std::uint32_t> values);
