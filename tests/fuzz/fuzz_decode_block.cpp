@@ -1,6 +1,6 @@
 // libFuzzer target: one block on arbitrary bytes. The first two bytes give the value count
 // (1..2048), the rest is the block. validate_block must accept exactly what decode_block
-// accepts; for a valid block decode_value must agree with decode_block at every index,
+// accepts; for a valid block decode_value must agree with decode_block (at 64 indices),
 // and re-encoding the decoded values must round trip.
 #include <bitplane/bitplane.hpp>
 
@@ -28,8 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (valid) std::abort();
         return 0;
     }
-    for (std::size_t i = 0; i < count; ++i)
+    // A sample of indices (every index would make each input cost thousands of reads).
+    for (std::size_t k = 0; k < 64; ++k) {
+        const std::size_t i = (k * 131 + static_cast<std::size_t>(data[2 % size])) % count;
         if (bitplane::codec::decode_value(block, count, i) != values[i]) std::abort();
+    }
     (void)bitplane::codec::describe_block(block, count);
     std::array<std::byte, bitplane::codec::max_block_bytes> encoded;
     const std::size_t bytes = bitplane::codec::encode_block(std::span(values).first(count), false, encoded);
