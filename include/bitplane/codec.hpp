@@ -68,6 +68,15 @@ struct encode_options {
 std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed,
                          std::span<std::byte> out, const encode_options& options = {});
 
+/// Encodes a plain (untransformed, dense) block of `count` values from their planes, quickly:
+/// all-zero and all-one planes are elided and every other plane stored on its own as raw
+/// bits, positions or gaps, whichever is smallest; no transforms, references, runs or sparse
+/// layout are tried. For results computed on planes (bitwise operations), where re-encoding
+/// from values would cost more than the operation. Only planes in `candidates` are read (the
+/// others are taken as zero); bits at or above `count` must be clear. Returns bytes written.
+std::size_t encode_planes(const block_planes& planes, std::uint32_t candidates, std::size_t count,
+                          std::span<std::byte> out);
+
 /// Decodes a block of `out.size()` values (the count it was encoded with). Validates as it
 /// goes: malformed bytes throw format_error with the offset inside `bytes`.
 void decode_block(std::span<const std::byte> bytes, std::span<std::uint32_t> out);

@@ -261,7 +261,19 @@ std::size_t plan_sparse(block_plan& plan, const transform_choice& t, const std::
     return plan.bytes;
 }
 
-std::size_t write_plan(const block_plan& plan, std::byte* out) {
+// Two plans, the best so far and the one being tried (the loser's storage is reused), and the
+// measuring scratch: ~45 KiB that every call would otherwise allocate and zero.
+struct encoder_state {
+    block_plan plans[2];
+    measure_scratch scratch;
+};
+
+encoder_state* thread_encoder_state() {
+    thread_local const std::unique_ptr<encoder_state> state = std::make_unique<encoder_state>();
+    return state.get();
+}
+
+std::size_t write_plan(const block_plan& plan, const block_planes& planes, std::byte* out) {
     block_writer w(out);
     std::uint8_t flags = static_cast<std::uint8_t>(plan.transform.kind);
     if (plan.sparse) flags |= block_flags::sparse;
@@ -276,12 +288,11 @@ std::size_t write_plan(const block_plan& plan, std::byte* out) {
     if (plan.sparse) {
         w.put<std::uint16_t>(static_cast<std::uint16_t>(plan.length));
         put_descriptor(w, 0, plan.mask_choice);
-        put_payload(w, plan.mask, plan.mask_choice, plan.planes, plan.count);
+        put_payload(w, plan.mask, plan.mask_choice, planes, plan.count);
     }
     w.put<std::uint32_t>(plan.live);
     if (plan.ones) w.put<std::uint32_t>(plan.ones);
     const std::uint32_t n = plan.stored;
-    const block_planes& planes = plan.planes;
     if (n && plan.all_raw && plan.length == block_values) {
         std::byte* cursor = w.cursor();
         for (std::uint32_t column = 0; column < plane_words; ++column)
@@ -330,13 +341,7 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, 
     if (ranked > 1 && candidates[1].estimate <= candidates[0].estimate + thresholds::transform_runner_up_planes)
         tries = 2;
 
-    // Two plans, the best so far and the one being tried (the loser's storage is reused),
-    // and the measuring scratch: ~45 KiB that every call would otherwise allocate and zero.
-    struct encoder_state {
-        block_plan plans[2];
-        measure_scratch scratch;
-    };
-    thread_local const std::unique_ptr<encoder_state> state = std::make_unique<encoder_state>();
+    encoder_state* state = thread_encoder_state();
     block_plan* best = &state->plans[0];
     block_plan* trial = &state->plans[1];
     measure_scratch& scratch = state->scratch;
@@ -355,11 +360,63 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, 
         if (options.sparse && zeros < count && zeros * 16 >= count * thresholds::sparse_min_zero_sixteenths)
             consider(plan_sparse(*trial, candidates[c], residuals, count, kernels, scratch, options));
     }
-    const std::size_t written = write_plan(*best, out.data());
+    const std::size_t written = write_plan(*best, best->planes, out.data());
     if (written != best_bytes)
         throw std::logic_error("bitplane encoder: planned " + std::to_string(best_bytes) + " bytes, wrote " +
                                std::to_string(written));
     return written;
+}
+
+}  // namespace bitplane::codec
+
+namespace bitplane::codec {
+
+std::size_t encode_planes(const block_planes& planes, std::uint32_t candidates, std::size_t count,
+                          std::span<std::byte> out) {
+    using namespace bitplane::detail;
+    if (count == 0 || count > block_values)
+        throw size_error("encode_planes: " + std::to_string(count) + " values, expected 1..2048");
+    if (out.size() < max_block_bytes)
+        throw size_error("encode_planes: output holds " + std::to_string(out.size()) + " bytes, needs " +
+                         std::to_string(max_block_bytes));
+    const auto length = static_cast<std::uint32_t>(count);
+    const kernel_table& kernels = active_kernels();
+    block_plan& plan = thread_encoder_state()->plans[0];
+    plan.transform = transform_choice{};
+    plan.sparse = false;
+    plan.count = plan.length = length;
+    plan.live = plan.ones = 0;
+    plane_facts facts[plane_count];
+    std::uint32_t n = 0;
+    for (std::uint32_t bits = candidates; bits; bits &= bits - 1) {
+        const auto j = static_cast<std::uint8_t>(std::countr_zero(bits));
+        const plane& p = planes.planes[j];
+        const auto set = static_cast<std::uint32_t>(kernels.popcount_words(p.data(), plane_words));
+        if (set == 0) continue;
+        if (set == length) {
+            plan.ones |= 1u << j;
+            continue;
+        }
+        plan.live |= 1u << j;
+        plan.index[n] = j;
+        facts[n].index = j;
+        facts[n].popcount = static_cast<std::uint16_t>(set);
+        facts[n].first = test_bit(p, 0);
+        facts[n].end = test_bit(p, length - 1);
+        ++n;
+    }
+    plan.stored = n;
+    // Each plane on its own (no references, no runs): the root choices of the tree.
+    choose_references({n, length, facts, nullptr, nullptr, false, false}, plan.order, plan.choices);
+    for (std::uint32_t j = 0; j < n; ++j) size_gaps(plan.choices[j], planes.planes[plan.index[j]], planes, length);
+    std::size_t tree_bytes = 0;
+    for (std::uint32_t j = 0; j < n; ++j) tree_bytes += plan.choices[j].cost;
+    const std::size_t raw_bytes = std::size_t{n} * raw_payload::payload_bytes(length);
+    plan.all_raw = raw_bytes <= tree_bytes;
+    if (plan.all_raw)
+        for (std::uint32_t j = 0; j < n; ++j)
+            plan.choices[j] = {base_kind::zero, 0, payload_kind::raw, 0, raw_payload::payload_bytes(length)};
+    return write_plan(plan, planes, out.data());
 }
 
 }  // namespace bitplane::codec

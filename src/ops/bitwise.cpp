@@ -1,0 +1,313 @@
+// Element-wise AND, OR, XOR, AND-NOT and NOT of vectors (include/bitplane/bitwise.hpp).
+//
+// Full blocks are combined one by one, in parallel over blocks (vector_core::
+// append_encoded_blocks), and re-encoded with codec::encode_block; the partial last block is
+// combined value by value into the result's tail. Per block, cheapest first:
+//   0. both blocks plain, all-raw, with the same live planes (uniform data): op on the stored
+//      interleaved words themselves, checking only that no plane became constant;
+//   1. no plane work: identical operands (x & x = x | x = x, x ^ x = x & ~x = 0) and blocks
+//      that are all zero in one operand (x & 0 = 0, x | 0 = x ^ 0 = x) answer with an all-zero
+//      block or the other operand's encoded bytes, copied unchanged;
+//   2. both blocks plain and dense (their planes are the values): the live planes are
+//      combined word by word (a few hundred bytes per plane, vectorized by the compiler) and
+//      encoded from the planes (codec::encode_planes: elision + raw/positions/gaps per plane,
+//      no transform search), which is what makes this path faster than a dense loop;
+//   3. otherwise (frame of reference, delta, zigzag, sparse): both blocks are decoded to
+//      values and combined value by value, which costs less than transposing their values
+//      back into planes (two transposes) and untransposing the result once more.
+// Re-encoding from values dominates path 3 (see bench/bench_bitwise.cpp).
+#include <bitplane/bitwise.hpp>
+
+#include <bitplane/error.hpp>
+
+#include "codec/block_format.hpp"
+#include "codec/byte_io.hpp"
+#include "ops/block_view.hpp"
+#include "simd/kernels.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bitplane::detail {
+
+namespace {
+
+// What a block answers with when no plane work is needed.
+enum class answer { compute, zero, left, right };
+
+// Operations: the word operation, the planes it can make non-zero from the operands' non-zero
+// planes, and the shortcuts. `unary` operations ignore their second operand.
+struct and_op {
+    static constexpr bool unary = false;
+    static std::uint32_t apply(std::uint32_t a, std::uint32_t b) noexcept { return a & b; }
+    static std::uint32_t planes(std::uint32_t a, std::uint32_t b) noexcept { return a & b; }
+    static constexpr answer left_zero = answer::zero;   // 0 & b
+    static constexpr answer right_zero = answer::zero;  // a & 0
+    static constexpr answer same = answer::left;        // a & a
+};
+
+struct or_op {
+    static constexpr bool unary = false;
+    static std::uint32_t apply(std::uint32_t a, std::uint32_t b) noexcept { return a | b; }
+    static std::uint32_t planes(std::uint32_t a, std::uint32_t b) noexcept { return a | b; }
+    static constexpr answer left_zero = answer::right;
+    static constexpr answer right_zero = answer::left;
+    static constexpr answer same = answer::left;
+};
+
+struct xor_op {
+    static constexpr bool unary = false;
+    static std::uint32_t apply(std::uint32_t a, std::uint32_t b) noexcept { return a ^ b; }
+    static std::uint32_t planes(std::uint32_t a, std::uint32_t b) noexcept { return a | b; }
+    static constexpr answer left_zero = answer::right;
+    static constexpr answer right_zero = answer::left;
+    static constexpr answer same = answer::zero;
+};
+
+struct andnot_op {
+    static constexpr bool unary = false;
+    static std::uint32_t apply(std::uint32_t a, std::uint32_t b) noexcept { return a & ~b; }
+    static std::uint32_t planes(std::uint32_t a, std::uint32_t /*b*/) noexcept { return a; }
+    static constexpr answer left_zero = answer::zero;   // 0 & ~b
+    static constexpr answer right_zero = answer::left;  // a & ~0
+    static constexpr answer same = answer::zero;
+};
+
+struct not_op {
+    static constexpr bool unary = true;
+    static std::uint32_t apply(std::uint32_t a, std::uint32_t /*b*/) noexcept { return ~a; }
+    static std::uint32_t planes(std::uint32_t /*a*/, std::uint32_t /*b*/) noexcept { return ~0u; }
+    static constexpr answer left_zero = answer::compute;
+    static constexpr answer right_zero = answer::compute;
+    static constexpr answer same = answer::compute;
+};
+
+// Per-thread working memory (~41 KiB): two views, the result planes and two value buffers.
+struct scratch {
+    block_view left;
+    block_view right;
+    block_planes result;
+    alignas(64) std::uint32_t values[block_values];
+    alignas(64) std::uint32_t other[block_values];
+};
+
+scratch& thread_scratch() {
+    thread_local const std::unique_ptr<scratch> s = std::make_unique<scratch>();
+    return *s;
+}
+
+// The encoding of a full block of zeros, as the encoder writes it (the same for both types).
+std::span<const std::byte> zero_block() {
+    struct encoded {
+        std::array<std::byte, codec::max_block_bytes> bytes;
+        std::size_t size;
+    };
+    static const encoded zeros = [] {
+        encoded e{};
+        const std::array<std::uint32_t, block_values> values{};
+        e.size = codec::encode_block(values, false, e.bytes);
+        return e;
+    }();
+    return {zeros.bytes.data(), zeros.size};
+}
+
+// Whether full block `block` of `v` is all zero as stored: a plain, dense block with no live
+// and no all-one planes (a header check), or a write-back block of zeros.
+bool zero_block_in(const vector_core& v, std::size_t block) {
+    const std::span<const std::uint32_t> hot = v.write_back_values(block);
+    if (!hot.empty()) return std::all_of(hot.begin(), hot.end(), [](std::uint32_t x) { return x == 0; });
+    const std::span<const std::byte> bytes = v.sealed_block(block, {});
+    const auto flags = static_cast<std::uint8_t>(bytes[0]);
+    constexpr std::uint8_t structure = block_flags::transform_mask | block_flags::sparse | block_flags::has_ones;
+    return (flags & structure) == 0 && bytes.size() >= 5 && load_le<std::uint32_t>(bytes.data() + 1) == 0;
+}
+
+std::size_t copy_into(std::span<const std::byte> bytes, std::span<std::byte> out) {
+    if (bytes.data() != out.data()) std::memcpy(out.data(), bytes.data(), bytes.size());
+    return bytes.size();
+}
+
+// Writes the encoded bytes `kind` names for block `block` into `out`.
+std::size_t write_answer(answer kind, const vector_core& a, const vector_core& b, std::size_t block,
+                         std::span<std::byte> out) {
+    switch (kind) {
+        case answer::zero: return copy_into(zero_block(), out);
+        case answer::left: return copy_into(a.sealed_block(block, out), out);
+        case answer::right: return copy_into(b.sealed_block(block, out), out);
+        case answer::compute: break;
+    }
+    return 0;
+}
+
+// result = op(left, right) on the planes both views hold as values; returns the planes of the
+// result that may be non-zero (the others are not written).
+template <class Op>
+std::uint32_t combine_planes(const block_view& left, const block_view* right, block_planes& result) {
+    static const plane zero{};
+    const std::uint32_t a = left.nonzero();
+    const std::uint32_t b = right ? right->nonzero() : 0u;
+    const std::uint32_t live = Op::planes(a, b);
+    for (std::uint32_t bits = live; bits; bits &= bits - 1) {
+        const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+        const plane& x = (a >> j) & 1u ? left.planes.planes[j] : zero;
+        const plane& y = right && ((b >> j) & 1u) ? right->planes.planes[j] : zero;
+        plane& r = result.planes[j];
+        for (std::size_t w = 0; w < plane_words; ++w) r[w] = Op::apply(x[w], y[w]);
+    }
+    return live;
+}
+
+// The stored planes of a plain, dense, all-raw full block (uniform data): its live mask and
+// its interleaved plane words, usable as they are. Empty when the block is anything else.
+struct raw_block {
+    std::uint32_t live = 0;
+    const std::byte* words = nullptr;
+};
+
+raw_block raw_block_in(const vector_core& v, std::size_t block) {
+    if (!v.write_back_values(block).empty()) return {};
+    const std::span<const std::byte> bytes = v.sealed_block(block, {});
+    if (bytes.size() < 5 || static_cast<std::uint8_t>(bytes[0]) != block_flags::all_raw) return {};
+    const auto live = load_le<std::uint32_t>(bytes.data() + 1);
+    if (bytes.size() != 5 + std::size_t{static_cast<unsigned>(std::popcount(live))} * plane_bytes) return {};
+    return {live, bytes.data() + 5};
+}
+
+// op(a, b) straight on the stored bytes of two such blocks with the same live planes: the
+// interleaved words line up, so the result's words are op of the operands' words, and the
+// result is again a plain all-raw block, unless op made some plane all zero or all one
+// (then it must be elided and this returns 0, leaving the general path to do it).
+template <class Op>
+std::size_t combine_raw(const raw_block& x, const raw_block& y, std::span<std::byte> out) {
+    const auto stored = static_cast<std::size_t>(std::popcount(x.live));
+    const std::size_t words = stored * plane_words;
+    out[0] = static_cast<std::byte>(block_flags::all_raw);
+    store_le<std::uint32_t>(out.data() + 1, x.live);
+    std::byte* result = out.data() + 5;
+    for (std::size_t w = 0; w < words; ++w)
+        store_le<std::uint32_t>(result + 4 * w, Op::apply(load_le<std::uint32_t>(x.words + 4 * w),
+                                                          y.words ? load_le<std::uint32_t>(y.words + 4 * w) : 0u));
+    // Plane k of the result is word k of every column: OR and AND them to find constant planes.
+    std::uint32_t any[plane_count] = {}, all[plane_count];
+    std::fill(all, all + stored, ~0u);
+    for (std::size_t c = 0; c < plane_words; ++c)
+        for (std::size_t k = 0; k < stored; ++k) {
+            const auto word = load_le<std::uint32_t>(result + 4 * (c * stored + k));
+            any[k] |= word;
+            all[k] &= word;
+        }
+    for (std::size_t k = 0; k < stored; ++k)
+        if (any[k] == 0 || all[k] == ~0u) return 0;
+    return 5 + stored * plane_bytes;
+}
+
+// Full block `block` of op(a, b) (b unused for unary operations), encoded into `out`.
+template <class Op>
+std::size_t combine_block(const vector_core& a, const vector_core& b, std::size_t block, std::span<std::byte> out) {
+    if constexpr (!Op::unary) {
+        if (&a == &b) return write_answer(Op::same, a, b, block, out);
+        if (zero_block_in(a, block)) return write_answer(Op::left_zero, a, b, block, out);
+        if (zero_block_in(b, block)) return write_answer(Op::right_zero, a, b, block, out);
+        const raw_block x = raw_block_in(a, block);
+        if (x.words) {
+            const raw_block y = raw_block_in(b, block);
+            if (y.words && y.live == x.live)
+                if (const std::size_t bytes = combine_raw<Op>(x, y, out)) return bytes;
+        }
+    }
+    scratch& s = thread_scratch();
+    view_block(a, block, s.left);
+    if constexpr (!Op::unary) view_block(b, block, s.right);
+    const block_view* right = Op::unary ? nullptr : &s.right;
+    if (s.left.planes_are_values() && (!right || right->planes_are_values())) {
+        // The result's planes are at hand: encode them directly (plain block, each plane
+        // zero/one/raw/positions/gaps) instead of untransposing and searching transforms.
+        const std::uint32_t live = combine_planes<Op>(s.left, right, s.result);
+        return codec::encode_planes(s.result, live, block_values, out);
+    }
+    view_to_values(s.left, s.values);
+    if (right) view_to_values(*right, s.other);
+    for (std::size_t i = 0; i < block_values; ++i) s.values[i] = Op::apply(s.values[i], s.other[i]);
+    return codec::encode_block(std::span<const std::uint32_t>(s.values), a.is_signed(), out);
+}
+
+// result = op(a, b); a and b have the same size (b == a for unary operations).
+template <class Op>
+void combine(const vector_core& a, const vector_core& b, vector_core& result) {
+    const std::size_t full = a.size() / block_values;
+    result.append_encoded_blocks(full, [&a, &b](std::size_t block, std::span<std::byte> out) {
+        return combine_block<Op>(a, b, block, out);
+    });
+    const std::span<const std::uint32_t> x = a.tail();
+    const std::span<const std::uint32_t> y = b.tail();
+    if (x.empty()) return;
+    std::array<std::uint32_t, block_values> values;
+    for (std::size_t i = 0; i < x.size(); ++i) values[i] = Op::apply(x[i], y[i]);
+    result.append({values.data(), x.size()});
+}
+
+}  // namespace
+
+}  // namespace bitplane::detail
+
+namespace bitplane {
+
+namespace {
+
+template <class Op, column_value T>
+vector<T> apply(const char* name, const vector<T>& a, const vector<T>& b) {
+    if (a.size() != b.size())
+        throw size_error(std::string("bitplane::") + name + ": operand sizes differ (" + std::to_string(a.size()) +
+                         " and " + std::to_string(b.size()) + ")");
+    vector<T> result;
+    detail::combine<Op>(a.core(), b.core(), result.core());
+    return result;
+}
+
+}  // namespace
+
+template <column_value T>
+vector<T> operator&(const vector<T>& a, const vector<T>& b) {
+    return apply<detail::and_op>("operator&", a, b);
+}
+
+template <column_value T>
+vector<T> operator|(const vector<T>& a, const vector<T>& b) {
+    return apply<detail::or_op>("operator|", a, b);
+}
+
+template <column_value T>
+vector<T> operator^(const vector<T>& a, const vector<T>& b) {
+    return apply<detail::xor_op>("operator^", a, b);
+}
+
+template <column_value T>
+vector<T> andnot(const vector<T>& a, const vector<T>& b) {
+    return apply<detail::andnot_op>("andnot", a, b);
+}
+
+template <column_value T>
+vector<T> operator~(const vector<T>& a) {
+    return apply<detail::not_op>("operator~", a, a);
+}
+
+template vector<std::uint32_t> operator&(const vector<std::uint32_t>&, const vector<std::uint32_t>&);
+template vector<std::uint32_t> operator|(const vector<std::uint32_t>&, const vector<std::uint32_t>&);
+template vector<std::uint32_t> operator^(const vector<std::uint32_t>&, const vector<std::uint32_t>&);
+template vector<std::uint32_t> andnot(const vector<std::uint32_t>&, const vector<std::uint32_t>&);
+template vector<std::uint32_t> operator~(const vector<std::uint32_t>&);
+template vector<std::int32_t> operator&(const vector<std::int32_t>&, const vector<std::int32_t>&);
+template vector<std::int32_t> operator|(const vector<std::int32_t>&, const vector<std::int32_t>&);
+template vector<std::int32_t> operator^(const vector<std::int32_t>&, const vector<std::int32_t>&);
+template vector<std::int32_t> andnot(const vector<std::int32_t>&, const vector<std::int32_t>&);
+template vector<std::int32_t> operator~(const vector<std::int32_t>&);
+
+}  // namespace bitplane

@@ -1,0 +1,377 @@
+// Element-wise AND, OR, XOR, AND-NOT and NOT (bitplane/bitwise.hpp) against std::vector
+// references: every shape and size, mixed shapes between the operands, zero-block and
+// same-operand shortcuts, pending write-back blocks and tails, aliasing, size errors, every
+// SIMD path and thread counts 1 and 2.
+//
+// Besides the values, every result's blocks are checked to be valid encodings
+// (codec::validate_block) that survive save + load. Blocks computed on planes are encoded
+// by codec::encode_planes (plain, per-plane choices), so their bytes may differ from what
+// codec::encode_block would pick for the same values; shortcut blocks copy operand bytes.
+#include "test_support.hpp"
+
+#include <bitplane/bitwise.hpp>
+#include <bitplane/codec.hpp>
+#include <bitplane/error.hpp>
+#include <bitplane/parallel.hpp>
+#include <bitplane/serialize.hpp>
+#include <bitplane/simd.hpp>
+#include <bitplane/vector.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+using namespace bitplane_test;
+using bitplane::block_values;
+
+template <class T>
+using bvec = bitplane::vector<T>;
+
+enum class op_kind { and_op, or_op, xor_op, andnot_op, not_op };
+constexpr std::array all_ops{op_kind::and_op, op_kind::or_op, op_kind::xor_op, op_kind::andnot_op, op_kind::not_op};
+
+const char* name_of(op_kind op) {
+    switch (op) {
+        case op_kind::and_op: return "and";
+        case op_kind::or_op: return "or";
+        case op_kind::xor_op: return "xor";
+        case op_kind::andnot_op: return "andnot";
+        case op_kind::not_op: return "not";
+    }
+    return "?";
+}
+
+template <class T>
+T reference_op(op_kind op, T a, T b) {
+    const auto x = std::bit_cast<std::uint32_t>(a);
+    const auto y = std::bit_cast<std::uint32_t>(b);
+    std::uint32_t r = 0;
+    switch (op) {
+        case op_kind::and_op: r = x & y; break;
+        case op_kind::or_op: r = x | y; break;
+        case op_kind::xor_op: r = x ^ y; break;
+        case op_kind::andnot_op: r = x & ~y; break;
+        case op_kind::not_op: r = ~x; break;
+    }
+    return std::bit_cast<T>(r);
+}
+
+template <class T>
+std::vector<T> reference_op(op_kind op, const std::vector<T>& a, const std::vector<T>& b) {
+    std::vector<T> out(a.size());
+    std::transform(a.begin(), a.end(), b.begin(), out.begin(), [op](T x, T y) { return reference_op(op, x, y); });
+    return out;
+}
+
+template <class T>
+bvec<T> run_op(op_kind op, const bvec<T>& a, const bvec<T>& b) {
+    switch (op) {
+        case op_kind::and_op: return a & b;
+        case op_kind::or_op: return a | b;
+        case op_kind::xor_op: return a ^ b;
+        case op_kind::andnot_op: return bitplane::andnot(a, b);
+        case op_kind::not_op: return ~a;
+    }
+    return {};
+}
+
+template <class T>
+bvec<T> from(const std::vector<T>& ref) {
+    return bvec<T>(std::span<const T>(ref));
+}
+
+template <class T>
+std::vector<std::byte> saved(const bvec<T>& v) {
+    std::vector<std::byte> bytes;
+    bitplane::save(v, bytes);
+    return bytes;
+}
+
+/// op(a, b) has the reference's values, block count, and the encoding a vector built from
+/// those values has.
+template <class T>
+::testing::AssertionResult op_matches(op_kind op, const bvec<T>& a, const bvec<T>& b, const std::vector<T>& ra,
+                                      const std::vector<T>& rb) {
+    const std::vector<T> expected = reference_op(op, ra, op == op_kind::not_op ? ra : rb);
+    const bvec<T> result = run_op(op, a, b);
+    if (result.size() != expected.size())
+        return ::testing::AssertionFailure() << name_of(op) << ": size " << result.size() << ", expected "
+                                             << expected.size();
+    if (auto r = same_values(expected, result.to_std_vector()); !r) return r << " (" << name_of(op) << ")";
+    if (result.block_count() != (expected.size() + block_values - 1) / block_values)
+        return ::testing::AssertionFailure() << name_of(op) << ": block_count " << result.block_count();
+    if (!expected.empty() && result[expected.size() - 1] != expected.back())
+        return ::testing::AssertionFailure() << name_of(op) << ": operator[] on the last value";
+    std::array<std::byte, bitplane::codec::max_block_bytes> scratch{};
+    for (std::size_t k = 0; k < result.core().sealed_block_count(); ++k) {
+        try {
+            bitplane::codec::validate_block(result.core().sealed_block(k, scratch), block_values);
+        } catch (const bitplane::format_error& e) {
+            return ::testing::AssertionFailure() << name_of(op) << ": block " << k << " invalid: " << e.what();
+        }
+    }
+    if (bitplane::load<T>(saved(result)).to_std_vector() != expected)
+        return ::testing::AssertionFailure() << name_of(op) << ": save + load changed the values";
+    return ::testing::AssertionSuccess();
+}
+
+/// Every operation on (a, b).
+template <class T>
+void check_all_ops(const bvec<T>& a, const bvec<T>& b, const std::vector<T>& ra, const std::vector<T>& rb) {
+    for (const op_kind op : all_ops) EXPECT_TRUE(op_matches(op, a, b, ra, rb));
+}
+
+struct thread_count_guard {
+    ~thread_count_guard() { bitplane::set_thread_count(0); }
+};
+
+struct simd_path_guard {
+    bitplane::simd_path saved = bitplane::active_simd_path();
+    ~simd_path_guard() { bitplane::set_simd_path(saved); }
+};
+
+// Large enough for the parallel path (at least 32 full blocks), with a tail.
+constexpr std::size_t parallel_size = 40 * block_values + 77;
+
+template <class T>
+class BitwiseTest : public ::testing::Test {};
+using value_types = ::testing::Types<std::uint32_t, std::int32_t>;
+TYPED_TEST_SUITE(BitwiseTest, value_types);
+
+// ---- shapes and sizes -------------------------------------------------------------------------
+
+TYPED_TEST(BitwiseTest, EveryShapeAndSize) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    for (const shape& s : all_shapes()) {
+        for (const std::size_t n : standard_sizes()) {
+            SCOPED_TRACE(case_name(s, n));
+            const std::vector<T> ra = make_typed<T>(s, n, case_seed("bitwise-a", s.id(), n));
+            const std::vector<T> rb = make_typed<T>(s, n, case_seed("bitwise-b", s.id(), n));
+            check_all_ops(from(ra), from(rb), ra, rb);
+        }
+    }
+}
+
+TYPED_TEST(BitwiseTest, MixedShapesBetweenOperands) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    // Sparse against dense, delta against plain, frame of reference against zigzag, ...
+    const std::size_t n = 3 * block_values + 5;
+    for (const shape& sa : representative_shapes()) {
+        const std::vector<T> ra = make_typed<T>(sa, n, case_seed("mixed-a", sa.id()));
+        const bvec<T> a = from(ra);
+        for (const shape& sb : representative_shapes()) {
+            SCOPED_TRACE(sa.name() + " with " + sb.name());
+            const std::vector<T> rb = make_typed<T>(sb, n, case_seed("mixed-b", sb.id()));
+            check_all_ops(a, from(rb), ra, rb);
+        }
+    }
+}
+
+TYPED_TEST(BitwiseTest, EveryUniformWidthAgainstEveryOther) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const std::size_t n = block_values + 1;
+    for (unsigned ka = 0; ka <= 32; ka += quick_mode() ? 4 : 1) {
+        const std::vector<T> ra = make_typed<T>(uniform(ka), n, case_seed("widths-a", ka));
+        const bvec<T> a = from(ra);
+        for (unsigned kb = 0; kb <= 32; kb += 3) {
+            SCOPED_TRACE("uniform" + std::to_string(ka) + " with uniform" + std::to_string(kb));
+            const std::vector<T> rb = make_typed<T>(uniform(kb), n, case_seed("widths-b", kb));
+            check_all_ops(a, from(rb), ra, rb);
+        }
+    }
+}
+
+// ---- shortcuts --------------------------------------------------------------------------------
+
+TYPED_TEST(BitwiseTest, ZeroBlocksAnswerWithoutPlaneWork) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    // a: blocks 0, 2, 4 zero; b: blocks 0, 1, 5 zero; the rest of various shapes.
+    const std::size_t blocks = 6;
+    const std::size_t n = blocks * block_values + 100;
+    std::vector<T> ra = make_typed<T>(of(shape_kind::mixed), n, case_seed("zero-a"));
+    std::vector<T> rb = make_typed<T>(uniform(10), n, case_seed("zero-b"));
+    auto zero_block = [](std::vector<T>& v, std::size_t block) {
+        std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(block * block_values), block_values, T{0});
+    };
+    for (std::size_t k : {0, 2, 4}) zero_block(ra, k);
+    for (std::size_t k : {0, 1, 5}) zero_block(rb, k);
+    const bvec<T> a = from(ra), b = from(rb);
+    check_all_ops(a, b, ra, rb);
+
+    // The shortcut copies the other operand's encoded block unchanged.
+    std::array<std::byte, bitplane::codec::max_block_bytes> s1{}, s2{};
+    auto block_bytes = [](const bvec<T>& v, std::size_t k, std::span<std::byte> scratch) {
+        const auto bytes = v.core().sealed_block(k, scratch);
+        return std::vector<std::byte>(bytes.begin(), bytes.end());
+    };
+    const bvec<T> ored = a | b, xored = a ^ b, anded = a & b;
+    EXPECT_EQ(block_bytes(ored, 2, s1), block_bytes(b, 2, s2));
+    EXPECT_EQ(block_bytes(xored, 1, s1), block_bytes(a, 1, s2));
+    EXPECT_EQ(block_bytes(ored, 0, s1), block_bytes(a, 0, s2));
+    const std::vector<std::uint32_t> zeros(block_values, 0u);
+    std::array<std::byte, bitplane::codec::max_block_bytes> z{};
+    const std::size_t zn = bitplane::codec::encode_block(zeros, std::is_signed_v<T>, z);
+    EXPECT_EQ(block_bytes(anded, 4, s1), std::vector<std::byte>(z.begin(), z.begin() + static_cast<std::ptrdiff_t>(zn)));
+}
+
+TYPED_TEST(BitwiseTest, SameOperandAndAliasing) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    for (const shape& s : representative_shapes()) {
+        SCOPED_TRACE(s.name());
+        const std::size_t n = 4 * block_values + 9;
+        std::vector<T> r = make_typed<T>(s, n, case_seed("alias", s.id()));
+        bvec<T> a = from(r);
+        check_all_ops(a, a, r, r);
+        // With a pending write-back block in the shared operand.
+        a.set(block_values + 3, T{5});
+        r[block_values + 3] = T{5};
+        check_all_ops(a, a, r, r);
+        // The result assigned back to an operand.
+        a = a ^ a;
+        EXPECT_TRUE(same_values(std::vector<T>(n, T{0}), a.to_std_vector()));
+    }
+}
+
+// ---- write-back blocks and tails ----------------------------------------------------------------
+
+TYPED_TEST(BitwiseTest, PendingWriteBackBlocksAndTails) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const std::size_t n = 5 * block_values + 1234;
+    for (const shape& s : representative_shapes()) {
+        SCOPED_TRACE(s.name());
+        std::vector<T> ra = make_typed<T>(s, n, case_seed("hot-a", s.id()));
+        std::vector<T> rb = make_typed<T>(of(shape_kind::mixed), n, case_seed("hot-b", s.id()));
+        bvec<T> a = from(ra), b = from(rb);
+        std::mt19937_64 rng(case_seed("hot-writes", s.id()));
+        auto write = [&rng](bvec<T>& v, std::vector<T>& r, std::size_t i) {
+            const T x = std::bit_cast<T>(static_cast<std::uint32_t>(rng()) >> (rng() % 32));
+            v.set(i, x);
+            r[i] = x;
+        };
+        // Several sealed blocks written, a pending one left in each (different blocks), the tails too.
+        for (std::size_t i : {std::size_t{7}, 3 * block_values + 1, 2 * block_values + 100}) write(a, ra, i);
+        for (std::size_t i : {std::size_t{block_values}, 4 * block_values + 5}) write(b, rb, i);
+        write(a, ra, n - 1);
+        write(b, rb, 5 * block_values);
+        check_all_ops(a, b, ra, rb);
+        // The same block pending in both.
+        write(a, ra, 4 * block_values + 17);
+        check_all_ops(a, b, ra, rb);
+        // A pending block that is all zero: the zero shortcut through the write-back buffer.
+        for (std::size_t i = block_values; i < 2 * block_values; ++i) {
+            b.set(i, T{0});
+            rb[i] = T{0};
+        }
+        check_all_ops(a, b, ra, rb);
+        check_all_ops(b, a, rb, ra);
+    }
+}
+
+// ---- errors -----------------------------------------------------------------------------------
+
+TYPED_TEST(BitwiseTest, SizeMismatchThrowsNamingBothSizes) {
+    using T = TypeParam;
+    const bvec<T> a(5, T{1}), b(7, T{2}), e;
+    for (const op_kind op : all_ops) {
+        if (op == op_kind::not_op) continue;
+        SCOPED_TRACE(name_of(op));
+        try {
+            (void)run_op(op, a, b);
+            ADD_FAILURE() << "no size_error";
+        } catch (const bitplane::size_error& error) {
+            const std::string what = error.what();
+            EXPECT_NE(what.find('5'), std::string::npos) << what;
+            EXPECT_NE(what.find('7'), std::string::npos) << what;
+        }
+        EXPECT_THROW((void)run_op(op, e, a), bitplane::size_error);
+        EXPECT_THROW((void)run_op(op, b, e), bitplane::size_error);
+    }
+    const bvec<T> empty_result = ~e;
+    EXPECT_TRUE(empty_result.empty());
+    EXPECT_TRUE((e & e).empty());
+}
+
+// ---- SIMD paths and threads ---------------------------------------------------------------------
+
+TYPED_TEST(BitwiseTest, EverySimdPathGivesTheSameBytes) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const simd_path_guard guard;
+    const std::size_t n = 3 * block_values + 300;
+    for (const shape& s : representative_shapes()) {
+        SCOPED_TRACE(s.name());
+        const std::vector<T> ra = make_typed<T>(s, n, case_seed("simd-a", s.id()));
+        const std::vector<T> rb = make_typed<T>(of(shape_kind::mixed), n, case_seed("simd-b", s.id()));
+        std::vector<std::vector<std::byte>> first;
+        for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+            SCOPED_TRACE(std::string(bitplane::to_string(path)));
+            bitplane::set_simd_path(path);
+            const bvec<T> a = from(ra), b = from(rb);
+            check_all_ops(a, b, ra, rb);
+            std::vector<std::vector<std::byte>> bytes;
+            for (const op_kind op : all_ops) bytes.push_back(saved(run_op(op, a, b)));
+            if (first.empty()) first = bytes;
+            EXPECT_TRUE(bytes == first) << "encoded results differ from the first path's";
+        }
+    }
+}
+
+TYPED_TEST(BitwiseTest, ThreadCountsGiveTheSameBytes) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const thread_count_guard guard;
+    const std::vector<shape> shapes = quick_mode() ? representative_shapes() : all_shapes();
+    for (const shape& s : shapes) {
+        SCOPED_TRACE(s.name());
+        const std::vector<T> ra = make_typed<T>(s, parallel_size, case_seed("threads-a", s.id()));
+        const std::vector<T> rb = make_typed<T>(of(shape_kind::mixed), parallel_size, case_seed("threads-b", s.id()));
+        bvec<T> a = from(ra), b = from(rb);
+        std::vector<T> wa = ra;
+        a.set(17 * block_values + 5, T{3});  // a pending write-back block
+        wa[17 * block_values + 5] = T{3};
+        std::vector<std::vector<std::byte>> first;
+        for (const std::size_t threads : {1, 2}) {
+            SCOPED_TRACE("threads " + std::to_string(threads));
+            bitplane::set_thread_count(threads);
+            check_all_ops(a, b, wa, rb);
+            std::vector<std::vector<std::byte>> bytes;
+            for (const op_kind op : all_ops) bytes.push_back(saved(run_op(op, a, b)));
+            if (first.empty()) first = bytes;
+            EXPECT_TRUE(bytes == first) << "encoded results differ between thread counts";
+        }
+    }
+}
+
+TEST(BitwiseTest, CombinesWithOtherOperationsOnLargeColumns) {
+    BITPLANE_SEED_TRACE();
+    // A chain on ~100 blocks at the default thread count: (a & b) | (a ^ ~b) == ~(a ^ b).
+    const std::size_t n = 100 * block_values + 3;
+    const auto ra = make_typed<std::uint32_t>(uniform(10), n, case_seed("chain-a"));
+    const auto rb = make_typed<std::uint32_t>(of(shape_kind::mixed), n, case_seed("chain-b"));
+    const bvec<std::uint32_t> a = from(ra), b = from(rb);
+    const bvec<std::uint32_t> left = (a & b) | (a ^ ~b);
+    const bvec<std::uint32_t> right = ~(a ^ b);
+    EXPECT_TRUE(left == right);  // values; encodings may differ (planes vs values path)
+    std::vector<std::uint32_t> expected(n);
+    for (std::size_t i = 0; i < n; ++i) expected[i] = ~(ra[i] ^ rb[i]);
+    EXPECT_TRUE(same_values(expected, right.to_std_vector()));
+}
+
+}  // namespace
