@@ -33,6 +33,7 @@
 
 #include <bitplane/block.hpp>
 #include <bitplane/codec.hpp>
+#include <bitplane/parallel.hpp>
 #include <bitplane/simd.hpp>
 #include <bitplane/vector.hpp>
 
@@ -51,6 +52,21 @@
 #include <vector>
 
 namespace {
+
+// The acceptance figures are per core: every codec benchmark runs its work on one thread
+// (bulk decode and construction would otherwise use every core; bench_bitwise.cpp measures
+// the scaling). Restores the previous count when the benchmark ends.
+class one_core {
+public:
+    one_core() : saved_(bitplane::thread_count()) { bitplane::set_thread_count(1); }
+    ~one_core() { bitplane::set_thread_count(saved_); }
+    one_core(const one_core&) = delete;
+    one_core& operator=(const one_core&) = delete;
+
+private:
+    std::size_t saved_;
+};
+
 
 namespace codec = bitplane::codec;
 using bitplane::block_values;
@@ -204,6 +220,7 @@ bool seed_matches_bitplane(const std::vector<std::uint32_t>& v) {
 
 template <void (*TransposeHamming)(const std::uint32_t*, seed_baseline::tmatrix&, seed_baseline::distance_matrix&)>
 void bm_seed_baseline(benchmark::State& state) {
+    const one_core single_thread;
     const auto& v = values_of(shape::uniform10);
     if (!seed_matches_bitplane(v)) {
         state.SkipWithError("seed baseline disagrees with bitplane::transpose/compute_hamming_matrix");
@@ -223,6 +240,7 @@ void bm_seed_baseline(benchmark::State& state) {
 // ---- encode / decode -----------------------------------------------------------------------
 
 void bm_encode(benchmark::State& state, shape s) {
+    const one_core single_thread;
     const auto& v = values_of(s);
     const bool sign = is_signed(s);
     alignas(64) std::array<std::byte, codec::max_block_bytes> out;
@@ -241,6 +259,7 @@ void bm_encode(benchmark::State& state, shape s) {
 
 template <class T>
 void bm_decode(benchmark::State& state, shape s) {
+    const one_core single_thread;
     const auto& vec = sealed_vector<T>(s);
     std::vector<T> out(vec.size());
     for (auto _ : state) {
@@ -255,6 +274,7 @@ void bm_decode(benchmark::State& state, shape s) {
 }
 
 void BM_DecodeDense(benchmark::State& state) {
+    const one_core single_thread;
     const auto& v = values_of(shape::uniform10);
     std::vector<std::uint32_t> out(v.size());
     for (auto _ : state) {
@@ -283,6 +303,7 @@ std::uint32_t sum_at(const Container& c, const std::vector<std::uint32_t>& indic
 
 template <class T>
 void bm_random_get(benchmark::State& state, shape s) {
+    const one_core single_thread;
     const auto& vec = sealed_vector<T>(s);
     const auto& indices = random_indices();
     if (sum_at(vec, indices) != sum_at(values_of(s), indices)) {
@@ -297,6 +318,7 @@ void bm_random_get(benchmark::State& state, shape s) {
 }
 
 void BM_RandomGetDense(benchmark::State& state) {
+    const one_core single_thread;
     const std::vector<std::uint32_t>& dense = values_of(shape::uniform10);
     const auto& indices = random_indices();
     for (auto _ : state) {
@@ -310,6 +332,7 @@ void BM_RandomGetDense(benchmark::State& state) {
 
 template <class T>
 void bm_push_back(benchmark::State& state, shape s) {
+    const one_core single_thread;
     const auto v = typed_values<T>(s);
     for (auto _ : state) {
         bitplane::vector<T> vec;
@@ -321,6 +344,7 @@ void bm_push_back(benchmark::State& state, shape s) {
 }
 
 void BM_PushBackStd(benchmark::State& state) {
+    const one_core single_thread;
     const auto& v = values_of(shape::uniform10);
     for (auto _ : state) {
         std::vector<std::uint32_t> vec;
@@ -335,6 +359,7 @@ void BM_PushBackStd(benchmark::State& state) {
 
 template <class T>
 void bm_bulk_decode_range(benchmark::State& state, shape s) {
+    const one_core single_thread;
     const auto& vec = sealed_vector<T>(s);
     const auto& starts = range_starts();
     std::vector<T> out(range_values);
@@ -353,6 +378,7 @@ void bm_bulk_decode_range(benchmark::State& state, shape s) {
 }
 
 void BM_BulkDecodeRangeDense(benchmark::State& state) {
+    const one_core single_thread;
     const auto& v = values_of(shape::uniform10);
     const auto& starts = range_starts();
     std::vector<std::uint32_t> out(range_values);
@@ -375,6 +401,7 @@ constexpr codec::encode_options no_delta_options{.delta = false};
 
 template <class T>
 void bm_size(benchmark::State& state, shape s) {
+    const one_core single_thread;
     const auto& vec = sealed_vector<T>(s);
     const auto& v = values_of(s);
     const bool sign = is_signed(s);
