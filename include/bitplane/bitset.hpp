@@ -21,9 +21,14 @@
 
 namespace bitplane {
 
+class bitset;
+
 namespace detail {
 class bitset_core;
 class bitset_builder;
+class bitset_access;
+/// The storage of `s` (an empty one of size 0 when `s` was moved from).
+const bitset_core& core_of(const bitset& s) noexcept;
 }  // namespace detail
 
 class bitset {
@@ -105,13 +110,17 @@ public:
     /// Bytes held (blocks, tables, the object).
     [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
-    [[nodiscard]] const detail::bitset_core& core() const noexcept { return *core_; }
+    [[nodiscard]] const detail::bitset_core& core() const noexcept { return detail::core_of(*this); }
 
 private:
     friend class detail::bitset_builder;
+    friend class detail::bitset_access;
     explicit bitset(std::unique_ptr<detail::bitset_core> core) noexcept;
     std::unique_ptr<detail::bitset_core> core_;
 };
+
+/// Set bits of a AND b, without building it (size_error when sizes differ). O(non-empty blocks).
+[[nodiscard]] std::uint64_t and_count(const bitset& a, const bitset& b);
 
 /// Appends a saved bitset (checksummed, validated on load like vectors; docs/format.md).
 void save(const bitset& set, std::vector<std::byte>& out);

@@ -33,4 +33,59 @@ inline constexpr unsigned sparse_min_zero_sixteenths = 8;
 inline constexpr unsigned compact_garbage_quarters = 2;
 inline constexpr std::size_t compact_min_garbage_bytes = 64 * 1024;
 
+// ---- bitsets (bitplane::bitset, src/bitset/) -------------------------------------------------
+// Each 2048-bit block is stored as the smallest of raw (256 bytes), positions (2 per set bit),
+// runs (4 per run) and gaps (1 per set bit, 3 per escape); ties go to raw, then positions,
+// then runs (the faster to read). These numbers only decide where things live in memory and
+// which algorithm a block operation takes, never the bytes of a saved bitset.
+//
+// A stored block's payload of at most this many bytes lives inside its 16-byte block entry
+// instead of the payload arena: a block of one to four set bits costs the entry alone, and
+// copying it into a result (OR with an empty block) is one 16-byte copy.
+inline constexpr std::uint32_t bitset_inline_payload_bytes = 8;
+// Two sparse blocks (positions or gaps) whose set bits add up to at most this many are united
+// (OR, XOR) by merging their sorted positions; above it, as two 2048-bit planes by the SIMD
+// plane kernels (the result is then likely raw anyway).
+inline constexpr std::uint32_t bitset_merge_max_items = 192;
+// Two sparse blocks of at most this many positions together are merged by a scalar loop,
+// more by the vector kernels (setting those up costs more than merging a few positions).
+inline constexpr std::uint32_t bitset_few_items = 12;
+// Intersections (AND, ANDNOT, AND-count) of two sparse blocks compare every pair directly when
+// the product of their sizes is at most this; otherwise a vector merge of the two lists.
+inline constexpr std::uint32_t bitset_pairwise_max_product = 24;
+// set() appends a re-encoded block that grew to the end of the payload arena; the arena is
+// compacted when superseded payload bytes exceed this share of it (numerator / 4) and at least
+// `bitset_compact_min_garbage_bytes`.
+inline constexpr unsigned bitset_compact_garbage_quarters = 2;
+inline constexpr std::size_t bitset_compact_min_garbage_bytes = 64 * 1024;
+
+// ==== reductions: dot product method per block pair (ops/reduce.cpp, issue #3) ==============
+// dot() multiplies a pair of blocks either by the plane-pair matrix, sum over stored planes
+// j, k of 2^(j+k) popcount(A_j AND B_k) (cost: live_a * live_b AND + popcount scans), or by
+// decoding both blocks and multiplying values (cost: two decodes and one multiply pass,
+// whatever the widths). The cost model below prices both in nanoseconds per block pair and
+// takes the plane method when it is not dearer. Interleaved all-raw blocks (uniform data)
+// decode from their payloads by a transpose, but must be de-interleaved for the plane method;
+// other blocks are viewed (de-interleaved, rebuilt) either way and decode by untranspose.
+// Measured on the 2-core development VM, AVX2 path, one thread, 16M uniform k-bit values per
+// operand (bench_reduce.cpp, BM_ReduceDotMethod/{planes,decode}/k, CPU time; the VM was
+// loaded, load average 4-5): the plane method costs ~94 ns per plane of the two operands
+// (de-interleaving views) + ~12 ns per plane pair; decode costs ~1.1 us per block pair when
+// every plane is below 8, ~1.65 us below 16 and 2.7-3.2 us above (transposes + multiply +
+// memory). Planes won up to k = 6 (8.45 vs 9.13 ms), decode from k = 7 (9.20 vs 10.44 ms;
+// k = 8: 9.31 vs 12.50 ms); the constants below put the switch between 6 and 7 and pick
+// the faster method at every k of that run. The view-path constants (untranspose, scatter,
+// compact) come from the same kernels timed on cached blocks and the sparse shape
+// (BM_ReduceDotMethod/*/zeros90: planes 37.7 ms, decode 89.6 ms).
+inline constexpr std::uint32_t dot_pair_ns = 12;                // one whole-plane AND + popcount
+inline constexpr std::uint32_t dot_view_plane_ns = 47;          // view_block, per interleaved plane
+inline constexpr std::uint32_t dot_transpose8_block_ns = 405;   // interleaved payload -> values,
+inline constexpr std::uint32_t dot_transpose16_block_ns = 675;  //   planes below 8, 16 or 32
+inline constexpr std::uint32_t dot_transpose32_block_ns = 1200;
+inline constexpr std::uint32_t dot_untranspose_block_ns = 200;  // view -> values: fixed part,
+inline constexpr std::uint32_t dot_untranspose_plane_ns = 45;   //   per non-zero plane,
+inline constexpr std::uint32_t dot_scatter_block_ns = 3000;     //   and per sparse block
+inline constexpr std::uint32_t dot_multiply_ns = 300;           // 2048 exact products summed
+inline constexpr std::uint32_t dot_compact_plane_ns = 60;       // a plane compacted to shared positions
+
 }  // namespace bitplane::detail::thresholds

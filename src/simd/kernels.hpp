@@ -23,6 +23,33 @@ struct value_stats {
     std::uint32_t zz_all = ~0u;  // AND of zigzag(v)
 };
 
+/// One bit-sliced comparison (O'Neil & Quass) of a block's residual planes with one or two
+/// constants, read from the top plane down. The caller has already resolved the all-zero and
+/// all-one planes: reading stops at the first constant plane that differs from a target's
+/// bit there (`finish` says what that plane decides), and constant planes that agree with
+/// the target are not listed. Word c of the k-th plane read is the little-endian 32-bit word
+/// at `base + offset[k] + c * stride` (any alignment), either
+///   - stride 4: planes in memory, offset[k] the plane's byte offset; or
+///   - stride 4 x n (n >= 2): an interleaved all-raw payload of n planes read in place, 64
+///     rows of `stride` bytes, offset[k] = 4 x the plane's rank; any byte of the payload
+///     (base .. base + 64 x stride) may be read, none past it.
+struct compare_job {
+    enum finish_kind : std::uint8_t {
+        finish_none = 0,  // no constant plane stops this target
+        finish_lt = 1,    // an all-zero plane where the target has a one: still equal -> less
+        finish_gt = 2,    // an all-one plane where the target has a zero: still equal -> greater
+    };
+    const std::uint8_t* base = nullptr;
+    std::uint32_t stride = 4;
+    std::uint32_t words = 64;     // result words to compute: a multiple of 8 in 8..64
+    std::uint32_t targets = 1;    // 1 or 2
+    bool need_lt = true;          // false: only eq is written (for equality tests)
+    std::uint32_t steps[2] = {};  // planes target i reads: offset[0 .. steps[i])
+    std::uint32_t bits[2] = {};   // bit k: target i's bit in the k-th plane read
+    std::uint8_t finish[2] = {};  // finish_kind, applied after target i's steps
+    std::uint32_t offset[plane_count] = {};
+};
+
 struct kernel_table {
     simd_path path;
 
@@ -42,6 +69,52 @@ struct kernel_table {
 
     /// value_stats of values[0..count) (count >= 1).
     void (*stats)(const std::uint32_t* values, std::size_t count, value_stats* out);
+
+    // ---- reductions and similarity (issue #3; src/ops/reduce.cpp, similarity.cpp) ----------
+
+    /// The plane-pair AND matrix: out[j * nb + k] = popcount(a[j] AND b[k]) over the first
+    /// `words` words (at most plane_words) of each plane. a[0..na) and b[0..nb) point to planes.
+    void (*and_popcounts)(const std::uint32_t* const* a, std::size_t na, const std::uint32_t* const* b,
+                          std::size_t nb, std::size_t words, std::uint32_t* out);
+
+    /// Exact sum of a[i] * b[i] over count < 2^32 values, as unsigned 32-bit values or, when
+    /// `is_signed`, as int32; out[0] and out[1] get the low and high 64 bits of the 128-bit
+    /// two's complement result.
+    void (*dot_values)(const std::uint32_t* a, const std::uint32_t* b, std::size_t count, bool is_signed,
+                       std::uint64_t* out);
+
+    /// Expands a compact plane onto a mask (pdep over the whole plane): out gets the first
+    /// popcount(mask) bits of `compact`, in order, at the set bits of `mask`, zeros elsewhere.
+    /// All three are plane_words words; `out` must not overlap the others.
+    void (*deposit_plane)(const std::uint32_t* compact, const std::uint32_t* mask, std::uint32_t* out);
+
+    // ---- scans (issue #3; src/ops/scan.cpp) ------------------------------------------------
+
+    /// Runs a compare_job: for target i, eq[64 i + c] and lt[64 i + c] get word c of
+    /// "residual equal to target i" and "residual less than target i", for c < job.words
+    /// (bits past the planes' length are garbage: the caller masks them). lt is not written
+    /// when !job.need_lt.
+    void (*compare_planes)(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt);
+
+    // ---- reductions, interleaved blocks (issue #3; src/ops/reduce.cpp) ----------------------
+
+    /// For the interleaved payload of an all-raw 2048-value block (64 columns of `stored`
+    /// little-endian words, codec/block_format.hpp; any alignment): counts[i] = set bits of
+    /// the i-th stored plane, i < stored. `ahead` (ahead_bytes long, may be null): bytes to
+    /// prefetch, a few lines at a time while the kernel works (the next block, so that its
+    /// loads overlap with this one's work instead of stalling the next call).
+    void (*interleaved_popcounts)(const std::uint8_t* payload, std::uint32_t stored, std::uint32_t* counts,
+                                  const std::uint8_t* ahead, std::size_t ahead_bytes);
+
+    /// The same payload, planes `live` stored, to its 2048 residuals: out[i] = residual i.
+    /// `ahead` as for interleaved_popcounts.
+    void (*interleaved_transpose)(const std::uint8_t* payload, std::uint32_t live, std::uint32_t* out,
+                                  const std::uint8_t* ahead, std::size_t ahead_bytes);
+
+    /// The inverse of deposit_plane (pext over a plane): out gets the bits of `p` at the set
+    /// bits of `select`, in order, from bit 0, and zeros after them. Only the first `words`
+    /// words (at most plane_words) of each are read and written; `out` must not overlap.
+    void (*extract_plane)(const std::uint32_t* p, const std::uint32_t* select, std::size_t words, std::uint32_t* out);
 };
 
 const kernel_table& scalar_kernels() noexcept;

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if XSIMD_WITH_SSE2
 #include <immintrin.h>
@@ -131,6 +132,39 @@ inline std::uint32_t popcount32(std::uint32_t w, xsimd::sse2) noexcept {
     return (w * 0x01010101u) >> 24;
 }
 
+// Products of the low 32 bits of each 64-bit lane, as 64-bit lanes (pmuludq).
+inline xsimd::batch<std::uint64_t, xsimd::sse2> mul_even_u32(const xsimd::batch<std::uint64_t, xsimd::sse2>& a,
+                                                             const xsimd::batch<std::uint64_t, xsimd::sse2>& b,
+                                                             xsimd::sse2) noexcept {
+    return _mm_mul_epu32(a, b);
+}
+
+// The four byte counters of each 32-bit lane summed into that lane.
+inline u32<xsimd::sse2> widen_byte_counts(const u8<xsimd::sse2>& bytes, xsimd::sse2) noexcept {
+    const __m128i low = _mm_set1_epi16(0x00FF);
+    const __m128i x = bytes;
+    const __m128i pairs = _mm_add_epi16(_mm_and_si128(x, low), _mm_and_si128(_mm_srli_epi16(x, 8), low));
+    return _mm_add_epi32(_mm_and_si128(pairs, _mm_set1_epi32(0xFFFF)), _mm_srli_epi32(pairs, 16));
+}
+
+// pdep without BMI2: the low bits of `bits`, in order, at the set bits of `mask`.
+inline std::uint32_t deposit32(std::uint32_t bits, std::uint32_t mask, xsimd::sse2) noexcept {
+    std::uint32_t out = 0;
+    for (; mask != 0; mask &= mask - 1, bits >>= 1) {
+        out |= (0u - (bits & 1u)) & (mask & (0u - mask));
+    }
+    return out;
+}
+
+// pext without BMI2: the bits of `bits` at the set bits of `mask`, packed from bit 0.
+inline std::uint32_t extract32(std::uint32_t bits, std::uint32_t mask, xsimd::sse2) noexcept {
+    std::uint32_t out = 0;
+    for (std::uint32_t k = 0; mask != 0; mask &= mask - 1, ++k) {
+        out |= static_cast<std::uint32_t>((bits & mask & (0u - mask)) != 0) << k;
+    }
+    return out;
+}
+
 #endif  // XSIMD_WITH_SSE2
 
 #if XSIMD_WITH_AVX2
@@ -204,6 +238,26 @@ inline std::uint32_t popcount32(std::uint32_t w, xsimd::avx2) noexcept {
     return static_cast<std::uint32_t>(_mm_popcnt_u32(w));  // the AVX2 unit is built with -mpopcnt
 }
 
+inline xsimd::batch<std::uint64_t, xsimd::avx2> mul_even_u32(const xsimd::batch<std::uint64_t, xsimd::avx2>& a,
+                                                             const xsimd::batch<std::uint64_t, xsimd::avx2>& b,
+                                                             xsimd::avx2) noexcept {
+    return _mm256_mul_epu32(a, b);
+}
+
+// The four byte counters of each 32-bit lane summed into that lane, by two multiply-adds.
+inline u32<xsimd::avx2> widen_byte_counts(const u8<xsimd::avx2>& bytes, xsimd::avx2) noexcept {
+    const __m256i pairs = _mm256_maddubs_epi16(bytes, _mm256_set1_epi8(1));
+    return _mm256_madd_epi16(pairs, _mm256_set1_epi16(1));
+}
+
+inline std::uint32_t deposit32(std::uint32_t bits, std::uint32_t mask, xsimd::avx2) noexcept {
+    return _pdep_u32(bits, mask);  // the AVX2 unit is built with -mbmi2
+}
+
+inline std::uint32_t extract32(std::uint32_t bits, std::uint32_t mask, xsimd::avx2) noexcept {
+    return _pext_u32(bits, mask);  // the AVX2 unit is built with -mbmi2
+}
+
 #endif  // XSIMD_WITH_AVX2
 
 // ---- the kernels --------------------------------------------------------------------------
@@ -216,30 +270,37 @@ inline const std::uint8_t* as_bytes(const std::uint32_t* p) noexcept {
 
 // Per column of 32 values: byte-transpose them into 4 byte-planes, then each byte-plane gives
 // 8 plane words by movemask (top bit) and add-to-self (shift every byte left by one).
+// Output word w (= bit w of the 32 input words) goes to out[w * stride].
+template <class A>
+[[gnu::always_inline]] inline void transpose_column(const u32<A> (&v)[column_values / u32<A>::size],
+                                                    std::uint32_t* out, std::size_t stride) noexcept {
+    constexpr std::size_t bytes = u8<A>::size;
+    constexpr std::size_t parts = column_values / bytes;
+    u8<A> r[4][parts];
+    byte_transpose(v, r, A{});
+    for (std::size_t k = 0; k < 4; ++k) {
+        for (std::size_t b = 8; b-- > 0;) {
+            std::uint32_t word = 0;
+            for (std::size_t h = 0; h < parts; ++h) {
+                word |= byte_movemask(r[k][h], A{}) << (h * bytes);
+            }
+            out[(8 * k + b) * stride] = word;
+            for (std::size_t h = 0; h < parts; ++h) {
+                r[k][h] += r[k][h];
+            }
+        }
+    }
+}
+
 template <class A>
 void transpose(const std::uint32_t* values, std::uint32_t* planes) noexcept {
     constexpr std::size_t loads = column_values / u32<A>::size;
-    constexpr std::size_t bytes = u8<A>::size;
-    constexpr std::size_t parts = column_values / bytes;
     for (std::size_t c = 0; c < plane_words; ++c) {
         u32<A> v[loads];
         for (std::size_t i = 0; i < loads; ++i) {
             v[i] = u32<A>::load_unaligned(values + column_values * c + u32<A>::size * i);
         }
-        u8<A> r[4][parts];
-        byte_transpose(v, r, A{});
-        for (std::size_t k = 0; k < 4; ++k) {
-            for (std::size_t b = 8; b-- > 0;) {
-                std::uint32_t word = 0;
-                for (std::size_t h = 0; h < parts; ++h) {
-                    word |= byte_movemask(r[k][h], A{}) << (h * bytes);
-                }
-                planes[(8 * k + b) * plane_words + c] = word;
-                for (std::size_t h = 0; h < parts; ++h) {
-                    r[k][h] += r[k][h];
-                }
-            }
-        }
+        transpose_column<A>(v, planes + c, plane_words);
     }
 }
 
@@ -471,9 +532,525 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
     *out = r;
 }
 
+// ---- reductions and similarity (issue #3) ---------------------------------------------------
+
+// One row of the AND matrix over `regs` whole registers per plane: plane a stays in registers
+// while every b plane streams past it, two at a time (sharing the a registers). Byte counters
+// hold at most 8 * regs < 256. Always inlined, so that the whole-plane call gets a constant
+// `regs` and fully unrolled loops.
+template <class A>
+[[gnu::always_inline]] inline void and_popcount_row(const std::uint8_t* pa, const std::uint32_t* const* b,
+                                                    std::size_t nb, std::size_t regs, std::uint32_t* out) noexcept {
+    constexpr std::size_t step = u8<A>::size;
+    constexpr std::size_t max_regs = plane_bytes / step;
+    static_assert(max_regs * 8 < 256, "byte counters would overflow");
+    u8<A> ra[max_regs];
+    for (std::size_t r = 0; r < regs; ++r) ra[r] = u8<A>::load_unaligned(pa + step * r);
+    std::size_t k = 0;
+    for (; k + 2 <= nb; k += 2) {
+        const std::uint8_t* p0 = as_bytes(b[k]);
+        const std::uint8_t* p1 = as_bytes(b[k + 1]);
+        u8<A> acc0(std::uint8_t{0});
+        u8<A> acc1(std::uint8_t{0});
+        for (std::size_t r = 0; r < regs; ++r) {
+            acc0 += byte_popcount(ra[r] & u8<A>::load_unaligned(p0 + step * r), A{});
+            acc1 += byte_popcount(ra[r] & u8<A>::load_unaligned(p1 + step * r), A{});
+        }
+        out[k] = sum_bytes(acc0, A{});
+        out[k + 1] = sum_bytes(acc1, A{});
+    }
+    if (k < nb) {
+        const std::uint8_t* pb = as_bytes(b[k]);
+        u8<A> acc(std::uint8_t{0});
+        for (std::size_t r = 0; r < regs; ++r) acc += byte_popcount(ra[r] & u8<A>::load_unaligned(pb + step * r), A{});
+        out[k] = sum_bytes(acc, A{});
+    }
+}
+
+template <class A>
+void and_popcounts(const std::uint32_t* const* a, std::size_t na, const std::uint32_t* const* b, std::size_t nb,
+                   std::size_t words, std::uint32_t* out) noexcept {
+    constexpr std::size_t words_per_reg = u8<A>::size / 4;
+    constexpr std::size_t full = plane_words / words_per_reg;
+    words = words < plane_words ? words : plane_words;
+    const std::size_t regs = words / words_per_reg;
+    for (std::size_t j = 0; j < na; ++j) {
+        std::uint32_t* row = out + j * nb;
+        if (regs == full) {
+            and_popcount_row<A>(as_bytes(a[j]), b, nb, full, row);
+        } else {
+            and_popcount_row<A>(as_bytes(a[j]), b, nb, regs, row);
+        }
+        for (std::size_t w = regs * words_per_reg; w < words; ++w) {
+            for (std::size_t k = 0; k < nb; ++k) row[k] += popcount32(a[j][w] & b[k][w], A{});
+        }
+    }
+}
+
+// Unsigned products from pmuludq on even and odd lanes; each 64-bit product is added as its
+// two 32-bit halves into 64-bit lanes, which cannot overflow within a chunk. Signed values
+// reuse the unsigned products: a*b = au*bu - 2^32 ([a<0] bu + [b<0] au) + 2^64 [a<0][b<0].
+template <class A, bool is_signed>
+void dot_values_impl(const std::uint32_t* a, const std::uint32_t* b, std::size_t count, std::uint64_t* out) noexcept {
+    using u64 = xsimd::batch<std::uint64_t, A>;
+    using s32 = xsimd::batch<std::int32_t, A>;
+    __extension__ typedef unsigned __int128 wide;
+    constexpr std::size_t step = u32<A>::size;
+    constexpr std::size_t chunk = std::size_t{1} << 24;  // values per flush of the lane sums
+    const u64 low(std::uint64_t{0xFFFFFFFFu});
+    wide products = 0;    // sum of au * bu
+    wide correction = 0;  // sum of [a<0] bu + [b<0] au
+    wide both = 0;        // count of [a<0][b<0]
+    std::size_t i = 0;
+    while (count - i >= step) {
+        const std::size_t end = i + (count - i < chunk ? (count - i) / step * step : chunk);
+        u64 lo(std::uint64_t{0}), hi(std::uint64_t{0}), corr(std::uint64_t{0});
+        u32<A> neg(0u);
+        for (; i < end; i += step) {
+            const u32<A> x = u32<A>::load_unaligned(a + i);
+            const u32<A> y = u32<A>::load_unaligned(b + i);
+            const u64 xe = xsimd::bitwise_cast<u64>(x);
+            const u64 ye = xsimd::bitwise_cast<u64>(y);
+            const u64 p0 = mul_even_u32(xe, ye, A{});
+            const u64 p1 = mul_even_u32(xe >> 32, ye >> 32, A{});
+            lo += (p0 & low) + (p1 & low);
+            hi += (p0 >> 32) + (p1 >> 32);
+            if constexpr (is_signed) {
+                const u32<A> sa = xsimd::bitwise_cast<u32<A>>(xsimd::bitwise_cast<s32>(x) >> 31);
+                const u32<A> sb = xsimd::bitwise_cast<u32<A>>(xsimd::bitwise_cast<s32>(y) >> 31);
+                const u64 c = xsimd::bitwise_cast<u64>(sa & y);
+                const u64 d = xsimd::bitwise_cast<u64>(sb & x);
+                corr += (c & low) + (c >> 32) + (d & low) + (d >> 32);
+                neg += (sa & sb) >> 31;
+            }
+        }
+        alignas(64) std::uint64_t lanes[3][u64::size];
+        lo.store_aligned(lanes[0]);
+        hi.store_aligned(lanes[1]);
+        corr.store_aligned(lanes[2]);
+        for (std::size_t k = 0; k < u64::size; ++k) {
+            products += static_cast<wide>(lanes[0][k]) + (static_cast<wide>(lanes[1][k]) << 32);
+            correction += lanes[2][k];
+        }
+        alignas(64) std::uint32_t counts[step];
+        neg.store_aligned(counts);
+        for (std::size_t k = 0; k < step; ++k) both += counts[k];
+    }
+    for (; i < count; ++i) {
+        products += static_cast<wide>(static_cast<std::uint64_t>(a[i]) * b[i]);
+        if constexpr (is_signed) {
+            const std::uint32_t sa = 0u - (a[i] >> 31), sb = 0u - (b[i] >> 31);
+            correction += static_cast<std::uint64_t>(sa & b[i]) + (sb & a[i]);
+            both += (sa & sb) & 1u;
+        }
+    }
+    const wide result = products - (correction << 32) + (both << 64);
+    out[0] = static_cast<std::uint64_t>(result);
+    out[1] = static_cast<std::uint64_t>(result >> 64);
+}
+
+template <class A>
+void dot_values(const std::uint32_t* a, const std::uint32_t* b, std::size_t count, bool is_signed,
+                std::uint64_t* out) noexcept {
+    if (is_signed) {
+        dot_values_impl<A, true>(a, b, count, out);
+    } else {
+        dot_values_impl<A, false>(a, b, count, out);
+    }
+}
+
+// Word by word: the mask word says how many compact bits it takes and where they go.
+template <class A>
+void deposit_plane(const std::uint32_t* compact, const std::uint32_t* mask, std::uint32_t* out) noexcept {
+    std::uint32_t taken = 0;  // compact bits consumed so far
+    for (std::size_t w = 0; w < plane_words; ++w) {
+        const std::uint32_t m = mask[w];
+        if (m == 0) {
+            out[w] = 0;
+            continue;
+        }
+        const std::uint32_t word = taken >> 5;
+        std::uint64_t window = compact[word];
+        if (word + 1 < plane_words) window |= static_cast<std::uint64_t>(compact[word + 1]) << 32;
+        out[w] = deposit32(static_cast<std::uint32_t>(window >> (taken & 31u)), m, A{});
+        taken += popcount32(m, A{});
+    }
+}
+
+// Word by word: each selector word gives popcount(select) bits, appended to a 64-bit window
+// that is written out 32 bits at a time.
+template <class A>
+void extract_plane(const std::uint32_t* p, const std::uint32_t* select, std::size_t words, std::uint32_t* out) noexcept {
+    words = words < plane_words ? words : plane_words;
+    std::uint64_t window = 0;
+    std::uint32_t filled = 0;  // bits in the window
+    std::size_t written = 0;
+    for (std::size_t w = 0; w < words; ++w) {
+        const std::uint32_t m = select[w];
+        if (m == 0) continue;
+        window |= static_cast<std::uint64_t>(extract32(p[w], m, A{})) << filled;
+        filled += popcount32(m, A{});
+        if (filled >= 32) {
+            out[written++] = static_cast<std::uint32_t>(window);
+            window >>= 32;
+            filled -= 32;
+        }
+    }
+    if (filled != 0) out[written++] = static_cast<std::uint32_t>(window);
+    for (; written < words; ++written) out[written] = 0;
+}
+
+// ---- scans (issue #3) ------------------------------------------------------------------------
+
+// transpose_rows(r, out): r[i] holds `lanes` consecutive words of row i; out[k] lane i gets
+// word k of row i. An interleaved all-raw payload is a 64 x stored matrix of words (row c =
+// word c of every stored plane), so transposing `lanes` rows at a time puts `lanes` columns of
+// each plane in one register: a de-interleave in registers. (A gather per plane register
+// costs about 10 cycles here; the transpose costs 24 shuffles per 8 x 8 tile on AVX2.)
+#if XSIMD_WITH_SSE2
+inline void transpose_rows(const u32<xsimd::sse2> (&r)[4], u32<xsimd::sse2>* out, xsimd::sse2) noexcept {
+    const __m128i t0 = _mm_unpacklo_epi32(r[0], r[1]);  // r0[0] r1[0] r0[1] r1[1]
+    const __m128i t1 = _mm_unpackhi_epi32(r[0], r[1]);  // words 2, 3
+    const __m128i t2 = _mm_unpacklo_epi32(r[2], r[3]);
+    const __m128i t3 = _mm_unpackhi_epi32(r[2], r[3]);
+    out[0] = _mm_unpacklo_epi64(t0, t2);
+    out[1] = _mm_unpackhi_epi64(t0, t2);
+    out[2] = _mm_unpacklo_epi64(t1, t3);
+    out[3] = _mm_unpackhi_epi64(t1, t3);
+}
+#endif
+#if XSIMD_WITH_AVX2
+inline void transpose_rows(const u32<xsimd::avx2> (&r)[8], u32<xsimd::avx2>* out, xsimd::avx2) noexcept {
+    __m256i t[8];
+    for (std::size_t i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);      // words 0, 1 | 4, 5 of rows i, i+1
+        t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);  // words 2, 3 | 6, 7
+    }
+    __m256i u[8];
+    for (std::size_t h = 0; h < 8; h += 4) {  // rows 0-3, then 4-7
+        u[h + 0] = _mm256_unpacklo_epi64(t[h], t[h + 2]);      // word 0 | 4 of four rows
+        u[h + 1] = _mm256_unpackhi_epi64(t[h], t[h + 2]);      // word 1 | 5
+        u[h + 2] = _mm256_unpacklo_epi64(t[h + 1], t[h + 3]);  // word 2 | 6
+        u[h + 3] = _mm256_unpackhi_epi64(t[h + 1], t[h + 3]);  // word 3 | 7
+    }
+    for (std::size_t k = 0; k < 4; ++k) {
+        out[k] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x20);
+        out[k + 4] = _mm256_permute2x128_si256(u[k], u[4 + k], 0x31);
+    }
+}
+#endif
+
+// load_transpose(rows, stride, words, out): transpose_rows of the `lanes` rows at `rows`
+// (`stride` bytes apart), of which only words 0 .. words - 1 are needed. On AVX2 four or
+// fewer words take 16-byte loads, rows i and i + 4 paired in one register, and a 4 x 4
+// transpose in each half: 8 shuffles instead of 24 (a block of 10 planes has a group of 2).
+#if XSIMD_WITH_SSE2
+inline void load_transpose(const std::uint8_t* rows, std::size_t stride, std::size_t, u32<xsimd::sse2>* out,
+                           xsimd::sse2) noexcept {
+    u32<xsimd::sse2> r[4];
+    for (std::size_t i = 0; i < 4; ++i) {
+        r[i] = u32<xsimd::sse2>::load_unaligned(reinterpret_cast<const std::uint32_t*>(rows + i * stride));
+    }
+    transpose_rows(r, out, xsimd::sse2{});
+}
+#endif
+#if XSIMD_WITH_AVX2
+inline void load_transpose(const std::uint8_t* rows, std::size_t stride, std::size_t words, u32<xsimd::avx2>* out,
+                           xsimd::avx2) noexcept {
+    if (words > 4) {
+        u32<xsimd::avx2> r[8];
+        for (std::size_t i = 0; i < 8; ++i) {
+            r[i] = u32<xsimd::avx2>::load_unaligned(reinterpret_cast<const std::uint32_t*>(rows + i * stride));
+        }
+        transpose_rows(r, out, xsimd::avx2{});
+        return;
+    }
+    __m256i r[4];
+    for (std::size_t i = 0; i < 4; ++i) {
+        const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows + i * stride));
+        const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows + (i + 4) * stride));
+        r[i] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);  // row i | row i + 4
+    }
+    const __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]);
+    const __m256i t1 = _mm256_unpackhi_epi32(r[0], r[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]);
+    const __m256i t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+    out[0] = _mm256_unpacklo_epi64(t0, t2);
+    out[1] = _mm256_unpackhi_epi64(t0, t2);
+    out[2] = _mm256_unpacklo_epi64(t1, t3);
+    out[3] = _mm256_unpackhi_epi64(t1, t3);
+}
+#endif
+
+// One compare step: the plane word `w` against the target's bit. A target bit 1 turns the
+// still-equal positions with a 0 into "less"; either bit keeps only the positions that agree.
+// The branch follows the target's bits, the same pattern for every column of the block.
+template <class A, bool need_lt>
+[[gnu::always_inline]] inline void compare_step(const u32<A>& w, bool bit, u32<A>& eq, u32<A>& lt) noexcept {
+    if (bit) {
+        if constexpr (need_lt) lt |= eq & ~w;
+        eq &= w;
+    } else {
+        eq &= ~w;
+    }
+}
+
+template <class A>
+[[gnu::always_inline]] inline void compare_finish(std::uint8_t finish, u32<A>& eq, u32<A>& lt) noexcept {
+    if (finish == compare_job::finish_lt) lt |= eq;
+    if (finish != compare_job::finish_none) eq = u32<A>(0u);
+}
+
+// The steps of one column group (words c .. c + lanes - 1), planes in the inner loop: eq and
+// lt never leave the registers, and each plane register is fetched once for both targets of
+// a range. plane_word(k) is the group's register of the k-th plane read.
+template <class A, bool need_lt, class PlaneWord>
+[[gnu::always_inline]] inline void compare_group(const compare_job& job, std::size_t c, const PlaneWord& plane_word,
+                                                 std::uint32_t* eq, std::uint32_t* lt) noexcept {
+    const std::uint32_t steps0 = job.steps[0];
+    u32<A> e0(~0u), l0(0u);
+    if (job.targets == 1) {
+        for (std::uint32_t k = 0; k < steps0; ++k) {
+            compare_step<A, need_lt>(plane_word(k), ((job.bits[0] >> k) & 1u) != 0, e0, l0);
+        }
+        compare_finish<A>(job.finish[0], e0, l0);
+        e0.store_unaligned(eq + c);
+        if constexpr (need_lt) l0.store_unaligned(lt + c);
+        return;
+    }
+    const std::uint32_t steps1 = job.steps[1];
+    const std::uint32_t shared = steps0 < steps1 ? steps0 : steps1;
+    u32<A> e1(~0u), l1(0u);
+    for (std::uint32_t k = 0; k < shared; ++k) {
+        const u32<A> w = plane_word(k);
+        compare_step<A, need_lt>(w, ((job.bits[0] >> k) & 1u) != 0, e0, l0);
+        compare_step<A, need_lt>(w, ((job.bits[1] >> k) & 1u) != 0, e1, l1);
+    }
+    for (std::uint32_t k = shared; k < steps0; ++k) {
+        compare_step<A, need_lt>(plane_word(k), ((job.bits[0] >> k) & 1u) != 0, e0, l0);
+    }
+    for (std::uint32_t k = shared; k < steps1; ++k) {
+        compare_step<A, need_lt>(plane_word(k), ((job.bits[1] >> k) & 1u) != 0, e1, l1);
+    }
+    compare_finish<A>(job.finish[0], e0, l0);
+    compare_finish<A>(job.finish[1], e1, l1);
+    e0.store_unaligned(eq + c);
+    e1.store_unaligned(eq + plane_words + c);
+    if constexpr (need_lt) {
+        l0.store_unaligned(lt + c);
+        l1.store_unaligned(lt + plane_words + c);
+    }
+}
+
+// Planes in memory, one after another (stride 4).
+template <class A, bool need_lt>
+void compare_planar(const compare_job& job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
+    for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
+        const std::uint8_t* column = job.base + 4 * c;
+        const auto plane_word = [&](std::uint32_t k) {
+            return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(column + job.offset[k]));
+        };
+        compare_group<A, need_lt>(job, c, plane_word, eq, lt);
+    }
+}
+
+// An interleaved payload of stride / 4 planes, read in place: per column group, the rank
+// groups holding the planes read are loaded row by row and transposed (transpose_rows).
+// Loads run up to lanes - 1 words past a group's last row; near the end of the payload the
+// rows are copied into a zero-padded buffer first, so nothing past the payload is read.
+template <class A, bool need_lt>
+void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
+    constexpr std::size_t lanes = u32<A>::size;
+    const std::size_t stride = job.stride;
+    const std::uint32_t steps = job.steps[0] > job.steps[1] || job.targets == 1 ? job.steps[0] : job.steps[1];
+    std::uint32_t rank[plane_count];
+    std::size_t first_group = plane_count, last_group = 0;
+    std::size_t group_words[plane_count / lanes] = {};  // words of each rank group needed
+    for (std::uint32_t k = 0; k < steps; ++k) {
+        rank[k] = job.offset[k] / 4;
+        const std::size_t g = rank[k] / lanes;
+        first_group = g < first_group ? g : first_group;
+        last_group = g > last_group ? g : last_group;
+        const std::size_t words = rank[k] % lanes + 1;
+        group_words[g] = words > group_words[g] ? words : group_words[g];
+    }
+    u32<A> planes[plane_count];
+    alignas(64) std::uint8_t bounce[lanes * 4 * plane_count + 4 * lanes];
+    for (std::size_t c = 0; c < job.words; c += lanes) {
+        const std::uint8_t* rows = job.base + c * stride;
+        if ((c + lanes) * stride + 4 * (lanes - 1) > plane_words * stride) {
+            std::memcpy(bounce, rows, lanes * stride);
+            std::memset(bounce + lanes * stride, 0, 4 * lanes);
+            rows = bounce;
+        }
+        for (std::size_t g = first_group; g <= last_group && steps != 0; ++g) {
+            if (group_words[g] != 0) {
+                load_transpose(rows + 4 * lanes * g, stride, group_words[g], planes + lanes * g, A{});
+            }
+        }
+        compare_group<A, need_lt>(job, c, [&](std::uint32_t k) { return planes[rank[k]]; }, eq, lt);
+    }
+}
+
+template <class A>
+void compare_planes(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
+    const bool interleaved = job->stride != 4;
+    if (job->need_lt) {
+        if (interleaved) {
+            compare_interleaved<A, true>(*job, eq, lt);
+        } else {
+            compare_planar<A, true>(*job, eq, lt);
+        }
+    } else if (interleaved) {
+        compare_interleaved<A, false>(*job, eq, lt);
+    } else {
+        compare_planar<A, false>(*job, eq, lt);
+    }
+}
+
+// ---- reductions, interleaved all-raw payloads (issue #3) -------------------------------------
+// The payload is 64 columns of `stored` words (codec/block_format.hpp), at any alignment.
+
+// Prefetches [ahead, ahead + bytes) a few lines per step over `steps` steps of a kernel's
+// work. A whole block's lines asked for at once fill the line-fill buffers and stall the loads
+// behind them; a few per step keep the next block streaming in while this one is computed.
+struct spread_prefetch {
+    const std::uint8_t* ahead;
+    std::size_t lines;
+    std::size_t per_step;
+    std::size_t next = 0;
+
+    spread_prefetch(const std::uint8_t* p, std::size_t bytes, std::size_t steps) noexcept
+        : ahead(p), lines(p == nullptr ? 0 : (bytes + 63) / 64), per_step((lines + steps - 1) / steps) {}
+
+    void step() noexcept {
+        const std::size_t end = next + per_step < lines ? next + per_step : lines;
+        for (; next < end; ++next) __builtin_prefetch(ahead + 64 * next, 0, 3);
+    }
+    void rest() noexcept {
+        for (; next < lines; ++next) __builtin_prefetch(ahead + 64 * next, 0, 3);
+    }
+};
+
+// Register t of the payload holds words tW..tW+W-1, of ranks (tW + l) mod stored: registers
+// `period` apart (period W = lcm(stored, W)) hold the same ranks lane for lane, so each of the
+// `period` chains is summed in one register (byte counters, widened every 31 registers, so
+// they cannot overflow) and its lanes are credited to their ranks once.
+template <class A>
+void interleaved_popcounts(const std::uint8_t* payload, std::uint32_t stored, std::uint32_t* counts,
+                           const std::uint8_t* ahead, std::size_t ahead_bytes) noexcept {
+    constexpr std::size_t lanes = u32<A>::size;
+    for (std::uint32_t i = 0; i < stored; ++i) counts[i] = 0;
+    if (stored == 0) {
+        spread_prefetch(ahead, ahead_bytes, 1).rest();
+        return;
+    }
+    const std::size_t regs = plane_words * stored / lanes;  // plane_words is a multiple of lanes
+    const std::size_t common = std::size_t{1} << __builtin_ctz(stored | static_cast<std::uint32_t>(lanes));
+    const std::size_t period = stored / common;
+    spread_prefetch prefetch(ahead, ahead_bytes, period);
+    for (std::size_t q = 0; q < period; ++q) {
+        prefetch.step();
+        u32<A> acc(0u);
+        std::size_t t = q;
+        while (t < regs) {
+            u8<A> bytes(std::uint8_t{0});
+            for (std::size_t k = 0; k < 31 && t < regs; ++k, t += period) {
+                bytes += byte_popcount(u8<A>::load_unaligned(payload + 4 * lanes * t), A{});
+            }
+            acc += widen_byte_counts(bytes, A{});
+        }
+        alignas(64) std::uint32_t sums[lanes];
+        acc.store_aligned(sums);
+        std::size_t rank = q * lanes % stored;
+        for (std::size_t l = 0; l < lanes; ++l) {
+            counts[rank] += sums[l];
+            rank = rank + 1 == stored ? 0 : rank + 1;
+        }
+    }
+}
+
+// A column's words, put where their plane numbers say (zeros for planes not stored), are 32
+// words for transpose_column, whose output word j is then value 32 c + j. When every stored
+// plane is below 16 (or 8), the planes of 2 (or 4) columns share one such transpose in slots
+// of 16 (8) words, and each output word holds 2 (4) values, unpacked afterwards: the movemask
+// work, which bounds the transpose, shrinks in proportion.
+template <class A>
+void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std::uint32_t* out,
+                           const std::uint8_t* ahead, std::size_t ahead_bytes) noexcept {
+    constexpr std::size_t lanes = u32<A>::size;
+    constexpr std::size_t loads = column_values / lanes;
+    constexpr std::size_t step = 4 * lanes;  // bytes per register
+    const std::uint32_t stored = popcount32(live, A{});
+    if (stored == 0) {
+        for (std::size_t i = 0; i < plane_words * column_values; ++i) out[i] = 0;
+        spread_prefetch(ahead, ahead_bytes, 1).rest();
+        return;
+    }
+    const std::uint32_t top = 32u - static_cast<std::uint32_t>(__builtin_clz(live));  // highest plane + 1
+    const std::size_t slot = top <= 8 ? 8 : top <= 16 ? 16 : 32;  // words per column in a transpose
+    const std::size_t group = column_values / slot;                // columns per transpose
+    const std::size_t slot_regs = slot / lanes;
+    const std::size_t column_bytes = 4 * std::size_t{stored};
+    const std::size_t total = column_bytes * plane_words;
+    std::uint32_t index[column_values];
+    std::uint32_t n = 0;
+    for (std::uint32_t rest = live; rest != 0; rest &= rest - 1) index[n++] = static_cast<std::uint32_t>(__builtin_ctz(rest));
+    // Planes 0..stored-1 (uniform data): a column is `stored` words and zeros, loaded as whole
+    // registers with the lanes past its words masked off, which may read into the next columns
+    // but never past the payload (columns too close to its end take the general way).
+    const bool low = (live & (live + 1)) == 0;
+    const std::size_t reach = slot_regs * step;  // bytes a column's loads touch
+    alignas(64) std::uint32_t keep_words[column_values];
+    for (std::size_t w = 0; w < column_values; ++w) keep_words[w] = w < stored ? ~0u : 0u;
+    // Packed output words go to two buffers in turn and are unpacked one transpose later: a
+    // vector load right after the 32 word stores it spans would wait for them to commit.
+    alignas(64) std::uint32_t words[2][column_values];
+    const u32<A> slot_mask(slot == 32 ? ~0u : (1u << slot) - 1u);
+    auto unpack = [&](const std::uint32_t* packed, std::size_t c0) {
+        // Word j holds value 32 (c0 + t) + j in bits [t slot, (t + 1) slot).
+        for (std::size_t r = 0; r < loads; ++r) {
+            const u32<A> w = u32<A>::load_aligned(packed + lanes * r);
+            for (std::size_t t = 0; t < group; ++t) {
+                ((w >> static_cast<int>(t * slot)) & slot_mask).store_unaligned(out + column_values * (c0 + t) + lanes * r);
+            }
+        }
+    };
+    spread_prefetch prefetch(ahead, ahead_bytes, plane_words / group);
+    std::size_t round = 0;
+    for (std::size_t c0 = 0; c0 < plane_words; c0 += group, ++round) {
+        prefetch.step();
+        u32<A> v[loads];
+        for (std::size_t t = 0; t < group; ++t) {
+            const std::size_t c = c0 + t;
+            const std::uint8_t* column = payload + column_bytes * c;
+            if (low && column_bytes * c + reach <= total) {
+                for (std::size_t r = 0; r < slot_regs; ++r) {
+                    v[t * slot_regs + r] = xsimd::bitwise_cast<u32<A>>(u8<A>::load_unaligned(column + step * r)) &
+                                           u32<A>::load_aligned(keep_words + lanes * r);
+                }
+            } else {
+                alignas(64) std::uint32_t placed[column_values] = {};
+                for (std::uint32_t i = 0; i < stored; ++i) std::memcpy(&placed[index[i]], column + 4 * i, 4);
+                for (std::size_t r = 0; r < slot_regs; ++r) v[t * slot_regs + r] = u32<A>::load_aligned(placed + lanes * r);
+            }
+        }
+        if (group == 1) {
+            transpose_column<A>(v, out + column_values * c0, 1);
+            continue;
+        }
+        transpose_column<A>(v, words[round % 2], 1);
+        if (round > 0) unpack(words[(round - 1) % 2], c0 - group);
+    }
+    if (group > 1) unpack(words[(round - 1) % 2], plane_words - group);
+}
+
 template <class A>
 constexpr kernel_table make_table(simd_path path) noexcept {
-    return kernel_table{path, &transpose<A>, &untranspose<A>, &pair_popcounts<A>, &popcount_words<A>, &stats<A>};
+    return kernel_table{path,         &transpose<A>,     &untranspose<A>, &pair_popcounts<A>,
+                        &popcount_words<A>, &stats<A>, &and_popcounts<A>, &dot_values<A>,
+                        &deposit_plane<A>, &compare_planes<A>, &interleaved_popcounts<A>,
+                        &interleaved_transpose<A>, &extract_plane<A>};
 }
 
 }  // namespace bitplane::detail::BITPLANE_KERNEL_NS

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace bitplane::detail {
 namespace {
@@ -135,7 +136,134 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
     *out = r;
 }
 
-constexpr kernel_table table{simd_path::scalar, &transpose, &untranspose, &pair_popcounts, &popcount_words, &stats};
+// ---- reductions and similarity (issue #3) ---------------------------------------------------
+
+void and_popcounts(const std::uint32_t* const* a, std::size_t na, const std::uint32_t* const* b, std::size_t nb,
+                   std::size_t words, std::uint32_t* out) noexcept {
+    words = words < plane_words ? words : plane_words;
+    for (std::size_t j = 0; j < na; ++j) {
+        for (std::size_t k = 0; k < nb; ++k) {
+            std::uint32_t n = 0;
+            std::size_t w = 0;
+            for (; w + 2 <= words; w += 2) {
+                n += static_cast<std::uint32_t>(std::popcount(word64(a[j], w / 2) & word64(b[k], w / 2)));
+            }
+            if (w < words) n += static_cast<std::uint32_t>(std::popcount(a[j][w] & b[k][w]));
+            out[j * nb + k] = n;
+        }
+    }
+}
+
+// 64-bit products summed into a 128-bit total; signed values as int32 (two's complement).
+void dot_values(const std::uint32_t* a, const std::uint32_t* b, std::size_t count, bool is_signed,
+                std::uint64_t* out) noexcept {
+    __extension__ typedef unsigned __int128 wide;
+    wide total = 0;
+    if (is_signed) {
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::int64_t p = static_cast<std::int64_t>(static_cast<std::int32_t>(a[i])) *
+                                   static_cast<std::int32_t>(b[i]);
+            total += static_cast<wide>(p);  // modulo 2^128: sign-extended
+        }
+    } else {
+        for (std::size_t i = 0; i < count; ++i) total += static_cast<std::uint64_t>(a[i]) * b[i];
+    }
+    out[0] = static_cast<std::uint64_t>(total);
+    out[1] = static_cast<std::uint64_t>(total >> 64);
+}
+
+void deposit_plane(const std::uint32_t* compact, const std::uint32_t* mask, std::uint32_t* out) noexcept {
+    std::uint32_t taken = 0;  // compact bits consumed so far
+    for (std::size_t w = 0; w < plane_words; ++w) {
+        std::uint32_t m = mask[w];
+        std::uint32_t word = 0;
+        for (; m != 0; m &= m - 1, ++taken) {
+            if (((compact[taken >> 5] >> (taken & 31u)) & 1u) != 0) word |= m & (0u - m);
+        }
+        out[w] = word;
+    }
+}
+
+void extract_plane(const std::uint32_t* p, const std::uint32_t* select, std::size_t words, std::uint32_t* out) noexcept {
+    words = words < plane_words ? words : plane_words;
+    for (std::size_t w = 0; w < words; ++w) out[w] = 0;
+    std::uint32_t next = 0;  // output bits written so far
+    for (std::uint32_t i = 0; i < words * 32; ++i) {
+        if (((select[i >> 5] >> (i & 31u)) & 1u) == 0) continue;
+        out[next >> 5] |= ((p[i >> 5] >> (i & 31u)) & 1u) << (next & 31u);
+        ++next;
+    }
+}
+
+// ---- scans (issue #3) ------------------------------------------------------------------------
+
+std::uint32_t load_word(const std::uint8_t* p) noexcept {
+    std::uint32_t w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+}
+
+// One word per column; the SIMD paths (kernels_impl.hpp) do the same with wider columns.
+void compare_planes(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
+    for (std::uint32_t t = 0; t < job->targets; ++t) {
+        for (std::size_t c = 0; c < job->words; ++c) {
+            const std::uint8_t* column = job->base + c * job->stride;
+            std::uint32_t e = ~0u;
+            std::uint32_t l = 0;
+            for (std::uint32_t k = 0; k < job->steps[t]; ++k) {
+                const std::uint32_t w = load_word(column + job->offset[k]);
+                if (((job->bits[t] >> k) & 1u) != 0) {
+                    l |= e & ~w;
+                    e &= w;
+                } else {
+                    e &= ~w;
+                }
+            }
+            if (job->finish[t] == compare_job::finish_lt) l |= e;
+            if (job->finish[t] != compare_job::finish_none) e = 0;
+            eq[t * plane_words + c] = e;
+            if (job->need_lt) lt[t * plane_words + c] = l;
+        }
+    }
+}
+
+// ---- reductions, interleaved blocks (issue #3) ------------------------------------------------
+
+std::uint32_t payload_word(const std::uint8_t* payload, std::size_t index) noexcept {
+    std::uint32_t w;
+    std::memcpy(&w, payload + 4 * index, sizeof w);
+    return w;
+}
+
+// `ahead` is only a performance hint; the portable kernels ignore it.
+void interleaved_popcounts(const std::uint8_t* payload, std::uint32_t stored, std::uint32_t* counts,
+                           const std::uint8_t* /*ahead*/, std::size_t /*ahead_bytes*/) noexcept {
+    for (std::uint32_t i = 0; i < stored; ++i) {
+        std::uint32_t n = 0;
+        for (std::size_t c = 0; c < plane_words; ++c) {
+            n += static_cast<std::uint32_t>(std::popcount(payload_word(payload, c * stored + i)));
+        }
+        counts[i] = n;
+    }
+}
+
+void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std::uint32_t* out,
+                           const std::uint8_t* /*ahead*/, std::size_t /*ahead_bytes*/) noexcept {
+    const auto stored = static_cast<std::size_t>(std::popcount(live));
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        std::uint32_t a[column_values] = {};
+        std::size_t rank = 0;
+        for (std::uint32_t rest = live; rest != 0; rest &= rest - 1, ++rank) {
+            a[std::countr_zero(rest)] = payload_word(payload, c * stored + rank);
+        }
+        transpose32(a);  // a[j] = value 32 c + j
+        for (std::size_t j = 0; j < column_values; ++j) out[column_values * c + j] = a[j];
+    }
+}
+
+constexpr kernel_table table{simd_path::scalar, &transpose,     &untranspose,   &pair_popcounts, &popcount_words,
+                             &stats,            &and_popcounts, &dot_values,    &deposit_plane, &compare_planes,
+                             &interleaved_popcounts, &interleaved_transpose, &extract_plane};
 
 }  // namespace
 

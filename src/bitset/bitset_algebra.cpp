@@ -1,0 +1,264 @@
+// Set algebra, walked on the summary: for each 64-block summary word, the blocks an operation
+// can produce are found with word operations on the non-empty and full masks (AND visits
+// only blocks non-empty on both sides), empty and full blocks are settled without reading
+// any payload (a full block ANDed with a stored one is that stored block, copied as is), and
+// only pairs of stored blocks reach the block operations of block_*.cpp. Results are written
+// in block order by a core_writer, each block in the encoding its contents choose.
+#include "bitset/bitset_algebra.hpp"
+
+#include <bitplane/bitset.hpp>
+#include <bitplane/error.hpp>
+
+#include <string>
+
+namespace bitplane {
+
+namespace detail {
+
+namespace {
+
+enum block_state : unsigned { empty_block = 0, full_block = 1, stored_block = 2 };
+
+// State of block `bit` of a summary word, and its stored entry when it has one.
+struct block_view {
+    block_state state;
+    block_ref ref;
+};
+
+inline block_view view_of(const bitset_core& c, const summary_word& w, unsigned bit) noexcept {
+    if ((w.full >> bit) & 1) return {full_block, {}};
+    const std::uint64_t stored = w.nonempty & ~w.full;
+    if (!((stored >> bit) & 1)) return {empty_block, {}};
+    // Every block of the word stored (dense and 1% sets): the rank is the bit itself.
+    const std::uint64_t rank = stored == ~std::uint64_t{0} ? bit : popcount64(below(stored, bit));
+    const block_entry& e = c.entries()[w.stored_before + rank];
+    return {stored_block, {&e, c.payload(e)}};
+}
+
+constexpr unsigned pair(block_state a, block_state b) noexcept { return 3 * a + b; }
+
+struct and_op {
+    static std::uint64_t visit(const summary_word& a, const summary_word& b) noexcept { return a.nonempty & b.nonempty; }
+    static std::size_t arena_hint(const bitset_core& a, const bitset_core& b) noexcept {
+        return std::min(a.payload_bytes(), b.payload_bytes());
+    }
+    static void apply(core_writer& out, std::size_t blk, std::uint32_t len, const block_view& a, const block_view& b,
+                      const block_context& c) {
+        switch (pair(a.state, b.state)) {
+            case pair(full_block, full_block): out.add_full(blk); break;
+            case pair(full_block, stored_block): out.add_copy(blk, *b.ref.entry, b.ref.payload); break;
+            case pair(stored_block, full_block): out.add_copy(blk, *a.ref.entry, a.ref.payload); break;
+            case pair(stored_block, stored_block): and_blocks(out, blk, len, a.ref, b.ref, c); break;
+            default: break;
+        }
+    }
+};
+
+struct andnot_op {
+    static std::uint64_t visit(const summary_word& a, const summary_word&) noexcept { return a.nonempty; }
+    static std::size_t arena_hint(const bitset_core& a, const bitset_core&) noexcept { return a.payload_bytes(); }
+    static void apply(core_writer& out, std::size_t blk, std::uint32_t len, const block_view& a, const block_view& b,
+                      const block_context& c) {
+        switch (pair(a.state, b.state)) {
+            case pair(full_block, empty_block): out.add_full(blk); break;
+            case pair(full_block, stored_block): not_block(out, blk, len, b.ref, c); break;
+            case pair(stored_block, empty_block): out.add_copy(blk, *a.ref.entry, a.ref.payload); break;
+            case pair(stored_block, stored_block): andnot_blocks(out, blk, len, a.ref, b.ref, c); break;
+            default: break;  // anything minus a full block, full minus full: empty
+        }
+    }
+};
+
+void check_sizes(const bitset_core& a, const bitset_core& b, const char* op) {
+    if (a.size() != b.size())
+        throw size_error(std::string("bitset ") + op + ": sizes differ (" + std::to_string(a.size()) + " and " +
+                         std::to_string(b.size()) + ")");
+}
+
+template <class Op>
+std::unique_ptr<bitset_core> combine(const bitset_core& a, const bitset_core& b, const char* name) {
+    check_sizes(a, b, name);
+    const std::vector<summary_word>& wa = a.words();
+    const std::vector<summary_word>& wb = b.words();
+    std::size_t entries_hint = 0;
+    for (std::size_t w = 0; w < wa.size(); ++w) entries_hint += popcount64(Op::visit(wa[w], wb[w]));
+    // No stored block is larger than raw (256 bytes). A close hint matters beyond saving a copy:
+    // glibc serves requests above its (adaptive) mmap threshold with fresh pages, whose page
+    // faults cost as much as the operation itself on dense sets.
+    const std::size_t arena_hint = std::min(Op::arena_hint(a, b), entries_hint * (block_values / 8));
+    core_writer out(a.size(), entries_hint, arena_hint);
+    const block_context ctx{bitset_kernels()};
+    for (std::size_t w = 0; w < wa.size(); ++w) {
+        const summary_word& x = wa[w];
+        const summary_word& y = wb[w];
+        for (std::uint64_t m = Op::visit(x, y); m != 0; m &= m - 1) {
+            const unsigned bit = lowest_bit(m);
+            const std::size_t blk = 64 * w + bit;
+            const std::uint32_t len = a.block_len(blk);
+            Op::apply(out, blk, len, view_of(a, x, bit), view_of(b, y, bit), ctx);
+        }
+    }
+    return out.finish();
+}
+
+// OR and XOR visit every non-empty block of either side, in order, so the entry of each stored
+// block is simply the next one of its side (no rank needed); a block non-empty on one side
+// only is copied (OR, XOR) as it is.
+template <bool Xor>
+std::unique_ptr<bitset_core> unite_cores(const bitset_core& a, const bitset_core& b, const char* name) {
+    check_sizes(a, b, name);
+    const std::vector<summary_word>& wa = a.words();
+    const std::vector<summary_word>& wb = b.words();
+    std::size_t entries_hint = 0;
+    for (std::size_t w = 0; w < wa.size(); ++w) entries_hint += popcount64(wa[w].nonempty | wb[w].nonempty);
+    const std::size_t arena_hint = std::min(a.payload_bytes() + b.payload_bytes(), entries_hint * (block_values / 8));
+    core_writer out(a.size(), entries_hint, arena_hint);
+    const block_context ctx{bitset_kernels()};
+    const block_entry* const entries_a = a.entries().data();
+    const block_entry* const entries_b = b.entries().data();
+    for (std::size_t w = 0; w < wa.size(); ++w) {
+        const summary_word& x = wa[w];
+        const summary_word& y = wb[w];
+        const block_entry* ea = entries_a + x.stored_before;
+        const block_entry* eb = entries_b + y.stored_before;
+        for (std::uint64_t m = x.nonempty | y.nonempty; m != 0; m &= m - 1) {
+            const unsigned bit = lowest_bit(m);
+            const std::size_t blk = 64 * w + bit;
+            const bool in_x = (x.nonempty >> bit) & 1, in_y = (y.nonempty >> bit) & 1;
+            const bool full_x = (x.full >> bit) & 1, full_y = (y.full >> bit) & 1;
+            if (!in_y || !in_x) {  // one side only: that block
+                if (full_x || full_y) {
+                    out.add_full(blk);
+                } else if (in_x) {
+                    out.add_copy(blk, *ea, a.payload(*ea));
+                    ++ea;
+                } else {
+                    out.add_copy(blk, *eb, b.payload(*eb));
+                    ++eb;
+                }
+                continue;
+            }
+            const std::uint32_t len = a.block_len(blk);
+            if (full_x || full_y) {
+                if (!Xor) {
+                    out.add_full(blk);
+                } else if (!full_x) {
+                    not_block(out, blk, len, {ea, a.payload(*ea)}, ctx);
+                } else if (!full_y) {
+                    not_block(out, blk, len, {eb, b.payload(*eb)}, ctx);
+                }  // full XOR full: empty
+                ea += !full_x;
+                eb += !full_y;
+                continue;
+            }
+            const block_ref rx{ea, a.payload(*ea)};
+            const block_ref ry{eb, b.payload(*eb)};
+            ++ea;
+            ++eb;
+            if (Xor) {
+                xor_blocks(out, blk, len, rx, ry, ctx);
+            } else {
+                or_blocks(out, blk, len, rx, ry, ctx);
+            }
+        }
+    }
+    return out.finish();
+}
+
+std::unique_ptr<bitset_core> complement_core(const bitset_core& a) {
+    core_writer out(a.size(), a.entries().size(), a.payload_bytes());
+    const block_context ctx{bitset_kernels()};
+    const std::vector<summary_word>& wa = a.words();
+    for (std::size_t w = 0; w < wa.size(); ++w) {
+        const summary_word& x = wa[w];
+        for (std::uint64_t m = a.valid_mask(w) & ~x.full; m != 0; m &= m - 1) {
+            const unsigned bit = lowest_bit(m);
+            const std::size_t blk = 64 * w + bit;
+            const std::uint32_t len = a.block_len(blk);
+            const block_view v = view_of(a, x, bit);
+            if (v.state == empty_block) {
+                out.add_full(blk);
+            } else {
+                not_block(out, blk, len, v.ref, ctx);
+            }
+        }
+    }
+    return out.finish();
+}
+
+std::uint64_t count_and(const bitset_core& a, const bitset_core& b) {
+    check_sizes(a, b, "and_count");
+    const std::vector<summary_word>& wa = a.words();
+    const std::vector<summary_word>& wb = b.words();
+    std::uint64_t total = 0;
+    const block_context ctx{bitset_kernels()};
+    for (std::size_t w = 0; w < wa.size(); ++w) {
+        const summary_word& x = wa[w];
+        const summary_word& y = wb[w];
+        for (std::uint64_t m = x.nonempty & y.nonempty; m != 0; m &= m - 1) {
+            const unsigned bit = lowest_bit(m);
+            const std::size_t blk = 64 * w + bit;
+            const std::uint32_t len = a.block_len(blk);
+            const block_view u = view_of(a, x, bit);
+            const block_view v = view_of(b, y, bit);
+            if (u.state == full_block) {
+                total += v.state == full_block ? len : v.ref.entry->count;
+            } else if (v.state == full_block) {
+                total += u.ref.entry->count;
+            } else {
+                total += and_count_blocks(len, u.ref, v.ref, ctx);
+            }
+        }
+    }
+    return total;
+}
+
+}  // namespace
+
+}  // namespace detail
+
+using detail::core_of;
+
+bitset operator&(const bitset& a, const bitset& b) {
+    return bitset(detail::combine<detail::and_op>(core_of(a), core_of(b), "AND"));
+}
+
+bitset operator|(const bitset& a, const bitset& b) {
+    return bitset(detail::unite_cores<false>(core_of(a), core_of(b), "OR"));
+}
+
+bitset operator^(const bitset& a, const bitset& b) {
+    return bitset(detail::unite_cores<true>(core_of(a), core_of(b), "XOR"));
+}
+
+bitset andnot(const bitset& a, const bitset& b) {
+    return bitset(detail::combine<detail::andnot_op>(core_of(a), core_of(b), "ANDNOT"));
+}
+
+bitset operator~(const bitset& a) { return bitset(detail::complement_core(core_of(a))); }
+
+bitset& bitset::operator&=(const bitset& other) {
+    core_ = detail::combine<detail::and_op>(core_of(*this), core_of(other), "AND");
+    return *this;
+}
+
+bitset& bitset::operator|=(const bitset& other) {
+    core_ = detail::unite_cores<false>(core_of(*this), core_of(other), "OR");
+    return *this;
+}
+
+bitset& bitset::operator^=(const bitset& other) {
+    core_ = detail::unite_cores<true>(core_of(*this), core_of(other), "XOR");
+    return *this;
+}
+
+bitset& bitset::subtract(const bitset& other) {
+    core_ = detail::combine<detail::andnot_op>(core_of(*this), core_of(other), "ANDNOT");
+    return *this;
+}
+
+bool operator==(const bitset& a, const bitset& b) { return core_of(a).equals(core_of(b)); }
+
+std::uint64_t and_count(const bitset& a, const bitset& b) { return detail::count_and(core_of(a), core_of(b)); }
+
+}  // namespace bitplane

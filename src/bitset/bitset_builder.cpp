@@ -1,0 +1,219 @@
+// detail::bitset_builder: blocks set in any order, from several threads at once.
+//
+// Each block has a slot (a block_entry; count 0 = empty, count = length = full). A stored
+// block's payload is encoded straight into its place: inside the slot when it is at most 8
+// bytes, otherwise in one shared arena sized for the worst case (256 bytes a block, the size
+// of a plain bitset of the same universe, of which only the pages written are ever touched),
+// at an offset taken with one atomic add. finish() turns the slots into the summary and the
+// entries and hands the arena over as it is (shrunk), so a block's payload is written once.
+// A block set a second time leaves its old payload behind; should that ever overflow the
+// arena, the payload goes to a side list and finish() packs everything into a fresh arena.
+#include "bitset/bitset_core.hpp"
+
+#include <bitplane/bitset.hpp>
+#include <bitplane/error.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <string>
+
+namespace bitplane::detail {
+
+struct bitset_builder::state {
+    std::uint64_t size = 0;
+    std::size_t blocks = 0;
+
+    // Allocated on first use (and again after finish()).
+    std::atomic<bool> ready{false};
+    std::mutex mutex;  // first use; overflow payloads
+    std::unique_ptr<block_entry[]> slots;
+    std::byte* arena = nullptr;  // std::malloc, `capacity` bytes
+    std::size_t capacity = 0;
+    std::atomic<std::uint64_t> used{0};
+    std::atomic<std::uint64_t> superseded{0};
+    std::vector<std::pair<std::size_t, std::unique_ptr<std::byte[]>>> overflow;  // (block, payload)
+    std::atomic<bool> has_overflow{false};
+
+    ~state() { std::free(arena); }
+
+    void ensure_ready() {
+        if (ready.load(std::memory_order_acquire)) return;
+        const std::lock_guard lock(mutex);
+        if (ready.load(std::memory_order_relaxed)) return;
+        slots = std::make_unique<block_entry[]>(blocks);
+        capacity = blocks * (block_values / 8) + byte_buffer::slack;
+        if (blocks != 0) {
+            arena = static_cast<std::byte*>(std::malloc(capacity));
+            if (arena == nullptr) throw std::bad_alloc();
+        }
+        used.store(0, std::memory_order_relaxed);
+        superseded.store(0, std::memory_order_relaxed);
+        overflow.clear();
+        has_overflow.store(false, std::memory_order_relaxed);
+        ready.store(true, std::memory_order_release);
+    }
+
+    void check_block(std::size_t block, const char* what) const {
+        if (block >= blocks)
+            throw index_error(std::string("bitset_builder::") + what + ": block " + std::to_string(block) +
+                              " outside [0, " + std::to_string(blocks) + ")");
+    }
+
+    // Forgets the payload of the slot's previous contents.
+    void release(const block_entry& old, std::uint32_t len) {
+        if (old.count == 0 || old.count == len) return;
+        const std::uint32_t bytes = payload_size(old, len);
+        if (!is_inline(bytes)) superseded.fetch_add(bytes, std::memory_order_relaxed);
+    }
+
+    // Where a payload of `bytes` bytes (not inline) for `block` goes; sets e.offset.
+    std::byte* place(std::size_t block, block_entry& e, std::uint32_t bytes) {
+        const std::uint64_t at = used.fetch_add(bytes, std::memory_order_relaxed);
+        if (at + bytes + byte_buffer::slack <= capacity) {
+            e.offset = at;
+            return arena + at;
+        }
+        const std::lock_guard lock(mutex);
+        auto copy = std::make_unique<std::byte[]>(bytes);
+        std::byte* p = copy.get();
+        overflow.emplace_back(block, std::move(copy));
+        has_overflow.store(true, std::memory_order_relaxed);
+        e.offset = ~std::uint64_t{0};  // resolved by finish()
+        return p;
+    }
+};
+
+bitset_builder::bitset_builder(std::size_t size) : state_(std::make_unique<state>()) {
+    state_->size = size;
+    state_->blocks = (size + block_values - 1) / block_values;
+}
+
+bitset_builder::~bitset_builder() = default;
+
+std::size_t bitset_builder::block_count() const noexcept { return state_->blocks; }
+
+void bitset_builder::set_block(std::size_t block, const plane& bits) {
+    state& s = *state_;
+    s.check_block(block, "set_block");
+    const std::uint32_t len = block_length(s.size, block);
+    if (len < block_values) {
+        plane tail = bits;
+        clear_from(tail, len);
+        if (tail != bits)
+            throw argument_error("bitset_builder::set_block: block " + std::to_string(block) + " has bits set at or beyond " +
+                                 "the bitset's size " + std::to_string(s.size));
+    }
+    s.ensure_ready();
+    const block_stats st = bitset_kernels().stats(bits.data());
+    block_entry& slot = s.slots[block];
+    s.release(slot, len);
+    if (st.count == 0 || st.count == len) {
+        slot = block_entry{0, static_cast<std::uint16_t>(st.count), 0, block_kind::raw, 0, {}};
+        return;
+    }
+    // Written in place, field by field (see core_writer::slot()).
+    slot = block_entry{};
+    slot.count = static_cast<std::uint16_t>(st.count);
+    if (st.count < raw_plane_bytes(len)) {
+        // Positions or gaps may win: from the positions, gaps are encoded (into scratch) while
+        // what decides is counted; the winner is then copied to its place.
+        const bitset_kernel_table& k = bitset_kernels();
+        position_buffer<block_values / 8> positions;
+        k.extract_positions(bits.data(), positions.data());
+        std::byte scratch[3 * block_values / 8 + 16];
+        const positions_facts f = write_gaps_with_facts(positions.data(), st.count, scratch);
+        const block_plan plan = choose_plan(st.count, f.runs, len, [&] { return f.gaps_bytes; });
+        if (plan.kind != block_kind::gaps) write_positions_payload(plan, positions.data(), st.count, len, scratch);
+        slot.items = plan.items;
+        slot.kind = plan.kind;
+        slot.inline_payload = is_inline(plan.bytes);
+        std::byte* dest = slot.inline_payload ? reinterpret_cast<std::byte*>(&slot.offset) : s.place(block, slot, plan.bytes);
+        std::memcpy(dest, scratch, plan.bytes);
+        return;
+    }
+    const block_plan plan = plan_for_plane(bits, st, len);
+    slot.items = plan.items;
+    slot.kind = plan.kind;
+    slot.inline_payload = is_inline(plan.bytes);
+    std::byte* dest = slot.inline_payload ? reinterpret_cast<std::byte*>(&slot.offset) : s.place(block, slot, plan.bytes);
+    write_plane_payload(plan, bits, len, dest);
+}
+
+void bitset_builder::set_block_full(std::size_t block) {
+    state& s = *state_;
+    s.check_block(block, "set_block_full");
+    s.ensure_ready();
+    const std::uint32_t len = block_length(s.size, block);
+    block_entry& slot = s.slots[block];
+    s.release(slot, len);
+    slot = block_entry{0, static_cast<std::uint16_t>(len), 0, block_kind::raw, 0, {}};
+}
+
+bitset bitset_builder::finish() {
+    state& s = *state_;
+    s.ensure_ready();
+    auto core = std::make_unique<bitset_core>(s.size);
+    std::vector<summary_word>& words = core_access::words(*core);
+    std::vector<block_entry>& entries = core_access::entries(*core);
+    std::size_t stored = 0;
+    for (std::size_t b = 0; b < s.blocks; ++b) {
+        const std::uint32_t c = s.slots[b].count;
+        stored += c != 0 && c != block_length(s.size, b);
+    }
+    entries.reserve(stored);
+    for (std::size_t b = 0; b < s.blocks; ++b) {
+        const block_entry& e = s.slots[b];
+        if (e.count == 0) continue;
+        summary_word& w = words[b / 64];
+        const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+        w.nonempty |= bit;
+        if (e.count == block_length(s.size, b)) {
+            w.full |= bit;
+        } else {
+            entries.push_back(e);
+        }
+    }
+
+    byte_buffer& arena = core_access::arena(*core);
+    const std::uint64_t used = std::min<std::uint64_t>(s.used.load(), s.capacity - byte_buffer::slack);
+    const bool overflowed = s.has_overflow.load();
+    if (!overflowed && s.superseded.load() * 4 <= used) {
+        if (s.arena != nullptr) arena.adopt(std::exchange(s.arena, nullptr), used, s.capacity);
+        arena.shrink_to_fit();
+    } else {
+        // Pack the live payloads (in block order) into a fresh arena.
+        std::size_t i = 0, next_overflow = 0;
+        std::stable_sort(s.overflow.begin(), s.overflow.end(),
+                  [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (std::size_t b = 0; b < s.blocks; ++b) {
+            const block_entry& slot = s.slots[b];
+            const std::uint32_t len = block_length(s.size, b);
+            if (slot.count == 0 || slot.count == len) continue;
+            block_entry& e = entries[i++];
+            if (e.inline_payload) continue;
+            const std::uint32_t bytes = payload_size(e, len);
+            const std::byte* from = nullptr;
+            if (e.offset == ~std::uint64_t{0}) {
+                // The last overflow payload of this block is its live one.
+                while (next_overflow < s.overflow.size() && s.overflow[next_overflow].first <= b) {
+                    if (s.overflow[next_overflow].first == b) from = s.overflow[next_overflow].second.get();
+                    ++next_overflow;
+                }
+            } else {
+                from = s.arena + e.offset;
+            }
+            e.offset = static_cast<std::uint64_t>(arena.append(from, bytes) - arena.data());
+        }
+        arena.shrink_to_fit();
+        std::free(std::exchange(s.arena, nullptr));
+    }
+    core_access::index(*core);
+
+    // The builder starts over, empty, at its next use.
+    s.slots.reset();
+    s.ready.store(false, std::memory_order_release);
+    return bitset(std::move(core));
+}
+
+}  // namespace bitplane::detail

@@ -1,0 +1,338 @@
+// The storage of a bitset (docs/format.md, section 5, describes it and its file).
+//
+// Two levels:
+//   - the summary: per 64 blocks, a word of non-empty blocks and a word of full blocks, with
+//     the number of stored blocks and of set bits before that word (so that rank, select and
+//     the entry of a block are found from one summary word);
+//   - the stored blocks (non-empty, not full), in block order: a 16-byte entry each (kind,
+//     count, items, and the arena offset or the payload itself when it is at most 8 bytes),
+//     and one contiguous payload arena.
+// Empty and full blocks cost one bit each in the summary and nothing else: set algebra skips
+// them with word operations on the summary and never looks at their (absent) entries.
+//
+// Every block is stored in the encoding chosen by choose_plan() (bitset_block.hpp) from its
+// contents alone, so equal sets have equal entries and payload bytes.
+#pragma once
+
+#include "bitset/bitset_block.hpp"
+
+#include <bitplane/bitset.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <utility>
+#include <vector>
+
+namespace bitplane::detail {
+
+/// A growable byte buffer with uninitialized growth (payloads are always written before they
+/// are read) and `slack` readable bytes past its end, so that short payloads can be copied
+/// with fixed-size loads.
+class byte_buffer {
+public:
+    static constexpr std::size_t slack = 16;
+
+    byte_buffer() = default;
+    byte_buffer(const byte_buffer& other) { assign(other.data_, other.size_); }
+    byte_buffer(byte_buffer&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr)),
+          size_(std::exchange(other.size_, 0)),
+          capacity_(std::exchange(other.capacity_, 0)) {}
+    byte_buffer& operator=(byte_buffer other) noexcept {
+        std::swap(data_, other.data_);
+        std::swap(size_, other.size_);
+        std::swap(capacity_, other.capacity_);
+        return *this;
+    }
+    ~byte_buffer() { std::free(data_); }
+
+    [[nodiscard]] std::byte* data() noexcept { return data_; }
+    [[nodiscard]] const std::byte* data() const noexcept { return data_; }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+    [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+
+    /// Room for n more bytes (plus slack) at the end; returns where they go.
+    std::byte* room(std::size_t n) {
+        if (size_ + n + slack > capacity_) grow(size_ + n + slack);
+        return data_ + size_;
+    }
+    void commit(std::size_t n) noexcept { size_ += n; }
+    std::byte* append(const std::byte* p, std::size_t n) {
+        std::byte* at = room(n);
+        std::memcpy(at, p, n);
+        size_ += n;
+        return at;
+    }
+    void assign(const std::byte* p, std::size_t n) {
+        size_ = 0;
+        if (n == 0 && data_ == nullptr) return;
+        room(n);
+        if (n != 0) std::memcpy(data_, p, n);
+        size_ = n;
+    }
+    /// Takes ownership of `p` (from std::malloc, `capacity` bytes, the first `size` in use).
+    void adopt(std::byte* p, std::size_t size, std::size_t capacity) noexcept {
+        std::free(data_);
+        data_ = p;
+        size_ = size;
+        capacity_ = capacity;
+    }
+    void reserve(std::size_t n) {
+        if (n + slack > capacity_) grow(n + slack, true);
+    }
+    void shrink_to_fit() {
+        if (data_ == nullptr || capacity_ == size_ + slack) return;
+        resize_storage(size_ + slack);
+    }
+
+private:
+    void grow(std::size_t need, bool exact = false) {
+        std::size_t cap = exact ? need : std::max<std::size_t>({need, capacity_ * 2, 256});
+        resize_storage(cap);
+    }
+    void resize_storage(std::size_t cap) {
+        void* p = std::realloc(data_, cap);
+        if (p == nullptr) throw std::bad_alloc();
+        data_ = static_cast<std::byte*>(p);
+        capacity_ = cap;
+    }
+
+    std::byte* data_ = nullptr;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+};
+
+/// One summary word: 64 blocks.
+struct summary_word {
+    std::uint64_t nonempty = 0;       // block has a set bit
+    std::uint64_t full = 0;           // block has every bit set (subset of nonempty)
+    std::uint64_t stored_before = 0;  // stored blocks (entries) before this word
+    std::uint64_t ones_before = 0;    // set bits before this word
+};
+
+class bitset_core {
+public:
+    /// An empty set over [0, size), or the full one.
+    explicit bitset_core(std::uint64_t size = 0, bool value = false);
+
+    [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+    [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+    [[nodiscard]] std::size_t block_count() const noexcept { return blocks_; }
+    [[nodiscard]] std::uint32_t block_len(std::size_t b) const noexcept { return block_length(size_, b); }
+
+    [[nodiscard]] const std::vector<summary_word>& words() const noexcept { return words_; }
+    [[nodiscard]] const std::vector<block_entry>& entries() const noexcept { return entries_; }
+    [[nodiscard]] const std::byte* arena() const noexcept { return arena_.data(); }
+    /// Arena bytes that entries refer to.
+    [[nodiscard]] std::size_t payload_bytes() const noexcept { return arena_.size() - garbage_; }
+    [[nodiscard]] const std::byte* payload(const block_entry& e) const noexcept { return payload_of(e, arena_.data()); }
+    /// Entry index of stored block b (which must be stored).
+    [[nodiscard]] std::size_t entry_index(std::size_t b) const noexcept {
+        const summary_word& w = words_[b / 64];
+        return w.stored_before + popcount64(below(w.nonempty & ~w.full, b % 64));
+    }
+    /// Mask of the valid blocks of summary word w (the last word may be partial).
+    [[nodiscard]] std::uint64_t valid_mask(std::size_t w) const noexcept {
+        const std::size_t left = blocks_ - 64 * w;
+        return left >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << left) - 1;
+    }
+
+    [[nodiscard]] bool contains(std::uint64_t pos) const noexcept;
+    [[nodiscard]] std::uint64_t rank(std::uint64_t pos) const noexcept;     // pos <= size
+    [[nodiscard]] std::uint64_t select(std::uint64_t k) const noexcept;     // k < count
+    [[nodiscard]] std::uint64_t next_set(std::uint64_t from) const noexcept;  // size() if none
+    void append_positions(std::vector<std::uint64_t>& out) const;
+    /// Block b's bits into `out` (cleared first).
+    void block_plane(std::size_t b, plane& out) const noexcept;
+    [[nodiscard]] bool equals(const bitset_core& other) const noexcept;
+    [[nodiscard]] std::size_t memory_bytes() const noexcept;
+
+    void set(std::uint64_t pos, bool value);
+
+private:
+    friend class core_writer;
+    friend class core_access;
+
+    void replace_block(std::size_t b, const plane& bits, const block_stats& stats);
+    void compact_arena();
+
+    std::uint64_t size_ = 0;
+    std::uint64_t count_ = 0;
+    std::size_t blocks_ = 0;
+    std::vector<summary_word> words_;
+    std::vector<block_entry> entries_;
+    byte_buffer arena_;
+    std::uint64_t garbage_ = 0;  // arena bytes no entry refers to any more (after set())
+};
+
+/// Builds a core block by block in increasing block order (results of set algebra,
+/// from_positions, load). Blocks not added are empty.
+class core_writer {
+public:
+    core_writer(std::uint64_t size, std::size_t entries_hint, std::size_t arena_hint);
+
+    [[nodiscard]] std::uint64_t size() const noexcept { return core_->size_; }
+    [[nodiscard]] std::size_t block_count() const noexcept { return core_->blocks_; }
+    [[nodiscard]] std::uint32_t block_len(std::size_t b) const noexcept { return core_->block_len(b); }
+
+    void add_full(std::size_t b) {
+        enter(b);
+        summary_word& w = core_->words_[b / 64];
+        const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+        w.nonempty |= bit;
+        w.full |= bit;
+        core_->count_ += core_->block_len(b);
+    }
+
+    /// A stored block copied from another core (same block length).
+    void add_copy(std::size_t b, const block_entry& e, const std::byte* payload) {
+        enter(b);
+        core_->entries_.push_back(e);  // copied from memory as a whole (see slot())
+        if (!e.inline_payload)
+            core_->entries_.back().offset = append_payload(payload, payload_size(e, core_->block_len(b)));
+        mark(b, e.count);
+    }
+
+    /// Block b from a plane (bits at or beyond its length clear) and its stats.
+    void add_plane(std::size_t b, const plane& p, const block_stats& s) {
+        const std::uint32_t len = core_->block_len(b);
+        if (s.count == 0) return;
+        if (s.count == len) return add_full(b);
+        if (s.count < raw_plane_bytes(len)) {  // positions or gaps may win: work from positions
+            position_buffer<block_values / 8> positions;
+            bitset_kernels().extract_positions(p.data(), positions.data());
+            return add_positions(b, positions.data(), s.count);
+        }
+        enter(b);
+        const block_plan plan = plan_for_plane(p, s, len);
+        block_entry& e = slot(s.count, plan);
+        write_plane_payload(plan, p, len, target(e, plan.bytes));
+        mark(b, s.count);
+    }
+
+    /// Block b from its sorted distinct positions p[0..n), in a position_buffer (its slack is
+    /// written).
+    void add_positions(std::size_t b, std::uint16_t* p, std::uint32_t n) {
+        const std::uint32_t len = core_->block_len(b);
+        if (n == 0) return;
+        if (n == len) return add_full(b);
+        enter(b);
+        if (n == 1) {  // the usual block of a very sparse set: one byte or two, inline
+            const std::uint32_t gaps = p[0] < gaps_payload::escape ? 1 : 3;
+            const block_plan plan = choose_plan(1, 1, len, [&] { return gaps; });
+            block_entry& e = slot(1, plan);
+            e.inline_payload = 1;
+            if (plan.kind == block_kind::gaps) {
+                e.offset = p[0];
+            } else {
+                write_positions_payload(plan, p, 1, len, reinterpret_cast<std::byte*>(&e.offset));
+            }
+        } else if (n <= 8) {  // a few: one at a time, no vector set-up
+            const positions_facts f = facts_of_few(p, n);
+            const block_plan plan = choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
+            block_entry& e = slot(n, plan);
+            std::byte* at = target(e, plan.bytes);
+            if (plan.kind == block_kind::gaps) {
+                write_gaps_few(p, n, at);
+            } else {
+                write_positions_payload(plan, p, n, len, at);
+            }
+        } else if (n < raw_plane_bytes(len)) {
+            // Gaps could win: encode them at the arena's end while counting what decides, and
+            // keep them there, move them inline, or write the winner over them.
+            byte_buffer& arena = core_->arena_;
+            std::byte* at = arena.room(3 * n + 8);
+            const positions_facts f = write_gaps_with_facts(p, n, at);
+            const block_plan plan = choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
+            block_entry& e = slot(n, plan);
+            if (plan.kind != block_kind::gaps) {
+                write_positions_payload(plan, p, n, len, target(e, plan.bytes));
+            } else if (is_inline(plan.bytes)) {
+                e.inline_payload = 1;
+                std::memcpy(&e.offset, at, thresholds::bitset_inline_payload_bytes);
+            } else {
+                e.offset = static_cast<std::uint64_t>(at - arena.data());
+                arena.commit(plan.bytes);
+            }
+        } else {
+            const block_plan plan = plan_for_positions(p, n, len);
+            block_entry& e = slot(n, plan);
+            write_positions_payload(plan, p, n, len, target(e, plan.bytes));
+        }
+        mark(b, n);
+    }
+
+    std::unique_ptr<bitset_core> finish();
+
+private:
+    // Fills the "before" fields of the words up to b's word.
+    void enter(std::size_t b) noexcept {
+        const std::size_t w = b / 64;
+        while (current_word_ < w) {
+            summary_word& next = core_->words_[++current_word_];
+            next.stored_before = core_->entries_.size();
+            next.ones_before = core_->count_;
+        }
+    }
+    std::uint64_t append_payload(const std::byte* p, std::uint32_t bytes) {
+        std::byte* at = core_->arena_.room(bytes);
+        std::memcpy(at, p, bytes);
+        const std::uint64_t offset = static_cast<std::uint64_t>(at - core_->arena_.data());
+        core_->arena_.commit(bytes);
+        return offset;
+    }
+    // Where the payload of `e` (bytes long) is to be written: inline, or at the arena's end.
+    std::byte* target(block_entry& e, std::uint32_t bytes) {
+        if (is_inline(bytes)) {
+            e.inline_payload = 1;
+            return reinterpret_cast<std::byte*>(&e.offset);
+        }
+        std::byte* at = core_->arena_.room(bytes);
+        e.offset = static_cast<std::uint64_t>(at - core_->arena_.data());
+        core_->arena_.commit(bytes);
+        return at;
+    }
+    // A new entry, built where it stays: an entry assembled elsewhere from narrow stores (the
+    // fields, an inline payload) and then copied would be reloaded as one 16-byte load, which
+    // cannot be forwarded from those stores and stalls for about as long as the whole block
+    // operation of a sparse block takes.
+    block_entry& slot(std::uint32_t count, const block_plan& plan) {
+        block_entry& e = core_->entries_.emplace_back();
+        e.count = static_cast<std::uint16_t>(count);
+        e.items = plan.items;
+        e.kind = plan.kind;
+        return e;
+    }
+    void mark(std::size_t b, std::uint32_t count) noexcept {
+        core_->words_[b / 64].nonempty |= std::uint64_t{1} << (b % 64);
+        core_->count_ += count;
+    }
+
+    std::unique_ptr<bitset_core> core_;
+    std::size_t current_word_ = 0;
+};
+
+/// What the algebra, the builder and the serializer reach inside a core.
+class core_access {
+public:
+    static std::vector<summary_word>& words(bitset_core& c) noexcept { return c.words_; }
+    static std::vector<block_entry>& entries(bitset_core& c) noexcept { return c.entries_; }
+    static byte_buffer& arena(bitset_core& c) noexcept { return c.arena_; }
+    static void set_count(bitset_core& c, std::uint64_t n) noexcept { c.count_ = n; }
+    /// Recomputes the "before" fields of every summary word and the count from the entries.
+    static void index(bitset_core& c) noexcept;
+};
+
+/// Inside a bitset object.
+class bitset_access {
+public:
+    static bitset make(std::unique_ptr<bitset_core> core) noexcept { return bitset(std::move(core)); }
+    static const bitset_core* get(const bitset& s) noexcept { return s.core_.get(); }
+};
+
+}  // namespace bitplane::detail

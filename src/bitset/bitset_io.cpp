@@ -1,0 +1,300 @@
+// The bitset file (docs/format.md, section 5): a 64-byte header, the two summary bitmaps, one
+// 4-byte descriptor per stored block, the payloads. As for vectors, every size read from the
+// input is checked against the bytes present before anything is allocated from it, the
+// checksum is checked before any block is parsed, and every block is decoded with every rule
+// of its payload encoding checked; a loaded block is then re-encoded as bitsets store it, so
+// a loaded bitset is equal (operator==) to the one saved even if the writer chose otherwise.
+#include "bitset/bitset_core.hpp"
+
+#include <bitplane/bitset.hpp>
+#include <bitplane/error.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <array>
+#include <istream>
+#include <ostream>
+#include <string>
+
+namespace bitplane {
+
+namespace {
+
+using detail::block_entry;
+using detail::block_kind;
+using detail::load_le;
+using detail::store_le;
+using detail::summary_word;
+
+constexpr std::array<char, 8> magic = {'B', 'I', 'T', 'P', 'L', 'A', 'N', 'E'};
+constexpr std::uint16_t format_version = 1;
+constexpr std::uint8_t kind_bitset = 2;
+constexpr std::size_t header_bytes = 64;
+constexpr std::size_t checksum_offset = 56;
+constexpr std::size_t descriptor_bytes = 4;
+constexpr std::uint64_t max_size = std::uint64_t{1} << 48;
+// The largest payload a block may have in a file (a writer never exceeds 256): 2048
+// positions or 1024 runs.
+constexpr std::uint64_t max_block_payload = 4096;
+
+std::uint64_t checksum(std::span<const std::byte> file) {
+    XXH3_state_t state;
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, file.data(), checksum_offset);
+    XXH3_64bits_update(&state, file.data() + header_bytes, file.size() - header_bytes);
+    return XXH3_64bits_digest(&state);
+}
+
+struct file_header {
+    std::uint64_t size = 0;     // universe bits
+    std::uint64_t blocks = 0;
+    std::uint64_t count = 0;    // set bits
+    std::uint64_t stored = 0;   // stored blocks (descriptors)
+    std::uint64_t payload = 0;  // payload bytes
+    [[nodiscard]] std::uint64_t words() const { return (blocks + 63) / 64; }
+    [[nodiscard]] std::uint64_t summary_offset() const { return header_bytes; }
+    [[nodiscard]] std::uint64_t descriptors_offset() const { return header_bytes + 16 * words(); }
+    [[nodiscard]] std::uint64_t payload_offset() const { return descriptors_offset() + descriptor_bytes * stored; }
+    [[nodiscard]] std::uint64_t total_bytes() const { return payload_offset() + payload; }
+};
+
+// The fixed header; afterwards every field is bounded, so total_bytes() cannot overflow.
+file_header parse_header(std::span<const std::byte> bytes) {
+    detail::byte_reader r(bytes);
+    r.need(header_bytes, "bitset file header");
+    const std::byte* h = bytes.data();
+    if (!std::equal(magic.begin(), magic.end(), reinterpret_cast<const char*>(h)))
+        throw format_error("not a bitplane file (bad magic)", 0);
+    const auto version = load_le<std::uint16_t>(h + 8);
+    if (version != format_version)
+        throw format_error("unsupported format version " + std::to_string(version) + " (this library reads " +
+                               std::to_string(format_version) + ")",
+                           8);
+    if (static_cast<std::uint8_t>(h[10]) != kind_bitset)
+        throw format_error("file does not hold a bitset (kind " + std::to_string(static_cast<int>(h[10])) + ")", 10);
+    if (h[11] != std::byte{0}) throw format_error("reserved header byte is not 0", 11);
+    if (load_le<std::uint32_t>(h + 12) != header_bytes) throw format_error("unexpected header size", 12);
+    file_header f;
+    f.size = load_le<std::uint64_t>(h + 16);
+    f.blocks = load_le<std::uint64_t>(h + 24);
+    f.count = load_le<std::uint64_t>(h + 32);
+    f.stored = load_le<std::uint64_t>(h + 40);
+    f.payload = load_le<std::uint64_t>(h + 48);
+    if (f.size > max_size) throw format_error("bitset size " + std::to_string(f.size) + " too large", 16);
+    if (f.blocks != (f.size + block_values - 1) / block_values)
+        throw format_error("block count " + std::to_string(f.blocks) + " does not match size " + std::to_string(f.size),
+                           24);
+    if (f.count > f.size)
+        throw format_error("set bit count " + std::to_string(f.count) + " exceeds size " + std::to_string(f.size), 32);
+    if (f.stored > f.blocks)
+        throw format_error("stored block count " + std::to_string(f.stored) + " exceeds block count " +
+                               std::to_string(f.blocks),
+                           40);
+    if (f.payload > f.stored * max_block_payload)
+        throw format_error("payload size " + std::to_string(f.payload) + " too large for " + std::to_string(f.stored) +
+                               " stored blocks",
+                           48);
+    return f;
+}
+
+// The descriptor of a stored block must be a payload kind with an item count its length allows.
+void check_descriptor(block_kind kind, std::uint32_t items, std::uint32_t len, std::uint64_t at) {
+    auto fail = [&](const std::string& what) { throw format_error("block descriptor: " + what, at); };
+    switch (kind) {
+        case block_kind::positions:
+            if (items < 1 || items > len) fail("position count " + std::to_string(items) + " outside [1, len]");
+            break;
+        case block_kind::runs:
+            if (items < 1 || items > (len + 1) / 2) fail("run count " + std::to_string(items) + " outside [1, (len+1)/2]");
+            break;
+        case block_kind::gaps:
+            if (items < 1 || items > detail::gaps_payload::max_payload_bytes(len))
+                fail("gap list of " + std::to_string(items) + " bytes out of range");
+            break;
+        case block_kind::raw:
+            if (items != 0) fail("raw block with a non-zero item count");
+            break;
+        default: fail("unknown payload kind " + std::to_string(static_cast<int>(kind)));
+    }
+}
+
+bitset parse_file(std::span<const std::byte> bytes) {
+    const file_header f = parse_header(bytes);
+    if (bytes.size() != f.total_bytes())
+        throw format_error("file is " + std::to_string(bytes.size()) + " bytes, header announces " +
+                               std::to_string(f.total_bytes()),
+                           std::min<std::uint64_t>(bytes.size(), f.total_bytes()));
+    if (load_le<std::uint64_t>(bytes.data() + checksum_offset) != checksum(bytes))
+        throw format_error("checksum mismatch: the file is corrupted", checksum_offset);
+
+    // Summary: full within non-empty, nothing beyond the last block, S stored blocks.
+    const std::size_t words = static_cast<std::size_t>(f.words());
+    const std::byte* summary = bytes.data() + f.summary_offset();
+    std::uint64_t stored = 0;
+    for (std::size_t w = 0; w < words; ++w) {
+        const auto nonempty = load_le<std::uint64_t>(summary + 8 * w);
+        const auto full = load_le<std::uint64_t>(summary + 8 * (words + w));
+        const std::uint64_t left = f.blocks - 64 * std::uint64_t{w};
+        const std::uint64_t valid = left >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << left) - 1;
+        if (nonempty & ~valid) throw format_error("non-empty summary marks blocks beyond the last", f.summary_offset() + 8 * w);
+        if (full & ~nonempty) throw format_error("full summary marks a block not marked non-empty",
+                                                 f.summary_offset() + 8 * (words + w));
+        stored += detail::popcount64(nonempty & ~full);
+    }
+    if (stored != f.stored)
+        throw format_error("summary has " + std::to_string(stored) + " stored blocks, header announces " +
+                               std::to_string(f.stored),
+                           40);
+
+    detail::core_writer out(f.size, static_cast<std::size_t>(f.stored), static_cast<std::size_t>(f.payload));
+    const detail::bitset_kernel_table& kernels = detail::bitset_kernels();
+    std::uint64_t descriptor = f.descriptors_offset();
+    std::uint64_t payload = f.payload_offset();
+    const std::uint64_t payload_end = f.total_bytes();
+    for (std::size_t w = 0; w < words; ++w) {
+        const auto nonempty = load_le<std::uint64_t>(summary + 8 * w);
+        const auto full = load_le<std::uint64_t>(summary + 8 * (words + w));
+        for (std::uint64_t m = nonempty; m != 0; m &= m - 1) {
+            const std::size_t b = 64 * w + detail::lowest_bit(m);
+            const std::uint32_t len = out.block_len(b);
+            if ((full >> detail::lowest_bit(m)) & 1) {
+                out.add_full(b);
+                continue;
+            }
+            const std::byte* d = bytes.data() + descriptor;
+            const auto kind = static_cast<block_kind>(d[0]);
+            if (d[1] != std::byte{0}) throw format_error("block descriptor: reserved byte is not 0", descriptor + 1);
+            const std::uint32_t items = load_le<std::uint16_t>(d + 2);
+            check_descriptor(kind, items, len, descriptor);
+            const std::uint32_t size = detail::payload_size(kind, items, len);
+            if (size > payload_end - payload)
+                throw format_error("block payload runs past the end of the file", descriptor);
+            detail::byte_reader r(bytes.subspan(static_cast<std::size_t>(payload), size), payload);
+            plane bits{};
+            switch (kind) {
+                case block_kind::positions: detail::positions_payload::apply(r, items, len, bits); break;
+                case block_kind::runs: detail::runs_payload::apply(r, items, len, bits); break;
+                case block_kind::gaps: detail::gaps_payload::apply(r, items, len, bits); break;
+                case block_kind::raw: detail::raw_payload::apply(r, len, bits); break;
+            }
+            const detail::block_stats st = kernels.stats(bits.data());
+            if (st.count == 0 || st.count == len)
+                throw format_error("stored block " + std::to_string(b) + " is " + (st.count == 0 ? "empty" : "full") +
+                                       " (such blocks are marked in the summary, not stored)",
+                                   payload);
+            out.add_plane(b, bits, st);
+            descriptor += descriptor_bytes;
+            payload += size;
+        }
+    }
+    if (payload != payload_end)
+        throw format_error("payloads end " + std::to_string(payload_end - payload) + " bytes before the file does",
+                           payload);
+    std::unique_ptr<detail::bitset_core> core = out.finish();
+    if (core->count() != f.count)
+        throw format_error("blocks hold " + std::to_string(core->count()) + " set bits, header announces " +
+                               std::to_string(f.count),
+                           32);
+    return detail::bitset_access::make(std::move(core));
+}
+
+}  // namespace
+
+void save(const bitset& set, std::vector<std::byte>& out) {
+    const detail::bitset_core& c = detail::core_of(set);
+    const std::vector<summary_word>& words = c.words();
+    const std::vector<block_entry>& entries = c.entries();
+    // Stored blocks in order with their lengths (only the last block can be short).
+    std::uint64_t payload = 0;
+    for (const block_entry& e : entries) payload += detail::payload_size(e, static_cast<std::uint32_t>(block_values));
+    const bool last_stored_short = [&] {
+        if (c.block_count() == 0 || c.block_len(c.block_count() - 1) == block_values || entries.empty()) return false;
+        const summary_word& w = words.back();
+        return (((w.nonempty & ~w.full) >> ((c.block_count() - 1) % 64)) & 1) != 0;
+    }();
+    auto len_of = [&](std::size_t i) {
+        return last_stored_short && i + 1 == entries.size() ? c.block_len(c.block_count() - 1)
+                                                            : static_cast<std::uint32_t>(block_values);
+    };
+    if (last_stored_short) {
+        const block_entry& e = entries.back();
+        payload -= detail::payload_size(e, static_cast<std::uint32_t>(block_values));
+        payload += detail::payload_size(e, len_of(entries.size() - 1));
+    }
+
+    file_header f;
+    f.size = c.size();
+    f.blocks = c.block_count();
+    f.count = c.count();
+    f.stored = entries.size();
+    f.payload = payload;
+    const std::size_t start = out.size();
+    out.resize(start + static_cast<std::size_t>(f.total_bytes()));
+    std::byte* h = out.data() + start;
+    std::copy(magic.begin(), magic.end(), reinterpret_cast<char*>(h));
+    store_le<std::uint16_t>(h + 8, format_version);
+    h[10] = static_cast<std::byte>(kind_bitset);
+    h[11] = std::byte{0};
+    store_le<std::uint32_t>(h + 12, header_bytes);
+    store_le<std::uint64_t>(h + 16, f.size);
+    store_le<std::uint64_t>(h + 24, f.blocks);
+    store_le<std::uint64_t>(h + 32, f.count);
+    store_le<std::uint64_t>(h + 40, f.stored);
+    store_le<std::uint64_t>(h + 48, f.payload);
+    const std::size_t nwords = words.size();
+    for (std::size_t w = 0; w < nwords; ++w) {
+        store_le<std::uint64_t>(h + f.summary_offset() + 8 * w, words[w].nonempty);
+        store_le<std::uint64_t>(h + f.summary_offset() + 8 * (nwords + w), words[w].full);
+    }
+    std::byte* d = h + f.descriptors_offset();
+    std::byte* p = h + f.payload_offset();
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const block_entry& e = entries[i];
+        d[0] = static_cast<std::byte>(e.kind);
+        d[1] = std::byte{0};
+        store_le<std::uint16_t>(d + 2, e.items);
+        d += descriptor_bytes;
+        const std::uint32_t len = len_of(i);
+        const std::uint32_t bytes = detail::payload_size(e, len);
+        std::memcpy(p, c.payload(e), bytes);
+        p += bytes;
+    }
+    store_le<std::uint64_t>(h + checksum_offset,
+                            checksum(std::span<const std::byte>(h, static_cast<std::size_t>(f.total_bytes()))));
+}
+
+void save(const bitset& set, std::ostream& out) {
+    std::vector<std::byte> bytes;
+    save(set, bytes);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw io_error("bitplane::save: writing " + std::to_string(bytes.size()) + " bytes to the stream failed");
+}
+
+bitset load_bitset(std::span<const std::byte> bytes) { return parse_file(bytes); }
+
+bitset load_bitset(std::istream& in) {
+    std::vector<std::byte> bytes(header_bytes);
+    in.read(reinterpret_cast<char*>(bytes.data()), header_bytes);
+    if (in.gcount() != static_cast<std::streamsize>(header_bytes))
+        throw format_error("truncated bitset file header: " + std::to_string(in.gcount()) + " of 64 bytes",
+                           static_cast<std::uint64_t>(in.gcount()));
+    const file_header f = parse_header(bytes);
+    // Read in chunks: a header announcing more than the stream holds fails at the stream's
+    // end, not in an allocation.
+    constexpr std::size_t chunk = 1 << 20;
+    while (bytes.size() < f.total_bytes()) {
+        const std::size_t have = bytes.size();
+        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, f.total_bytes() - have));
+        bytes.resize(have + want);
+        in.read(reinterpret_cast<char*>(bytes.data() + have), static_cast<std::streamsize>(want));
+        if (in.gcount() != static_cast<std::streamsize>(want))
+            throw format_error("truncated bitset file: header announces " + std::to_string(f.total_bytes()) +
+                                   " bytes, stream ended",
+                               have + static_cast<std::uint64_t>(in.gcount()));
+    }
+    return parse_file(bytes);
+}
+
+}  // namespace bitplane

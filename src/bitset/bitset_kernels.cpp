@@ -1,0 +1,152 @@
+// The portable whole-block kernels (the reference for the AVX2 ones) and the choice of table.
+#include "bitset/bitset_kernels.hpp"
+
+#include "bitset/bitset_words.hpp"
+#include "simd/kernels.hpp"
+
+#include <bit>
+#include <cstring>
+
+namespace bitplane::detail {
+
+namespace {
+
+constexpr std::size_t block_words64 = 32;
+
+inline std::uint64_t load64(const void* p, std::size_t i) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, static_cast<const unsigned char*>(p) + 8 * i, 8);
+    return w;
+}
+
+inline void store64(void* p, std::size_t i, std::uint64_t w) noexcept {
+    std::memcpy(static_cast<unsigned char*>(p) + 8 * i, &w, 8);
+}
+
+struct op_and { static std::uint64_t apply(std::uint64_t a, std::uint64_t b) noexcept { return a & b; } };
+struct op_or { static std::uint64_t apply(std::uint64_t a, std::uint64_t b) noexcept { return a | b; } };
+struct op_xor { static std::uint64_t apply(std::uint64_t a, std::uint64_t b) noexcept { return a ^ b; } };
+struct op_andnot { static std::uint64_t apply(std::uint64_t a, std::uint64_t b) noexcept { return a & ~b; } };
+
+template <class Op>
+block_stats combine(const void* a, const void* b, void* out) noexcept {
+    block_stats s;
+    std::uint64_t carry = 0;
+    for (std::size_t i = 0; i < block_words64; ++i) {
+        const std::uint64_t r = Op::apply(load64(a, i), load64(b, i));
+        store64(out, i, r);
+        s.count += popcount64(r);
+        s.transitions += popcount64(r ^ ((r << 1) | carry));
+        carry = r >> 63;
+    }
+    return s;
+}
+
+block_stats not_block(const void* a, void* out) noexcept {
+    block_stats s;
+    std::uint64_t carry = 0;
+    for (std::size_t i = 0; i < block_words64; ++i) {
+        const std::uint64_t r = ~load64(a, i);
+        store64(out, i, r);
+        s.count += popcount64(r);
+        s.transitions += popcount64(r ^ ((r << 1) | carry));
+        carry = r >> 63;
+    }
+    return s;
+}
+
+block_stats stats(const void* a) noexcept {
+    block_stats s;
+    std::uint64_t carry = 0;
+    for (std::size_t i = 0; i < block_words64; ++i) {
+        const std::uint64_t r = load64(a, i);
+        s.count += popcount64(r);
+        s.transitions += popcount64(r ^ ((r << 1) | carry));
+        carry = r >> 63;
+    }
+    return s;
+}
+
+std::uint32_t and_count(const void* a, const void* b) noexcept {
+    std::uint32_t n = 0;
+    for (std::size_t i = 0; i < block_words64; ++i) n += popcount64(load64(a, i) & load64(b, i));
+    return n;
+}
+
+// A merge with branch-free steps (the inputs interleave at random, so branches would miss).
+template <bool Xor>
+std::uint32_t merge(const std::uint16_t* a, std::uint32_t n, const std::uint16_t* b, std::uint32_t m,
+                    std::uint16_t* out) noexcept {
+    std::uint32_t i = 0, j = 0, k = 0;
+    while (i < n && j < m) {
+        const std::uint16_t x = a[i], y = b[j];
+        out[k] = x < y ? x : y;
+        k += Xor ? (x != y) : 1u;
+        i += x <= y;
+        j += y <= x;
+    }
+    while (i < n) out[k++] = a[i++];
+    while (j < m) out[k++] = b[j++];
+    return k;
+}
+
+std::uint32_t decode_gaps(const std::byte* payload, std::uint32_t bytes, std::uint16_t* out) noexcept {
+    std::uint32_t n = 0, next = 0;
+    for (std::uint32_t i = 0; i < bytes;) {
+        std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
+        if (gap == 255) {
+            std::memcpy(&out[n], payload + i, 2);  // u16 little-endian (the library is little-endian only)
+            gap = out[n];
+            i += 2;
+        }
+        next += gap;
+        out[n++] = static_cast<std::uint16_t>(next);
+        ++next;
+    }
+    return n;
+}
+
+// The positions of a that are (Keep) or are not in b, by a branch-free merge.
+template <bool Keep>
+std::uint32_t filter(const std::uint16_t* a, std::uint32_t n, const std::uint16_t* b, std::uint32_t m,
+                     std::uint16_t* out) noexcept {
+    std::uint32_t i = 0, j = 0, k = 0;
+    while (i < n && j < m) {
+        const std::uint16_t x = a[i], y = b[j];
+        out[k] = x;
+        k += Keep ? (x == y) : (x < y);
+        i += x <= y;
+        j += y <= x;
+    }
+    if (!Keep)
+        while (i < n) out[k++] = a[i++];
+    return k;
+}
+
+std::uint32_t extract_positions(const void* block, std::uint16_t* out) noexcept {
+    std::uint32_t n = 0;
+    for (std::uint32_t w = 0; w < block_words64; ++w) {
+        for (std::uint64_t word = load64(block, w); word != 0; word &= word - 1)
+            out[n++] = static_cast<std::uint16_t>(64 * w + static_cast<std::uint32_t>(std::countr_zero(word)));
+    }
+    return n;
+}
+
+constexpr bitset_kernel_table portable_table{simd_path::scalar, combine<op_and>,    combine<op_or>,
+                                             combine<op_xor>,   combine<op_andnot>, not_block,
+                                             stats,             and_count,          merge<false>,
+                                             merge<true>,       filter<true>,       filter<false>,
+                                             extract_positions, decode_gaps};
+
+}  // namespace
+
+const bitset_kernel_table& portable_bitset_kernels() noexcept { return portable_table; }
+
+const bitset_kernel_table& bitset_kernels() {
+#if defined(BITPLANE_X86)
+    if (active_kernels().path == simd_path::avx2) return avx2_bitset_kernels();
+#endif
+    return portable_table;
+}
+
+}  // namespace bitplane::detail

@@ -1,0 +1,72 @@
+// Whole-block kernels of bitsets: a bitwise operation on two 2048-bit blocks that also counts
+// the result's set bits and transitions (so that the result's encoding is chosen without a
+// second pass), the counts alone, and the union of two sparse blocks' sorted positions.
+//
+// Blocks are 256 bytes at any alignment (raw payloads are read in place from the arena) in
+// the raw payload's bit order. One table per instruction set: bitset_kernels.cpp holds the
+// portable one (the reference every other is tested against), bitset_kernels_avx2.cpp the
+// AVX2 + POPCNT one. The table follows the SIMD path of the block codec
+// (bitplane::active_simd_path(), BITPLANE_SIMD, set_simd_path): the AVX2 table where that
+// path is avx2, the portable one otherwise.
+#pragma once
+
+#include <bitplane/simd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace bitplane::detail {
+
+/// What choosing a block's encoding needs: set bits, and transitions of the 2048-bit block
+/// read with a zero before bit 0 (popcount of p XOR (p << 1)); runs = (transitions + bit
+/// 2047) / 2, see plane_bits.hpp.
+struct block_stats {
+    std::uint32_t count = 0;
+    std::uint32_t transitions = 0;
+};
+
+struct bitset_kernel_table {
+    simd_path path;
+    /// out = a OP b over 256 bytes; returns the stats of out. `out` may be `a` or `b`.
+    block_stats (*and_blocks)(const void* a, const void* b, void* out);
+    block_stats (*or_blocks)(const void* a, const void* b, void* out);
+    block_stats (*xor_blocks)(const void* a, const void* b, void* out);
+    block_stats (*andnot_blocks)(const void* a, const void* b, void* out);  // a AND NOT b
+    /// out = NOT a over all 2048 bits (the caller clears bits beyond a short block's length).
+    block_stats (*not_block)(const void* a, void* out);
+    /// The stats of one block.
+    block_stats (*stats)(const void* a);
+    /// popcount(a AND b).
+    std::uint32_t (*and_count)(const void* a, const void* b);
+    /// Sorted distinct positions a[0..n) and b[0..m) of one block (< 2048) -> their union, or
+    /// for xor_positions their symmetric difference, sorted, into out; returns its size. The
+    /// inputs may be read up to 8 slots past their ends; `out` needs room for n + m + 24.
+    std::uint32_t (*union_positions)(const std::uint16_t* a, std::uint32_t n, const std::uint16_t* b, std::uint32_t m,
+                                     std::uint16_t* out);
+    std::uint32_t (*xor_positions)(const std::uint16_t* a, std::uint32_t n, const std::uint16_t* b, std::uint32_t m,
+                                   std::uint16_t* out);
+    /// Sorted distinct positions a[0..n) and b[0..m) -> those of a that are (and_positions) or
+    /// are not (andnot_positions) in b, into out; returns how many. As union_positions; `out`
+    /// needs room for n + 24.
+    std::uint32_t (*and_positions)(const std::uint16_t* a, std::uint32_t n, const std::uint16_t* b, std::uint32_t m,
+                                   std::uint16_t* out);
+    std::uint32_t (*andnot_positions)(const std::uint16_t* a, std::uint32_t n, const std::uint16_t* b,
+                                      std::uint32_t m, std::uint16_t* out);
+    /// The set bits of a 2048-bit block (256 bytes), ascending, into out (room for their
+    /// number + 8); returns how many.
+    std::uint32_t (*extract_positions)(const void* block, std::uint16_t* out);
+    /// Decodes a (validated) gaps payload of `bytes` < 256 bytes into its positions; returns
+    /// their number. Reads up to 15 bytes past the payload (the arena's slack, or the rest of
+    /// the 16-byte entry for an inline payload) and writes up to 8 positions past the last.
+    std::uint32_t (*decode_gaps)(const std::byte* payload, std::uint32_t bytes, std::uint16_t* out);
+};
+
+const bitset_kernel_table& portable_bitset_kernels() noexcept;
+#if defined(BITPLANE_X86)
+const bitset_kernel_table& avx2_bitset_kernels() noexcept;
+#endif
+
+/// The table for the active SIMD path (one atomic load).
+const bitset_kernel_table& bitset_kernels();
+
+}  // namespace bitplane::detail

@@ -1,0 +1,128 @@
+// The scans of scan.hpp: one scan_test (scan_block.hpp) run over a vector's blocks in
+// parallel; each block's answer goes straight into a bitset_builder, or only its popcount
+// into the total for the count_* functions.
+#include <bitplane/scan.hpp>
+
+#include "core/parallel.hpp"
+#include "ops/scan_block.hpp"
+
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace bitplane {
+
+namespace {
+
+// Blocks per task: 32 blocks are 64K values, a few microseconds of work even for blocks that
+// are answered from their headers, so that task overhead stays small.
+constexpr std::size_t scan_grain = 32;
+
+template <column_value T>
+std::uint32_t bits_of(T x) noexcept {
+    return std::bit_cast<std::uint32_t>(x);
+}
+
+template <column_value T>
+constexpr bool signed_keys = std::is_same_v<T, std::int32_t>;
+
+bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
+    detail::bitset_builder builder(v.size());
+    if (test.what == detail::scan_test::kind::none) return builder.finish();
+    detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
+        detail::scan_scratch scratch;
+        plane bits;
+        for (std::size_t b = first; b < last; ++b) {
+            switch (detail::scan_block(v, b, test, scratch, bits)) {
+                case detail::block_answer::none: break;
+                case detail::block_answer::all: builder.set_block_full(b); break;
+                case detail::block_answer::some: builder.set_block(b, bits); break;
+            }
+        }
+    });
+    return builder.finish();
+}
+
+std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& test) {
+    if (test.what == detail::scan_test::kind::none) return 0;
+    if (test.what == detail::scan_test::kind::all) return v.size();
+    std::atomic<std::uint64_t> total{0};
+    detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
+        detail::scan_scratch scratch;
+        std::uint64_t n = 0;
+        for (std::size_t b = first; b < last; ++b) n += detail::count_block(v, b, test, scratch);
+        total.fetch_add(n, std::memory_order_relaxed);
+    });
+    return total.load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+template <column_value T>
+bitset find_eq(const vector<T>& v, T x) {
+    return run_scan(v.core(), detail::scan_eq(bits_of(x), signed_keys<T>));
+}
+
+template <column_value T>
+bitset find_ne(const vector<T>& v, T x) {
+    return run_scan(v.core(), detail::scan_ne(bits_of(x), signed_keys<T>));
+}
+
+template <column_value T>
+bitset find_lt(const vector<T>& v, T x) {
+    return run_scan(v.core(), detail::scan_lt(bits_of(x), signed_keys<T>));
+}
+
+template <column_value T>
+bitset find_le(const vector<T>& v, T x) {
+    return run_scan(v.core(), detail::scan_le(bits_of(x), signed_keys<T>));
+}
+
+template <column_value T>
+bitset find_gt(const vector<T>& v, T x) {
+    return run_scan(v.core(), detail::scan_gt(bits_of(x), signed_keys<T>));
+}
+
+template <column_value T>
+bitset find_ge(const vector<T>& v, T x) {
+    return run_scan(v.core(), detail::scan_ge(bits_of(x), signed_keys<T>));
+}
+
+template <column_value T>
+bitset find_range(const vector<T>& v, T lo, T hi) {
+    return run_scan(v.core(), detail::scan_range(bits_of(lo), bits_of(hi), signed_keys<T>));
+}
+
+template <column_value T>
+std::uint64_t count_eq(const vector<T>& v, T x) {
+    return run_count(v.core(), detail::scan_eq(bits_of(x), signed_keys<T>));
+}
+
+template <column_value T>
+std::uint64_t count_range(const vector<T>& v, T lo, T hi) {
+    return run_count(v.core(), detail::scan_range(bits_of(lo), bits_of(hi), signed_keys<T>));
+}
+
+template bitset find_eq(const vector<std::uint32_t>&, std::uint32_t);
+template bitset find_ne(const vector<std::uint32_t>&, std::uint32_t);
+template bitset find_lt(const vector<std::uint32_t>&, std::uint32_t);
+template bitset find_le(const vector<std::uint32_t>&, std::uint32_t);
+template bitset find_gt(const vector<std::uint32_t>&, std::uint32_t);
+template bitset find_ge(const vector<std::uint32_t>&, std::uint32_t);
+template bitset find_range(const vector<std::uint32_t>&, std::uint32_t, std::uint32_t);
+template std::uint64_t count_eq(const vector<std::uint32_t>&, std::uint32_t);
+template std::uint64_t count_range(const vector<std::uint32_t>&, std::uint32_t, std::uint32_t);
+
+template bitset find_eq(const vector<std::int32_t>&, std::int32_t);
+template bitset find_ne(const vector<std::int32_t>&, std::int32_t);
+template bitset find_lt(const vector<std::int32_t>&, std::int32_t);
+template bitset find_le(const vector<std::int32_t>&, std::int32_t);
+template bitset find_gt(const vector<std::int32_t>&, std::int32_t);
+template bitset find_ge(const vector<std::int32_t>&, std::int32_t);
+template bitset find_range(const vector<std::int32_t>&, std::int32_t, std::int32_t);
+template std::uint64_t count_eq(const vector<std::int32_t>&, std::int32_t);
+template std::uint64_t count_range(const vector<std::int32_t>&, std::int32_t, std::int32_t);
+
+}  // namespace bitplane

@@ -1,0 +1,484 @@
+#include "ops/scan_block.hpp"
+
+#include "codec/block_decoding.hpp"
+#include "codec/block_format.hpp"
+#include "codec/plane_bits.hpp"
+#include "codec/value_transform.hpp"
+#include "simd/kernels.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <utility>
+
+namespace bitplane::detail {
+
+// ---- tests ----------------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::uint32_t max_key = 0xFFFFFFFFu;
+
+scan_test nothing(bool is_signed) noexcept {
+    scan_test t;
+    t.is_signed = is_signed;
+    return t;
+}
+
+// Keys start .. start + span (span < 2^32), negated when `negate`.
+scan_test keys(std::uint32_t start, std::uint32_t span, bool negate, bool is_signed) noexcept {
+    scan_test t = nothing(is_signed);
+    if (span == max_key) {
+        t.what = negate ? scan_test::kind::none : scan_test::kind::all;
+        return t;
+    }
+    t.what = scan_test::kind::interval;
+    t.start = start;
+    t.span = span;
+    t.negate = negate;
+    return t;
+}
+
+std::uint32_t key(std::uint32_t bits, bool is_signed) noexcept { return bits ^ scan_test::bias(is_signed); }
+
+}  // namespace
+
+scan_test scan_eq(std::uint32_t x, bool is_signed) noexcept { return keys(key(x, is_signed), 0, false, is_signed); }
+
+scan_test scan_ne(std::uint32_t x, bool is_signed) noexcept { return keys(key(x, is_signed), 0, true, is_signed); }
+
+scan_test scan_lt(std::uint32_t x, bool is_signed) noexcept {
+    const std::uint32_t k = key(x, is_signed);
+    return k == 0 ? nothing(is_signed) : keys(0, k - 1, false, is_signed);
+}
+
+scan_test scan_le(std::uint32_t x, bool is_signed) noexcept { return keys(0, key(x, is_signed), false, is_signed); }
+
+scan_test scan_gt(std::uint32_t x, bool is_signed) noexcept {
+    const std::uint32_t k = key(x, is_signed);
+    return k == max_key ? nothing(is_signed) : keys(k + 1, max_key - k - 1, false, is_signed);
+}
+
+scan_test scan_ge(std::uint32_t x, bool is_signed) noexcept {
+    const std::uint32_t k = key(x, is_signed);
+    return keys(k, max_key - k, false, is_signed);
+}
+
+scan_test scan_range(std::uint32_t lo, std::uint32_t hi, bool is_signed) noexcept {
+    const std::uint32_t klo = key(lo, is_signed);
+    const std::uint32_t khi = key(hi, is_signed);
+    return klo > khi ? nothing(is_signed) : keys(klo, khi - klo, false, is_signed);
+}
+
+// ---- one block ------------------------------------------------------------------------------
+
+namespace {
+
+// A test of residuals: (lo <= r <= hi) == inside.
+struct residual_test {
+    std::uint32_t lo = 0;
+    std::uint32_t hi = 0;
+    bool inside = true;
+    [[nodiscard]] bool passes(std::uint32_t r) const noexcept { return (lo <= r && r <= hi) == inside; }
+};
+
+// The key interval as a residual test for residuals r with key = key_base + r (mod 2^32):
+// an interval of residuals, or the complement of one where it wraps around 2^32.
+residual_test to_residuals(const scan_test& test, std::uint32_t key_base) noexcept {
+    const std::uint32_t first = test.start - key_base;
+    const std::uint32_t last = first + test.span;
+    if (first <= last) return {first, last, !test.negate};
+    return {last + 1, first - 1, test.negate};  // non-empty: span < 2^32 - 1
+}
+
+std::uint32_t zigzag(std::uint32_t bits) noexcept {
+    return (bits << 1) ^ static_cast<std::uint32_t>(static_cast<std::int32_t>(bits) >> 31);
+}
+
+// The block's test on its residual planes, where there is one (plain, frame of reference,
+// zigzag for equality); false where the values must be decoded.
+bool residual_form(const parsed_block& block, const scan_test& test, residual_test& out) noexcept {
+    const std::uint32_t bias = scan_test::bias(test.is_signed);
+    switch (block.value_transform) {
+        case codec::transform::none: out = to_residuals(test, bias); return true;
+        case codec::transform::frame_of_reference: out = to_residuals(test, block.for_base ^ bias); return true;
+        case codec::transform::zigzag:
+            if (test.span != 0) return false;
+            out.lo = out.hi = zigzag(test.start ^ bias);
+            out.inside = !test.negate;
+            return true;
+        case codec::transform::delta: return false;
+    }
+    return false;
+}
+
+std::uint32_t block_popcount(const plane& p) {
+    return static_cast<std::uint32_t>(active_kernels().popcount_words(p.data(), plane_words));
+}
+
+block_answer classify(const plane& p, std::uint32_t count) {
+    const std::uint32_t n = block_popcount(p);
+    return n == 0 ? block_answer::none : n == count ? block_answer::all : block_answer::some;
+}
+
+// Bits [0, n) of word w set, for a plane of n bits.
+constexpr std::uint32_t valid_bits(std::uint32_t w, std::uint32_t n) noexcept {
+    const std::uint32_t first = w * 32;
+    if (n >= first + 32) return ~0u;
+    return n <= first ? 0u : ~0u >> (32 - (n - first));
+}
+
+// Values compared one by one (tail, write-back block, decoded delta and zigzag blocks): a
+// byte per value first, in loops the compiler vectorizes, then 8 bytes (each 0 or 1) become
+// 8 bits in one multiplication (byte i lands in bit i of the top byte; no carries collide).
+void test_values(std::span<const std::uint32_t> values, const scan_test& test, plane& out) noexcept {
+    constexpr std::uint64_t gather_bytes = 0x0102040810204080ull;
+    const std::uint32_t bias = scan_test::bias(test.is_signed);
+    const std::uint32_t start = test.start;
+    const std::uint32_t span = test.span;
+    const std::uint32_t flip = test.negate ? ~0u : 0u;
+    const auto n = static_cast<std::uint32_t>(values.size());
+    const std::uint32_t* v = values.data();
+    for (std::uint32_t w = 0; w < plane_words; ++w) {
+        const std::uint32_t first = w * 32;
+        if (first >= n) {
+            out[w] = 0;
+            continue;
+        }
+        alignas(8) std::uint8_t pass[32];
+        if (first + 32 <= n) {
+            for (std::uint32_t j = 0; j < 32; ++j) pass[j] = ((v[first + j] ^ bias) - start) <= span;
+        } else {
+            for (std::uint32_t j = 0; j < 32; ++j) pass[j] = first + j < n && ((v[first + j] ^ bias) - start) <= span;
+        }
+        std::uint32_t word = 0;
+        for (std::uint32_t q = 0; q < 4; ++q) {
+            std::uint64_t bytes;
+            std::memcpy(&bytes, pass + 8 * q, sizeof bytes);
+            word |= static_cast<std::uint32_t>((bytes * gather_bytes) >> 56) << (8 * q);
+        }
+        out[w] = (word ^ flip) & valid_bits(w, n);
+    }
+}
+
+// One target's walk down the planes: the live planes above the first constant plane that
+// disagrees with the target are read (steps, with the target's bit of each); that plane
+// then decides the still-equal positions (finish). With no step, the answer is constant.
+struct target_walk {
+    std::uint32_t steps = 0;
+    std::uint32_t bits = 0;
+    std::uint8_t finish = compare_job::finish_none;
+    [[nodiscard]] bool constant() const noexcept { return steps == 0; }
+    [[nodiscard]] bool all_equal() const noexcept { return finish == compare_job::finish_none; }
+    [[nodiscard]] bool all_less() const noexcept { return finish == compare_job::finish_lt; }
+};
+
+target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) noexcept {
+    target_walk out;
+    const std::uint32_t stops = ~live & (ones ^ target);  // constant planes != the target's bit
+    std::uint32_t read = live;
+    if (stops != 0) {
+        const int top = 31 - std::countl_zero(stops);
+        read = top == 31 ? 0u : live & (~0u << (top + 1));
+        out.finish = ((ones >> top) & 1u) != 0 ? compare_job::finish_gt : compare_job::finish_lt;
+    }
+    for (std::uint32_t k = 0; read != 0; ++k) {
+        const int j = 31 - std::countl_zero(read);
+        out.bits |= ((target >> j) & 1u) << k;
+        read &= ~(1u << j);
+        out.steps = k + 1;
+    }
+    return out;
+}
+
+// Planes of a parsed block, built once and only when needed: interleaved all-raw payloads
+// are read in place; other layouts are rebuilt into the scratch planes (and the mask).
+class block_planes_source {
+public:
+    block_planes_source(const parsed_block& block, std::span<const std::byte> bytes, scan_scratch& scratch) noexcept
+        : block_(block), bytes_(bytes), scratch_(scratch) {}
+
+    void fill_job(compare_job& job, std::uint32_t steps) {
+        std::uint32_t read = block_.live;
+        if (block_.interleaved) {
+            job.base = payload();
+            job.stride = 4 * block_.stored;
+            // Planes are read from the top live plane down: the k-th has rank stored - 1 - k.
+            for (std::uint32_t k = 0; k < steps; ++k) job.offset[k] = 4 * (block_.stored - 1 - k);
+            return;
+        }
+        build();
+        job.base = reinterpret_cast<const std::uint8_t*>(scratch_.planes.planes[0].data());
+        job.stride = 4;
+        for (std::uint32_t k = 0; k < steps; ++k) {
+            const int j = 31 - std::countl_zero(read);
+            read &= ~(1u << j);
+            job.offset[k] = static_cast<std::uint32_t>(j) * static_cast<std::uint32_t>(plane_bytes);
+        }
+    }
+
+    const plane& mask() {
+        if (block_.interleaved) {
+            if (!mask_built_) rebuild_plane(block_.mask, bytes_, 0, block_.count, nullptr, scratch_.mask);
+            mask_built_ = true;
+        } else {
+            build();
+        }
+        return scratch_.mask;
+    }
+
+    /// The sum of the block's residuals, exactly, from plane popcounts.
+    std::uint64_t residual_sum() {
+        const kernel_table& kernels = active_kernels();
+        std::uint32_t counts[plane_count] = {};
+        if (block_.interleaved) {
+            std::uint32_t by_rank[plane_count];
+            kernels.interleaved_popcounts(payload(), block_.stored, by_rank, nullptr, 0);
+            std::uint32_t rank = 0;
+            for (std::uint32_t live = block_.live; live != 0; live &= live - 1)
+                counts[std::countr_zero(live)] = by_rank[rank++];
+        } else {
+            build();
+            for (std::uint32_t live = block_.live; live != 0; live &= live - 1) {
+                const int j = std::countr_zero(live);
+                counts[j] =
+                    static_cast<std::uint32_t>(kernels.popcount_words(scratch_.planes.planes[j].data(), plane_words));
+            }
+        }
+        for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
+            counts[std::countr_zero(ones)] = block_.length;
+        std::uint64_t sum = 0;
+        for (std::uint32_t j = 0; j < plane_count; ++j) sum += static_cast<std::uint64_t>(counts[j]) << j;
+        return sum;
+    }
+
+    /// The block's values, from the planes where they are already built.
+    void decode(std::span<std::uint32_t> values) {
+        if (!planes_built_) {
+            decode_parsed(block_, bytes_, 0, values);
+            return;
+        }
+        alignas(64) std::uint32_t residuals[block_values];
+        active_kernels().untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, residuals);
+        if (block_.sparse) {
+            std::uint32_t next = 0;
+            for (std::uint32_t i = 0; i < block_.count; ++i)
+                values[i] = test_bit(scratch_.mask, i) ? residuals[next++] : 0u;
+        } else {
+            std::copy_n(residuals, block_.count, values.data());
+        }
+        undo_transform(block_, values.first(block_.count));
+    }
+
+private:
+    const std::uint8_t* payload() const noexcept {
+        return reinterpret_cast<const std::uint8_t*>(bytes_.data()) + block_.planes[0].payload_offset;
+    }
+
+    void build() {
+        if (!planes_built_) rebuild_planes(block_, bytes_, 0, scratch_.planes, scratch_.mask);
+        planes_built_ = true;
+    }
+
+    const parsed_block& block_;
+    std::span<const std::byte> bytes_;
+    scan_scratch& scratch_;
+    bool planes_built_ = false;
+    bool mask_built_ = false;
+};
+
+enum class compact_answer : std::uint8_t { none, all, some };
+
+// The residual test on the block's planes (`length` bits each): constant, or in `out`
+// (bits at or beyond length clear).
+compact_answer compare_residuals(const parsed_block& block, block_planes_source& source, const residual_test& rt,
+                                 scan_scratch& s, plane& out) {
+    const std::uint32_t live = block.live;
+    const std::uint32_t ones = block.ones;
+    const bool equality = rt.lo == rt.hi;
+    const bool need_lo = !equality && rt.lo != 0;
+    const bool need_hi = !equality && rt.hi != max_key;
+    const auto constant = [&](bool pass) { return pass == rt.inside ? compact_answer::all : compact_answer::none; };
+
+    compare_job job;
+    job.words = std::min<std::uint32_t>(plane_words, ((block.length + 31) / 32 + 7) / 8 * 8);
+    // Per target slot: 0 = equality or the lower bound, 1 = the upper bound.
+    target_walk lo_walk, hi_walk;
+    int lo_slot = -1, hi_slot = -1;  // slot in the job, -1 when constant or not needed
+    bool lo_pass = true, hi_pass = true;  // constant answers: r >= lo, r <= hi (or r == lo)
+    if (equality) {
+        lo_walk = walk(rt.lo, live, ones);
+        if (lo_walk.constant()) return constant(lo_walk.all_equal());
+        lo_slot = 0;
+        job.need_lt = false;
+    } else {
+        if (need_lo) {
+            lo_walk = walk(rt.lo, live, ones);
+            if (lo_walk.constant()) lo_pass = !lo_walk.all_less();
+        }
+        if (need_hi) {
+            hi_walk = walk(rt.hi, live, ones);
+            if (hi_walk.constant()) hi_pass = hi_walk.all_less() || hi_walk.all_equal();
+        }
+        if (!lo_pass || !hi_pass) return constant(false);
+        std::uint32_t slots = 0;
+        if (need_lo && !lo_walk.constant()) lo_slot = static_cast<int>(slots++);
+        if (need_hi && !hi_walk.constant()) hi_slot = static_cast<int>(slots++);
+        if (slots == 0) return constant(true);
+    }
+    std::uint32_t steps = 0;
+    for (const auto& [slot, w] : {std::pair{lo_slot, lo_walk}, std::pair{hi_slot, hi_walk}}) {
+        if (slot < 0) continue;
+        job.steps[slot] = w.steps;
+        job.bits[slot] = w.bits;
+        job.finish[slot] = w.finish;
+        job.targets = static_cast<std::uint32_t>(slot) + 1;
+        steps = std::max(steps, w.steps);
+    }
+    source.fill_job(job, steps);
+    active_kernels().compare_planes(&job, s.eq, s.lt);
+
+    // Simple loops over whole words (vectorized); bits at or beyond length are cleared last.
+    const std::uint32_t flip = rt.inside ? 0u : ~0u;
+    const std::uint32_t words = job.words;
+    const std::uint32_t* lt_lo = s.lt + (lo_slot < 0 ? 0 : lo_slot) * plane_words;
+    const std::uint32_t* lt_hi = s.lt + (hi_slot < 0 ? 0 : hi_slot) * plane_words;
+    const std::uint32_t* eq_hi = s.eq + (hi_slot < 0 ? 0 : hi_slot) * plane_words;
+    if (equality) {
+        for (std::uint32_t c = 0; c < words; ++c) out[c] = s.eq[c] ^ flip;
+    } else if (hi_slot < 0) {
+        for (std::uint32_t c = 0; c < words; ++c) out[c] = ~lt_lo[c] ^ flip;
+    } else if (lo_slot < 0) {
+        for (std::uint32_t c = 0; c < words; ++c) out[c] = (lt_hi[c] | eq_hi[c]) ^ flip;
+    } else {
+        for (std::uint32_t c = 0; c < words; ++c) out[c] = (~lt_lo[c] & (lt_hi[c] | eq_hi[c])) ^ flip;
+    }
+    std::fill(out.begin() + words, out.end(), 0u);
+    clear_from(out, block.length);
+    return compact_answer::some;
+}
+
+// What scan and count share: the block parsed and compared on its residual planes, or false
+// where it must be decoded.
+struct encoded_result {
+    compact_answer compact = compact_answer::none;
+    bool zero_passes = false;  // sparse: whether the zero residuals pass
+};
+
+bool compare_encoded(const parsed_block& block, block_planes_source& source, const scan_test& test, scan_scratch& s,
+                     encoded_result& out) {
+    residual_test rt;
+    if (!residual_form(block, test, rt)) return false;
+    out.compact = compare_residuals(block, source, rt, s, s.compact);
+    out.zero_passes = rt.passes(0);
+    return true;
+}
+
+// A delta block whose smallest difference is not negative holds v_i = first + u_i with
+// 0 <= u_i <= S = (sum of residuals) + (count - 1) x min, non-decreasing. When S < 2^32 the
+// keys are key(first) + u_i, a frame of reference again: a test that holds on all of [0, S],
+// or on none of it, answers the block from its plane popcounts without decoding it (sorted
+// columns: every block but those at the ends of the queried interval). `some` = undecided.
+compact_answer delta_bound(const parsed_block& block, block_planes_source& source, const scan_test& test) {
+    if (block.value_transform != codec::transform::delta || static_cast<std::int32_t>(block.delta_min) < 0)
+        return compact_answer::some;
+    const std::uint64_t top = source.residual_sum() + std::uint64_t{block.count - 1} * block.delta_min;
+    if (top > max_key) return compact_answer::some;
+    const residual_test rt = to_residuals(test, block.delta_first ^ scan_test::bias(test.is_signed));
+    const auto last = static_cast<std::uint32_t>(top);
+    if (rt.lo == 0 && last <= rt.hi) return rt.inside ? compact_answer::all : compact_answer::none;  // [0, S] inside
+    if (rt.lo > last) return rt.inside ? compact_answer::none : compact_answer::all;                 // disjoint
+    return compact_answer::some;
+}
+
+block_answer scan_values(std::span<const std::uint32_t> values, const scan_test& test, plane& out) {
+    test_values(values, test, out);
+    return classify(out, static_cast<std::uint32_t>(values.size()));
+}
+
+std::span<const std::uint32_t> unsealed_values(const vector_core& v, std::size_t block) noexcept {
+    return block == v.sealed_block_count() ? v.tail() : v.write_back_values(block);
+}
+
+}  // namespace
+
+block_answer scan_encoded_block(std::span<const std::byte> bytes, std::uint32_t count, const scan_test& test,
+                                scan_scratch& scratch, plane& out) {
+    if (test.what != scan_test::kind::interval)
+        return test.what == scan_test::kind::all ? block_answer::all : block_answer::none;
+    const parsed_block block = parse_block(bytes, count, false);
+    block_planes_source source(block, bytes, scratch);
+    encoded_result r;
+    if (!compare_encoded(block, source, test, scratch, r)) {
+        const compact_answer bound = delta_bound(block, source, test);
+        if (bound != compact_answer::some) return bound == compact_answer::all ? block_answer::all : block_answer::none;
+        source.decode({scratch.values, count});
+        return scan_values({scratch.values, count}, test, out);
+    }
+    if (!block.sparse) {
+        if (r.compact == compact_answer::none) return block_answer::none;
+        if (r.compact == compact_answer::all) return block_answer::all;
+        out = scratch.compact;
+        return classify(out, count);
+    }
+    if (r.compact == compact_answer::none && !r.zero_passes) return block_answer::none;
+    if (r.compact == compact_answer::all && r.zero_passes) return block_answer::all;
+    const plane& mask = source.mask();
+    switch (r.compact) {
+        case compact_answer::none: out = plane{}; break;
+        case compact_answer::all: out = mask; break;
+        case compact_answer::some:
+            active_kernels().deposit_plane(scratch.compact.data(), mask.data(), out.data());
+            break;
+    }
+    if (r.zero_passes)
+        for (std::uint32_t w = 0; w < plane_words; ++w) out[w] |= ~mask[w] & valid_bits(w, count);
+    return classify(out, count);
+}
+
+std::uint32_t count_encoded_block(std::span<const std::byte> bytes, std::uint32_t count, const scan_test& test,
+                                  scan_scratch& scratch) {
+    if (test.what != scan_test::kind::interval) return test.what == scan_test::kind::all ? count : 0;
+    const parsed_block block = parse_block(bytes, count, false);
+    block_planes_source source(block, bytes, scratch);
+    encoded_result r;
+    if (!compare_encoded(block, source, test, scratch, r)) {
+        const compact_answer bound = delta_bound(block, source, test);
+        if (bound != compact_answer::some) return bound == compact_answer::all ? count : 0;
+        source.decode({scratch.values, count});
+        plane out;
+        test_values({scratch.values, count}, test, out);
+        return block_popcount(out);
+    }
+    std::uint32_t n = 0;
+    switch (r.compact) {
+        case compact_answer::none: break;
+        case compact_answer::all: n = block.length; break;
+        case compact_answer::some: n = block_popcount(scratch.compact); break;
+    }
+    if (block.sparse && r.zero_passes) n += count - block.length;
+    return n;
+}
+
+block_answer scan_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
+                        plane& out) {
+    if (test.what != scan_test::kind::interval)
+        return test.what == scan_test::kind::all ? block_answer::all : block_answer::none;
+    const std::span<const std::uint32_t> values = unsealed_values(v, block);
+    if (!values.empty()) return scan_values(values, test, out);
+    return scan_encoded_block(v.sealed_block(block, {}), static_cast<std::uint32_t>(block_values), test, scratch, out);
+}
+
+std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch) {
+    if (test.what == scan_test::kind::none) return 0;
+    const std::span<const std::uint32_t> values = unsealed_values(v, block);
+    if (!values.empty()) {
+        if (test.what == scan_test::kind::all) return static_cast<std::uint32_t>(values.size());
+        plane out;
+        test_values(values, test, out);
+        return block_popcount(out);
+    }
+    return count_encoded_block(v.sealed_block(block, {}), static_cast<std::uint32_t>(block_values), test, scratch);
+}
+
+}  // namespace bitplane::detail

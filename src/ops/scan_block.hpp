@@ -1,0 +1,87 @@
+// Scans, one block at a time: the test every scan applies, and its answer for one block as a
+// plane of positions. src/ops/scan.cpp runs it over a vector's blocks in parallel; the tests
+// call it directly.
+//
+// Keys. T's order is the unsigned order of 32-bit keys: key(v) = v for uint32 and
+// v XOR 0x80000000 for int32. Every scan is a cyclic interval of keys, "key - start
+// (mod 2^32) <= span", possibly negated (find_ne), or trivially nothing / everything.
+//
+// Blocks. A frame-of-reference block holds residuals r with key(v) = key(base) + r (mod 2^32);
+// a plain block is the same with base 0 (so for int32 the key base is 0x80000000, and the
+// sign plane compares reversed without being special-cased). The key interval is therefore
+// an interval of residuals, or the complement of one when it wraps around 2^32, and the
+// residual planes are compared with at most two constants (O'Neil & Quass, "Improved query
+// performance with variant indexes", 1997) by the compare_planes kernel, from the top plane
+// down; all-zero and all-one planes are resolved without reading them, and interleaved all-raw
+// payloads are read in place. Sparse blocks compare their compact planes, deposit the result
+// onto the non-zero mask and add the zero residuals' answer. Zigzag blocks answer equality on
+// the residual planes (r = zigzag(v) is a bijection) and decode for order tests; delta blocks,
+// the uncompressed tail and the write-back block are compared value by value.
+#pragma once
+
+#include <bitplane/block.hpp>
+#include <bitplane/detail/vector_core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace bitplane::detail {
+
+struct scan_test {
+    enum class kind : std::uint8_t { none, all, interval };
+    kind what = kind::none;
+    std::uint32_t start = 0;  // first key of the interval
+    std::uint32_t span = 0;   // keys in the interval - 1 (< 2^32 - 1: a full interval is `all`)
+    bool negate = false;      // pass where the key is outside the interval
+    bool is_signed = false;   // keys of int32 values
+
+    [[nodiscard]] static constexpr std::uint32_t bias(bool is_signed_keys) noexcept {
+        return is_signed_keys ? 0x80000000u : 0u;
+    }
+    /// Whether the value with these bits passes.
+    [[nodiscard]] bool matches(std::uint32_t bits) const noexcept {
+        if (what != kind::interval) return what == kind::all;
+        return ((bits ^ bias(is_signed)) - start <= span) != negate;
+    }
+};
+
+/// The tests of the scans, on T's bits (x, lo, hi are bit patterns of T values).
+scan_test scan_eq(std::uint32_t x, bool is_signed) noexcept;
+scan_test scan_ne(std::uint32_t x, bool is_signed) noexcept;
+scan_test scan_lt(std::uint32_t x, bool is_signed) noexcept;
+scan_test scan_le(std::uint32_t x, bool is_signed) noexcept;
+scan_test scan_gt(std::uint32_t x, bool is_signed) noexcept;
+scan_test scan_ge(std::uint32_t x, bool is_signed) noexcept;
+scan_test scan_range(std::uint32_t lo, std::uint32_t hi, bool is_signed) noexcept;  // none when lo > hi
+
+enum class block_answer : std::uint8_t { none, all, some };
+
+/// Working memory of one thread's scans (about 17 KiB).
+struct scan_scratch {
+    block_planes planes;
+    alignas(64) plane mask{};
+    alignas(64) std::uint32_t values[block_values];
+    alignas(64) std::uint32_t eq[2 * plane_words];
+    alignas(64) std::uint32_t lt[2 * plane_words];
+    alignas(64) plane compact{};
+};
+
+/// The positions of block `block` of `v` that pass `test`: none, all of the block's values,
+/// or some, written to `out` (bits at or beyond the block's value count clear; `out` is
+/// only written for `some`).
+block_answer scan_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
+                        plane& out);
+
+/// How many values of block `block` of `v` pass `test` (no plane is built where the answer
+/// is known without one, and sparse blocks are not deposited).
+std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch);
+
+/// The same for an encoded block of `count` values (bytes as written by the encoder or
+/// accepted by validate_block).
+block_answer scan_encoded_block(std::span<const std::byte> bytes, std::uint32_t count, const scan_test& test,
+                                scan_scratch& scratch, plane& out);
+std::uint32_t count_encoded_block(std::span<const std::byte> bytes, std::uint32_t count, const scan_test& test,
+                                  scan_scratch& scratch);
+
+}  // namespace bitplane::detail

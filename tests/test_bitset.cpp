@@ -1,0 +1,969 @@
+// bitplane::bitset against references: std::vector<bool> (set algebra, queries) and
+// std::set<std::uint64_t> (interleaved set/reset), on random sets of densities 0.01% .. 99.99%,
+// runs, mixed blocks, all-zero and all-one, at sizes 0, 1, 2047, 2048, 2049 and multi-block
+// (across summary words, partial last block). Every operation, on every SIMD path; the builder
+// (out of order, from threads, re-set blocks); save/load round trips; every truncation and
+// byte flip rejected; forged files with a recomputed checksum.
+#include "test_support.hpp"
+
+#include "bitset/bitset_core.hpp"
+#include "bitset/bitset_kernels.hpp"
+
+#include <bitplane/bitset.hpp>
+#include <bitplane/error.hpp>
+#include <bitplane/serialize.hpp>
+#include <bitplane/simd.hpp>
+#include <bitplane/vector.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+#include <span>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace bitplane_test;
+using bitplane::bitset;
+using bitplane::block_values;
+using bytes = std::vector<std::byte>;
+using ref_bits = std::vector<bool>;
+
+// ---- shapes of sets ---------------------------------------------------------------------------
+
+struct set_shape {
+    std::string name;
+    double density;  // for random shapes; -1: runs, -2: mixed blocks, 0: all-zero, 1: all-one
+};
+
+std::vector<set_shape> set_shapes() {
+    return {{"zero", 0.0},     {"d0.01%", 0.0001}, {"d0.1%", 0.001}, {"d1%", 0.01},        {"d10%", 0.1},
+            {"d50%", 0.5},     {"d90%", 0.9},      {"d99%", 0.99},   {"d99.99%", 0.9999}, {"one", 1.0},
+            {"runs", -1.0},    {"mixed", -2.0}};
+}
+
+ref_bits make_bits(const set_shape& shape, std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    ref_bits bits(n, false);
+    auto fill_random = [&](std::size_t begin, std::size_t end, double d) {
+        if (d <= 0) return;
+        if (d >= 1) {
+            for (std::size_t i = begin; i < end; ++i) bits[i] = true;
+            return;
+        }
+        std::bernoulli_distribution coin(d);
+        for (std::size_t i = begin; i < end; ++i) bits[i] = coin(rng);
+    };
+    if (shape.density == -1.0) {  // runs of 1 .. 3000 bits, alternating
+        bool value = rng() & 1;
+        for (std::size_t i = 0; i < n;) {
+            const std::size_t len = 1 + rng() % 3000;
+            for (const std::size_t e = std::min(n, i + len); i < e; ++i) bits[i] = value;
+            value = !value;
+        }
+    } else if (shape.density == -2.0) {  // each block a different shape
+        const double choices[] = {0.0, 0.0001, 0.003, 0.05, 0.5, 0.97, 0.9995, 1.0, -1.0};
+        for (std::size_t b = 0; b * block_values < n; ++b) {
+            const std::size_t begin = b * block_values, end = std::min(n, begin + block_values);
+            const double d = choices[rng() % std::size(choices)];
+            if (d == -1.0) {
+                const std::size_t from = begin + rng() % (end - begin), to = from + rng() % (end - from + 1);
+                for (std::size_t i = from; i < to; ++i) bits[i] = true;
+            } else {
+                fill_random(begin, end, d);
+            }
+        }
+    } else {
+        fill_random(0, n, shape.density);
+    }
+    return bits;
+}
+
+std::vector<std::uint64_t> positions_of(const ref_bits& bits) {
+    std::vector<std::uint64_t> out;
+    for (std::size_t i = 0; i < bits.size(); ++i)
+        if (bits[i]) out.push_back(i);
+    return out;
+}
+
+bitset make_set(const ref_bits& bits) {
+    const std::vector<std::uint64_t> p = positions_of(bits);
+    return bitset::from_positions(p, bits.size());
+}
+
+std::vector<std::size_t> sizes() {
+    if (quick_mode()) return {0, 1, 2047, 2048, 2049, 3 * 2048 + 5, 70 * 2048 + 17};
+    return {0, 1, 2, 2047, 2048, 2049, 3 * 2048 + 5, 131 * 2048 + 17};
+}
+
+// ---- checking a bitset against its reference ---------------------------------------------------
+
+::testing::AssertionResult matches(const bitset& s, const ref_bits& ref) {
+    const std::vector<std::uint64_t> expected = positions_of(ref);
+    if (s.size() != ref.size())
+        return ::testing::AssertionFailure() << "size " << s.size() << ", expected " << ref.size();
+    if (s.count() != expected.size())
+        return ::testing::AssertionFailure() << "count " << s.count() << ", expected " << expected.size();
+    if (s.none() != expected.empty() || s.any() == expected.empty() || s.all() != (expected.size() == ref.size()))
+        return ::testing::AssertionFailure() << "none/any/all disagree with the count";
+    const std::vector<std::uint64_t> got = s.to_positions();
+    if (got != expected) {
+        std::size_t i = 0;
+        while (i < got.size() && i < expected.size() && got[i] == expected[i]) ++i;
+        return ::testing::AssertionFailure() << "to_positions differs at index " << i << " (got "
+                                             << (i < got.size() ? std::to_string(got[i]) : "end") << ", expected "
+                                             << (i < expected.size() ? std::to_string(expected[i]) : "end") << ")";
+    }
+    std::vector<std::uint64_t> iterated;
+    for (const std::uint64_t p : s) iterated.push_back(p);
+    if (iterated != expected) return ::testing::AssertionFailure() << "iteration differs from the reference";
+    // contains/test everywhere (or a sample of a large set), rank at the same positions.
+    const std::size_t step = ref.size() > 20000 ? (quick_mode() ? 31 : 11) : 1;
+    std::uint64_t rank = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        if (i % step == 0 || i + 1 == ref.size()) {
+            if (s.contains(i) != ref[i] || s.test(i) != ref[i])
+                return ::testing::AssertionFailure() << "contains(" << i << ") is " << s.contains(i);
+            if (s.rank(i) != rank) return ::testing::AssertionFailure() << "rank(" << i << ") " << s.rank(i) << ", expected " << rank;
+        }
+        rank += ref[i];
+    }
+    if (s.rank(ref.size()) != expected.size()) return ::testing::AssertionFailure() << "rank(size) != count";
+    if (s.contains(ref.size()) || s.contains(ref.size() + 12345)) return ::testing::AssertionFailure() << "contains past the end";
+    const std::size_t kstep = expected.size() > 5000 ? expected.size() / 997 + 1 : 1;
+    for (std::size_t k = 0; k < expected.size(); k += kstep)
+        if (s.select(k) != expected[k])
+            return ::testing::AssertionFailure() << "select(" << k << ") " << s.select(k) << ", expected " << expected[k];
+    if (!expected.empty() && s.select(expected.size() - 1) != expected.back())
+        return ::testing::AssertionFailure() << "select(count - 1)";
+    return ::testing::AssertionSuccess();
+}
+
+ref_bits apply_ref(const ref_bits& a, const ref_bits& b, char op) {
+    ref_bits out(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        switch (op) {
+            case '&': out[i] = a[i] && b[i]; break;
+            case '|': out[i] = a[i] || b[i]; break;
+            case '^': out[i] = a[i] != b[i]; break;
+            case '-': out[i] = a[i] && !b[i]; break;
+            case '~': out[i] = !a[i]; break;
+        }
+    }
+    return out;
+}
+
+/// Runs `body` on every SIMD path this machine has, restoring the path afterwards.
+template <class F>
+void on_every_path(F&& body) {
+    const bitplane::simd_path saved = bitplane::active_simd_path();
+    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        body();
+    }
+    bitplane::set_simd_path(saved);
+}
+
+// ---- construction and queries ------------------------------------------------------------------
+
+TEST(Bitset, EmptyAndFilledConstructors) {
+    const bitset none;
+    EXPECT_EQ(none.size(), 0u);
+    EXPECT_EQ(none.count(), 0u);
+    EXPECT_TRUE(none.none());
+    EXPECT_TRUE(none.all());
+    EXPECT_EQ(none.begin(), none.end());
+    for (const std::size_t n : sizes()) {
+        SCOPED_TRACE("n=" + std::to_string(n));
+        EXPECT_TRUE(matches(bitset(n), ref_bits(n, false)));
+        EXPECT_TRUE(matches(bitset(n, true), ref_bits(n, true)));
+        EXPECT_EQ(bitset(n, true), make_set(ref_bits(n, true)));
+        EXPECT_EQ(bitset(n), make_set(ref_bits(n, false)));
+    }
+}
+
+TEST(Bitset, QueriesMatchReferenceForEveryShapeAndSize) {
+    BITPLANE_SEED_TRACE();
+    for (const std::size_t n : sizes()) {
+        for (const set_shape& shape : set_shapes()) {
+            SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
+            const ref_bits ref = make_bits(shape, n, case_seed("queries", n, static_cast<std::uint64_t>(shape.density * 1e6)));
+            const bitset s = make_set(ref);
+            ASSERT_TRUE(matches(s, ref));
+        }
+    }
+}
+
+TEST(Bitset, IndexErrors) {
+    bitset s(5000);
+    s.set(10);
+    EXPECT_THROW((void)s.test(5000), bitplane::index_error);
+    EXPECT_THROW(s.set(5000), bitplane::index_error);
+    EXPECT_THROW(s.reset(9999), bitplane::index_error);
+    EXPECT_THROW((void)s.rank(5001), bitplane::index_error);
+    EXPECT_EQ(s.rank(5000), 1u);
+    EXPECT_THROW((void)s.select(1), bitplane::index_error);
+    EXPECT_EQ(s.select(0), 10u);
+    EXPECT_FALSE(s.contains(5000));
+    EXPECT_THROW((void)bitset().select(0), bitplane::index_error);
+}
+
+TEST(Bitset, FromPositionsRejectsBadInput) {
+    using P = std::vector<std::uint64_t>;
+    auto make = [](const P& p, std::size_t n) { return bitset::from_positions(p, n); };
+    EXPECT_THROW(make({1, 3, 2}, 10), bitplane::argument_error);              // unsorted
+    EXPECT_THROW(make({1, 3, 3}, 10), bitplane::argument_error);              // duplicate
+    EXPECT_THROW(make({1, 10}, 10), bitplane::argument_error);                // out of range
+    EXPECT_THROW(make({5, 150}, 100), bitplane::argument_error);              // past a short last block
+    EXPECT_THROW(make({5, 1'000'000'000'000, 1'000'000'000'001, 3}, 100), bitplane::argument_error);
+    EXPECT_THROW(make({5, 3000, 2999}, 10000), bitplane::argument_error);     // step back across blocks
+    EXPECT_THROW(make({0}, 0), bitplane::argument_error);
+    EXPECT_THROW(make({4096, 4096}, 10000), bitplane::argument_error);
+    EXPECT_NO_THROW(make({}, 0));
+    EXPECT_TRUE(matches(make({0, 2047, 2048, 4095, 4096}, 4097), [] {
+        ref_bits r(4097);
+        for (const std::size_t i : {0, 2047, 2048, 4095, 4096}) r[i] = true;
+        return r;
+    }()));
+}
+
+TEST(Bitset, IteratorIsAForwardIterator) {
+    const bitset s = bitset::from_positions(std::vector<std::uint64_t>{3, 2048, 9000}, 10000);
+    auto it = s.begin();
+    EXPECT_EQ(*it, 3u);
+    auto old = it++;
+    EXPECT_EQ(*old, 3u);
+    EXPECT_EQ(*it, 2048u);
+    EXPECT_EQ(*++it, 9000u);
+    EXPECT_EQ(++it, s.end());
+    EXPECT_EQ(std::distance(s.begin(), s.end()), 3);
+    static_assert(std::forward_iterator<bitset::const_iterator>);
+}
+
+// Each block is stored in the smallest encoding (ties: raw, positions, runs, gaps).
+TEST(Bitset, BlockEncodingIsChosenBySize) {
+    using bitplane::detail::block_kind;
+    auto kind_of = [](const std::vector<std::uint64_t>& p, std::size_t n = 2048) {
+        const bitset s = bitset::from_positions(p, n);
+        EXPECT_EQ(s.core().entries().size(), 1u);
+        return s.core().entries().empty() ? block_kind{} : s.core().entries()[0].kind;
+    };
+    EXPECT_EQ(kind_of({10}), block_kind::gaps);        // 1 byte vs 2
+    EXPECT_EQ(kind_of({300}), block_kind::positions);  // gap escape: 3 bytes vs 2
+    std::vector<std::uint64_t> run(1000);
+    for (std::size_t i = 0; i < run.size(); ++i) run[i] = 500 + i;
+    EXPECT_EQ(kind_of(run), block_kind::runs);
+    std::vector<std::uint64_t> spread;
+    for (std::uint64_t i = 0; i < 2048; i += 2) spread.push_back(i);
+    EXPECT_EQ(kind_of(spread), block_kind::raw);
+    std::vector<std::uint64_t> some;
+    for (std::uint64_t i = 0; i < 2048; i += 16) some.push_back(i);  // 128 positions, gaps 128 bytes
+    EXPECT_EQ(kind_of(some), block_kind::gaps);
+    // The complement of one bit is two runs.
+    const bitset one_missing = ~bitset::from_positions(std::vector<std::uint64_t>{700}, 2048);
+    ASSERT_EQ(one_missing.core().entries().size(), 1u);
+    EXPECT_EQ(one_missing.core().entries()[0].kind, block_kind::runs);
+    EXPECT_EQ(one_missing.count(), 2047u);
+    // Empty and full blocks are not stored.
+    EXPECT_TRUE(bitset(1 << 20, true).core().entries().empty());
+    EXPECT_TRUE(bitset(1 << 20).core().entries().empty());
+    // A short last block: raw is ceil(len / 8) bytes.
+    std::vector<std::uint64_t> short_block;
+    for (std::uint64_t i = 0; i < 100; i += 2) short_block.push_back(i);
+    EXPECT_EQ(kind_of(short_block, 100), block_kind::raw);
+}
+
+TEST(Bitset, MemoryFollowsContents) {
+    const std::size_t n = 1 << 22;
+    const ref_bits sparse = make_bits({"", 0.0001}, n, 1), dense = make_bits({"", 0.5}, n, 2);
+    const bitset s = make_set(sparse), d = make_set(dense);
+    EXPECT_LT(s.memory_bytes(), 40'000u);
+    EXPECT_GT(d.memory_bytes(), n / 8);
+    EXPECT_LT(d.memory_bytes(), n / 8 + n / 8 / 10);  // raw blocks and a 16-byte entry per 256 bytes
+    EXPECT_LT(bitset(n, true).memory_bytes(), 2'000u);
+}
+
+TEST(Bitset, MovedFromIsEmpty) {
+    bitset a(5000, true);
+    bitset b(std::move(a));
+    EXPECT_EQ(b.count(), 5000u);
+    EXPECT_EQ(a.size(), 0u);  // NOLINT(bugprone-use-after-move): moved-from bitsets are empty
+    EXPECT_EQ(a.count(), 0u);
+    EXPECT_EQ(a.begin(), a.end());
+    EXPECT_TRUE(a.to_positions().empty());
+    a = b;
+    EXPECT_EQ(a, b);
+}
+
+// ---- set algebra --------------------------------------------------------------------------------
+
+void check_algebra(const ref_bits& ra, const ref_bits& rb) {
+    const bitset a = make_set(ra), b = make_set(rb);
+    const ref_bits and_ref = apply_ref(ra, rb, '&'), or_ref = apply_ref(ra, rb, '|'), xor_ref = apply_ref(ra, rb, '^'),
+                   andnot_ref = apply_ref(ra, rb, '-'), not_ref = apply_ref(ra, rb, '~');
+    const bitset x = a & b, y = a | b, z = a ^ b, w = andnot(a, b), v = ~a;
+    ASSERT_TRUE(matches(x, and_ref)) << "AND";
+    ASSERT_TRUE(matches(y, or_ref)) << "OR";
+    ASSERT_TRUE(matches(z, xor_ref)) << "XOR";
+    ASSERT_TRUE(matches(w, andnot_ref)) << "ANDNOT";
+    ASSERT_TRUE(matches(v, not_ref)) << "NOT";
+    EXPECT_EQ(bitplane::and_count(a, b), x.count());
+    // Results are stored exactly as a bitset built from their positions (canonical blocks).
+    EXPECT_EQ(x, make_set(and_ref));
+    EXPECT_EQ(y, make_set(or_ref));
+    EXPECT_EQ(z, make_set(xor_ref));
+    EXPECT_EQ(w, make_set(andnot_ref));
+    EXPECT_EQ(v, make_set(not_ref));
+    // In place.
+    bitset c = a;
+    c &= b;
+    EXPECT_EQ(c, x);
+    c = a;
+    c |= b;
+    EXPECT_EQ(c, y);
+    c = a;
+    c ^= b;
+    EXPECT_EQ(c, z);
+    c = a;
+    c.subtract(b);
+    EXPECT_EQ(c, w);
+    // Identities.
+    EXPECT_EQ(~v, a);
+    EXPECT_EQ((a & b) | (a ^ b), y);
+    EXPECT_EQ(a == b, ra == rb);
+}
+
+TEST(Bitset, AlgebraBetweenEveryPairOfShapes) {
+    BITPLANE_SEED_TRACE();
+    const std::vector<set_shape> shapes = set_shapes();
+    for (const std::size_t n : sizes()) {
+        for (std::size_t i = 0; i < shapes.size(); ++i) {
+            for (std::size_t j = 0; j < shapes.size(); ++j) {
+                if (quick_mode() && n > 10000 && (i + j) % 3 != 0) continue;
+                SCOPED_TRACE(shapes[i].name + " with " + shapes[j].name + " n=" + std::to_string(n));
+                const ref_bits ra = make_bits(shapes[i], n, case_seed("algebra-a", n, i, j));
+                const ref_bits rb = make_bits(shapes[j], n, case_seed("algebra-b", n, i, j));
+                check_algebra(ra, rb);
+                if (::testing::Test::HasFatalFailure()) return;
+            }
+        }
+    }
+}
+
+TEST(Bitset, AlgebraIsTheSameOnEverySimdPath) {
+    BITPLANE_SEED_TRACE();
+    const std::vector<set_shape> shapes = set_shapes();
+    const std::size_t n = 40 * 2048 + 999;
+    on_every_path([&] {
+        for (std::size_t i = 0; i < shapes.size(); ++i) {
+            const std::size_t j = (i * 5 + 3) % shapes.size();
+            SCOPED_TRACE(shapes[i].name + " with " + shapes[j].name);
+            const ref_bits ra = make_bits(shapes[i], n, case_seed("paths-a", i));
+            const ref_bits rb = make_bits(shapes[j], n, case_seed("paths-b", i));
+            check_algebra(ra, rb);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+    });
+}
+
+TEST(Bitset, AlgebraWithOperandsAliased) {
+    const ref_bits r = make_bits({"", 0.3}, 10000, 7);
+    bitset a = make_set(r);
+    const bitset copy = a;
+    const bitset& same = a;  // the operand is the object itself
+    a &= same;
+    EXPECT_EQ(a, copy);
+    a |= same;
+    EXPECT_EQ(a, copy);
+    a ^= same;
+    EXPECT_TRUE(a.none());
+    EXPECT_EQ(a.size(), 10000u);
+    bitset b = copy;
+    b.subtract(b);
+    EXPECT_TRUE(b.none());
+}
+
+TEST(Bitset, SizeErrorOnMismatchedSizes) {
+    bitset a(4096), b(4097);
+    EXPECT_THROW((void)(a & b), bitplane::size_error);
+    EXPECT_THROW((void)(a | b), bitplane::size_error);
+    EXPECT_THROW((void)(a ^ b), bitplane::size_error);
+    EXPECT_THROW((void)andnot(a, b), bitplane::size_error);
+    EXPECT_THROW(a &= b, bitplane::size_error);
+    EXPECT_THROW(a |= b, bitplane::size_error);
+    EXPECT_THROW(a ^= b, bitplane::size_error);
+    EXPECT_THROW(a.subtract(b), bitplane::size_error);
+    EXPECT_THROW((void)bitplane::and_count(a, b), bitplane::size_error);
+    EXPECT_FALSE(a == b);
+    EXPECT_EQ(a.size(), 4096u);  // unchanged by the failed operations
+}
+
+// The kernels of every path against the portable reference, on blocks of every density.
+TEST(Bitset, BlockKernelsAgreeWithThePortableOnes) {
+    BITPLANE_SEED_TRACE();
+    using namespace bitplane::detail;
+    const bitset_kernel_table& ref = portable_bitset_kernels();
+    std::mt19937_64 rng(case_seed("kernels"));
+    on_every_path([&] {
+        const bitset_kernel_table& k = bitset_kernels();
+        for (int round = 0; round < 300; ++round) {
+            bitplane::plane a{}, b{};
+            const int da = round % 7, db = (round / 7) % 7;
+            for (std::size_t w = 0; w < bitplane::plane_words; ++w) {
+                auto word = [&](int d) {
+                    auto x = static_cast<std::uint32_t>(rng());
+                    for (int t = 0; t < d; ++t) x &= static_cast<std::uint32_t>(rng());
+                    return d == 6 ? ~0u : x;
+                };
+                a[w] = word(da);
+                b[w] = word(db);
+            }
+            bitplane::plane o1{}, o2{};
+            auto same = [&](block_stats s1, block_stats s2) {
+                EXPECT_EQ(s1.count, s2.count);
+                EXPECT_EQ(s1.transitions, s2.transitions);
+                EXPECT_EQ(o1, o2);
+                EXPECT_EQ(s1.count, popcount(o1));
+                EXPECT_EQ(s1.transitions, popcount(transitions(o1)));
+            };
+            same(k.and_blocks(a.data(), b.data(), o1.data()), ref.and_blocks(a.data(), b.data(), o2.data()));
+            same(k.or_blocks(a.data(), b.data(), o1.data()), ref.or_blocks(a.data(), b.data(), o2.data()));
+            same(k.xor_blocks(a.data(), b.data(), o1.data()), ref.xor_blocks(a.data(), b.data(), o2.data()));
+            same(k.andnot_blocks(a.data(), b.data(), o1.data()), ref.andnot_blocks(a.data(), b.data(), o2.data()));
+            same(k.not_block(a.data(), o1.data()), ref.not_block(a.data(), o2.data()));
+            o1 = a;
+            o2 = a;
+            same(k.stats(a.data()), ref.stats(a.data()));
+            EXPECT_EQ(k.and_count(a.data(), b.data()), ref.and_count(a.data(), b.data()));
+            std::vector<std::uint16_t> p1(2048 + 8), p2(2048 + 8);
+            const std::uint32_t n1 = k.extract_positions(a.data(), p1.data());
+            ASSERT_EQ(n1, ref.extract_positions(a.data(), p2.data()));
+            ASSERT_EQ(n1, popcount(a));
+            EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + n1, p2.begin()));
+            // Unaligned operands (raw payloads sit at any offset in the arena).
+            alignas(64) unsigned char buffer[2 * 256 + 8];
+            std::memcpy(buffer + 1, a.data(), 256);
+            std::memcpy(buffer + 259, b.data(), 256);
+            EXPECT_EQ(k.and_count(buffer + 1, buffer + 259), ref.and_count(a.data(), b.data()));
+        }
+    });
+}
+
+// Union, symmetric difference, intersection and difference of sorted position lists, every path
+// against the scalar merges.
+TEST(Bitset, PositionListKernelsAgreeWithTheMerges) {
+    BITPLANE_SEED_TRACE();
+    using namespace bitplane::detail;
+    const bitset_kernel_table& ref = portable_bitset_kernels();
+    std::mt19937_64 rng(case_seed("position-kernels"));
+    on_every_path([&] {
+        const bitset_kernel_table& k = bitset_kernels();
+        for (int round = 0; round < 2000; ++round) {
+            // Sizes 0 .. 200 (around multiples of 8), overlapping or not.
+            const std::uint32_t sizes[] = {0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 40, 64, 100, 191, 200};
+            const std::uint32_t n = sizes[rng() % std::size(sizes)], m = sizes[rng() % std::size(sizes)];
+            const std::uint32_t span = 1 + static_cast<std::uint32_t>(rng() % 2048);
+            auto draw = [&](std::uint32_t count) {
+                std::set<std::uint16_t> s;
+                while (s.size() < std::min(count, span)) s.insert(static_cast<std::uint16_t>(rng() % span));
+                std::vector<std::uint16_t> v(s.begin(), s.end());
+                v.resize(v.size() + 16, 0x5555);  // the slack the kernels may overwrite
+                return v;
+            };
+            std::vector<std::uint16_t> a = draw(n), b = draw(m);
+            const auto na = static_cast<std::uint32_t>(a.size() - 16), nb = static_cast<std::uint32_t>(b.size() - 16);
+            using fn = std::uint32_t (*)(const std::uint16_t*, std::uint32_t, const std::uint16_t*, std::uint32_t, std::uint16_t*);
+            const std::pair<fn, fn> ops[] = {{k.union_positions, ref.union_positions},
+                                             {k.xor_positions, ref.xor_positions},
+                                             {k.and_positions, ref.and_positions},
+                                             {k.andnot_positions, ref.andnot_positions}};
+            for (std::size_t op = 0; op < std::size(ops); ++op) {
+                const std::vector<std::uint16_t> a1 = a, b1 = b, a2 = a, b2 = b;
+                std::vector<std::uint16_t> out(na + nb + 24), expected(na + nb + 24);
+                const std::uint32_t got = ops[op].first(a1.data(), na, b1.data(), nb, out.data());
+                const std::uint32_t want = ops[op].second(a2.data(), na, b2.data(), nb, expected.data());
+                ASSERT_EQ(got, want) << "n=" << na << " m=" << nb << " op " << op;
+                ASSERT_TRUE(std::equal(out.begin(), out.begin() + got, expected.begin())) << "op " << op;
+                ASSERT_TRUE(std::is_sorted(out.begin(), out.begin() + got));
+            }
+        }
+    });
+}
+
+// Gap lists (with escapes of every kind, 255 bytes inside an escape's gap included) decode the
+// same on every path.
+TEST(Bitset, GapDecodingKernelsAgree) {
+    BITPLANE_SEED_TRACE();
+    using namespace bitplane::detail;
+    std::mt19937_64 rng(case_seed("decode-gaps"));
+    on_every_path([&] {
+        const bitset_kernel_table& k = bitset_kernels();
+        for (int round = 0; round < 3000; ++round) {
+            bitplane::plane p{};
+            const int style = round % 4;
+            for (std::uint32_t bit = 0; bit < 2048; ++bit) {
+                const std::uint64_t r = rng() % 1000;
+                const bool set = style == 0 ? r < 10 : style == 1 ? r < 3 : style == 2 ? r < 100 : (bit % 256 == 255 || bit % 511 == 0);
+                if (set) p[bit / 32] |= 1u << (bit % 32);
+            }
+            const std::uint32_t count = popcount(p);
+            if (count == 0) continue;
+            std::vector<std::byte> payload(gaps_payload::max_payload_bytes(2048) + 16, std::byte{0xFF});  // slack reads 255s
+            const std::uint32_t size = gaps_payload::write(p, payload.data());
+            if (size >= 256) continue;  // bitsets keep gap lists below 256 bytes
+            std::vector<std::uint16_t> got(count + position_slack), expected(count + position_slack);
+            ASSERT_EQ(k.decode_gaps(payload.data(), size, got.data()), count);
+            ASSERT_EQ(portable_bitset_kernels().decode_gaps(payload.data(), size, expected.data()), count);
+            ASSERT_TRUE(std::equal(got.begin(), got.begin() + count, expected.begin()));
+            std::uint32_t i = 0;
+            for_each_set_bit(p, [&](std::uint32_t bit) { EXPECT_EQ(got[i++], bit); });
+        }
+    });
+}
+
+// ---- single bits ----------------------------------------------------------------------------------
+
+TEST(Bitset, SetAndResetInterleavedMatchStdSet) {
+    BITPLANE_SEED_TRACE();
+    for (const std::size_t n : {std::size_t{1}, std::size_t{2049}, std::size_t{9 * 2048 + 100}}) {
+        for (const set_shape& shape : set_shapes()) {
+            SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
+            std::mt19937_64 rng(case_seed("set-reset", n, static_cast<std::uint64_t>(shape.density * 1e6)));
+            const ref_bits start = make_bits(shape, n, rng());
+            std::set<std::uint64_t> ref;
+            for (std::size_t i = 0; i < n; ++i)
+                if (start[i]) ref.insert(i);
+            bitset s = make_set(start);
+            const int ops = quick_mode() ? 300 : 3000;
+            for (int op = 0; op < ops; ++op) {
+                // Half the operations near a few hot positions, so blocks go through every kind.
+                const std::uint64_t pos = (op % 2 == 0) ? rng() % n : (rng() % 4) * (n / 4) + rng() % std::min<std::size_t>(n, 300) % n;
+                const std::uint64_t p = pos % n;
+                const bool value = rng() % 3 != 0;
+                s.set(p, value);
+                if (value) ref.insert(p); else ref.erase(p);
+                ASSERT_EQ(s.contains(p), value);
+                ASSERT_EQ(s.count(), ref.size());
+                if (op % 500 == 0) {
+                    ref_bits bits(n);
+                    for (const std::uint64_t q : ref) bits[q] = true;
+                    ASSERT_TRUE(matches(s, bits));
+                }
+            }
+            ref_bits bits(n);
+            for (const std::uint64_t q : ref) bits[q] = true;
+            ASSERT_TRUE(matches(s, bits));
+            EXPECT_EQ(s, make_set(bits));  // still canonical
+        }
+    }
+}
+
+TEST(Bitset, ManySetsCompactTheArena) {
+    BITPLANE_SEED_TRACE();
+    // Gap lists that grow byte by byte move to the arena's end each time; the superseded bytes
+    // are reclaimed once they pass the threshold.
+    const std::size_t n = 600 * 2048;
+    ref_bits ref = make_bits({"", 0.04}, n, case_seed("compact"));
+    bitset s = make_set(ref);
+    std::mt19937_64 rng(case_seed("compact-ops"));
+    for (int op = 0; op < 20000; ++op) {
+        const std::uint64_t p = rng() % n;
+        s.set(p);
+        ref[p] = true;
+    }
+    EXPECT_TRUE(matches(s, ref));
+    EXPECT_EQ(s, make_set(ref));
+    EXPECT_LT(s.memory_bytes(), 2 * make_set(ref).memory_bytes() + 200'000);
+}
+
+// ---- builder ------------------------------------------------------------------------------------
+
+bitplane::plane block_of(const ref_bits& ref, std::size_t b) {
+    bitplane::plane p{};
+    for (std::size_t i = 0; i < block_values && b * block_values + i < ref.size(); ++i)
+        if (ref[b * block_values + i]) p[i / 32] |= 1u << (i % 32);
+    return p;
+}
+
+TEST(BitsetBuilder, BlocksOutOfOrderMatchFromPositions) {
+    BITPLANE_SEED_TRACE();
+    for (const std::size_t n : sizes()) {
+        for (const set_shape& shape : set_shapes()) {
+            SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
+            const ref_bits ref = make_bits(shape, n, case_seed("builder", n, static_cast<std::uint64_t>(shape.density * 1e6)));
+            bitplane::detail::bitset_builder builder(n);
+            ASSERT_EQ(builder.block_count(), (n + block_values - 1) / block_values);
+            std::vector<std::size_t> order(builder.block_count());
+            for (std::size_t b = 0; b < order.size(); ++b) order[b] = b;
+            std::shuffle(order.begin(), order.end(), std::mt19937_64(case_seed("order", n)));
+            for (const std::size_t b : order) {
+                const bitplane::plane p = block_of(ref, b);
+                const std::uint32_t len = bitplane::detail::block_length(n, b);
+                if (bitplane::detail::popcount(p) == len && b % 2 == 0) {
+                    builder.set_block_full(b);
+                } else if (bitplane::detail::popcount(p) != 0 || b % 3 == 0) {
+                    builder.set_block(b, p);  // empty blocks: set or left alone
+                }
+            }
+            const bitset s = builder.finish();
+            ASSERT_TRUE(matches(s, ref));
+            EXPECT_EQ(s, make_set(ref));
+            // The builder starts over empty.
+            const bitset again = builder.finish();
+            EXPECT_EQ(again, bitset(n));
+        }
+    }
+}
+
+TEST(BitsetBuilder, FromSeveralThreads) {
+    BITPLANE_SEED_TRACE();
+    const std::size_t n = (quick_mode() ? 300 : 3000) * 2048 + 1234;
+    for (const set_shape& shape : {set_shape{"mixed", -2.0}, set_shape{"d50%", 0.5}, set_shape{"d1%", 0.01}}) {
+        SCOPED_TRACE(shape.name);
+        const ref_bits ref = make_bits(shape, n, case_seed("threads", static_cast<std::uint64_t>(shape.density * 1e6)));
+        std::vector<bitplane::plane> blocks((n + block_values - 1) / block_values);
+        for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b] = block_of(ref, b);
+        bitplane::detail::bitset_builder builder(n);
+        const std::size_t threads = 4;
+        std::vector<std::thread> pool;
+        for (std::size_t t = 0; t < threads; ++t) {
+            pool.emplace_back([&, t] {
+                // Interleaved blocks, backwards: neighbours are written by different threads.
+                for (std::size_t b = blocks.size(); b-- > 0;)
+                    if (b % threads == t) builder.set_block(b, blocks[b]);
+            });
+        }
+        for (std::thread& th : pool) th.join();
+        const bitset s = builder.finish();
+        ASSERT_TRUE(matches(s, ref));
+        EXPECT_EQ(s, make_set(ref));
+    }
+}
+
+TEST(BitsetBuilder, BlocksSetAgainReplaceTheOldOnes) {
+    BITPLANE_SEED_TRACE();
+    const std::size_t n = 40 * 2048 + 77;
+    const ref_bits first = make_bits({"", 0.5}, n, case_seed("again-1"));
+    const ref_bits second = make_bits({"mixed", -2.0}, n, case_seed("again-2"));
+    const ref_bits third = make_bits({"", 0.45}, n, case_seed("again-3"));
+    bitplane::detail::bitset_builder builder(n);
+    for (const ref_bits* r : {&first, &second, &third})  // the third round overflows the arena
+        for (std::size_t b = 0; b < builder.block_count(); ++b) builder.set_block(b, block_of(*r, b));
+    builder.set_block_full(3);
+    builder.set_block(4, bitplane::plane{});
+    ref_bits expected = third;
+    for (std::size_t i = 3 * 2048; i < 5 * 2048; ++i) expected[i] = i < 4 * 2048;
+    const bitset s = builder.finish();
+    ASSERT_TRUE(matches(s, expected));
+    EXPECT_EQ(s, make_set(expected));
+}
+
+TEST(BitsetBuilder, RejectsBadBlocks) {
+    bitplane::detail::bitset_builder builder(2048 + 100);
+    bitplane::plane p{};
+    EXPECT_THROW(builder.set_block(2, p), bitplane::index_error);
+    EXPECT_THROW(builder.set_block_full(2), bitplane::index_error);
+    p[100 / 32] = 1u << (100 % 32);  // bit 100 of the last block: beyond the size
+    EXPECT_THROW(builder.set_block(1, p), bitplane::argument_error);
+    p[0] = 1;
+    p[100 / 32] = 0;
+    builder.set_block(1, p);
+    builder.set_block_full(0);
+    const bitset s = builder.finish();
+    EXPECT_EQ(s.count(), 2049u);
+    EXPECT_TRUE(s.contains(2048));
+    EXPECT_EQ(bitplane::detail::bitset_builder(0).finish(), bitset());
+}
+
+// ---- save / load --------------------------------------------------------------------------------
+
+constexpr std::size_t header_size = 64;
+constexpr std::size_t checksum_at = 56;
+
+std::uint64_t file_checksum(std::span<const std::byte> f) {
+    XXH3_state_t state;
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, f.data(), checksum_at);
+    XXH3_64bits_update(&state, f.data() + header_size, f.size() - header_size);
+    return XXH3_64bits_digest(&state);
+}
+
+void reseal(bytes& f) {
+    const std::uint64_t sum = file_checksum(f);
+    std::memcpy(f.data() + checksum_at, &sum, 8);
+}
+
+template <class U>
+U get(const bytes& f, std::size_t at) {
+    U v;
+    std::memcpy(&v, f.data() + at, sizeof(U));
+    return v;
+}
+
+template <class U>
+void put(bytes& f, std::size_t at, U v) {
+    std::memcpy(f.data() + at, &v, sizeof(U));
+}
+
+TEST(BitsetFile, RoundTripsForEveryShapeAndSize) {
+    BITPLANE_SEED_TRACE();
+    for (const std::size_t n : sizes()) {
+        for (const set_shape& shape : set_shapes()) {
+            SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
+            const ref_bits ref = make_bits(shape, n, case_seed("file", n, static_cast<std::uint64_t>(shape.density * 1e6)));
+            const bitset s = make_set(ref);
+            bytes f = {std::byte{0xAB}};  // save appends
+            bitplane::save(s, f);
+            EXPECT_EQ(f[0], std::byte{0xAB});
+            const bitset loaded = bitplane::load_bitset(std::span<const std::byte>(f).subspan(1));
+            ASSERT_TRUE(matches(loaded, ref));
+            EXPECT_EQ(loaded, s);
+            std::stringstream stream;
+            bitplane::save(s, stream);
+            EXPECT_EQ(bitplane::load_bitset(stream), s);
+            // The layout of section 5.
+            EXPECT_EQ(std::memcmp(f.data() + 1, "BITPLANE", 8), 0);
+            EXPECT_EQ(get<std::uint16_t>(f, 9), 1);
+            EXPECT_EQ(static_cast<int>(f[11]), 2);
+            EXPECT_EQ(get<std::uint64_t>(f, 17), n);
+            EXPECT_EQ(get<std::uint64_t>(f, 33), s.count());
+            EXPECT_EQ(get<std::uint64_t>(f, 41), s.core().entries().size());
+            const std::size_t w = ((n + 2047) / 2048 + 63) / 64;
+            EXPECT_EQ(f.size() - 1, 64 + 16 * w + 4 * s.core().entries().size() + get<std::uint64_t>(f, 49));
+        }
+    }
+}
+
+bytes saved(const bitset& s) {
+    bytes f;
+    bitplane::save(s, f);
+    return f;
+}
+
+TEST(BitsetFile, EveryTruncationIsRejected) {
+    const std::size_t n = 5 * 2048 + 300;
+    for (const set_shape& shape : {set_shape{"mixed", -2.0}, set_shape{"runs", -1.0}, set_shape{"d1%", 0.01}}) {
+        const bytes f = saved(make_set(make_bits(shape, n, case_seed("truncate"))));
+        for (std::size_t len = 0; len < f.size(); ++len) {
+            SCOPED_TRACE(shape.name + " length " + std::to_string(len));
+            EXPECT_THROW((void)bitplane::load_bitset(std::span<const std::byte>(f.data(), len)), bitplane::format_error);
+            std::stringstream stream(std::string(reinterpret_cast<const char*>(f.data()), len));
+            EXPECT_THROW((void)bitplane::load_bitset(stream), bitplane::format_error);
+        }
+        bytes longer = f;
+        longer.push_back(std::byte{0});
+        EXPECT_THROW((void)bitplane::load_bitset(longer), bitplane::format_error);
+    }
+}
+
+TEST(BitsetFile, EveryByteFlipIsRejected) {
+    const std::size_t n = 4 * 2048 + 300;
+    const bytes f = saved(make_set(make_bits({"mixed", -2.0}, n, case_seed("flip"))));
+    for (std::size_t at = 0; at < f.size(); ++at) {
+        for (const unsigned mask : {0x01u, 0x80u, 0xFFu}) {
+            bytes g = f;
+            g[at] ^= static_cast<std::byte>(mask);
+            try {
+                (void)bitplane::load_bitset(g);
+                ADD_FAILURE() << "flip at " << at << " mask " << mask << " was accepted";
+            } catch (const bitplane::format_error& e) {
+                EXPECT_LE(e.offset(), g.size());
+            }
+        }
+    }
+}
+
+// Flips with the checksum recomputed get past it: the structural checks must then reject the
+// file or load a bitset that is consistent (reads without crashing, counts agree).
+TEST(BitsetFile, ForgedFlipsAreRejectedOrConsistent) {
+    BITPLANE_SEED_TRACE();
+    const std::size_t n = 4 * 2048 + 300;
+    std::size_t rejected = 0, accepted = 0;
+    for (const set_shape& shape : {set_shape{"mixed", -2.0}, set_shape{"runs", -1.0}, set_shape{"d0.1%", 0.001}}) {
+        SCOPED_TRACE(shape.name);
+        const bytes f = saved(make_set(make_bits(shape, n, case_seed("forge"))));
+        std::mt19937_64 rng(case_seed("forge-flips"));
+        for (std::size_t at = 0; at < f.size(); ++at) {
+            if (at >= checksum_at && at < header_size) continue;
+            for (int t = 0; t < 3; ++t) {
+                bytes g = f;
+                g[at] ^= static_cast<std::byte>(1u << (rng() % 8));
+                reseal(g);
+                try {
+                    const bitset s = bitplane::load_bitset(g);
+                    ++accepted;
+                    const std::vector<std::uint64_t> p = s.to_positions();
+                    ASSERT_EQ(p.size(), s.count());
+                    ASSERT_TRUE(std::is_sorted(p.begin(), p.end()));
+                    ASSERT_TRUE(p.empty() || p.back() < s.size());
+                    ASSERT_EQ(s, bitset::from_positions(p, s.size()));
+                } catch (const bitplane::format_error& e) {
+                    ++rejected;
+                    EXPECT_LE(e.offset(), g.size());
+                }
+            }
+        }
+    }
+    EXPECT_GT(rejected, 0u);
+    // Moving a gap keeps the count and the structure: a valid, different bitset.
+    EXPECT_GT(accepted, 0u);
+}
+
+TEST(BitsetFile, HostileHeadersAreRejected) {
+    const bitset s = make_set(make_bits({"mixed", -2.0}, 3 * 2048 + 5, 99));
+    const bytes f = saved(s);
+    auto rejects = [&](const char* what, auto&& edit, bool keep_checksum = false) {
+        SCOPED_TRACE(what);
+        bytes g = f;
+        edit(g);
+        if (!keep_checksum) reseal(g);
+        EXPECT_THROW((void)bitplane::load_bitset(g), bitplane::format_error);
+        std::stringstream stream(std::string(reinterpret_cast<const char*>(g.data()), g.size()));
+        EXPECT_THROW((void)bitplane::load_bitset(stream), bitplane::format_error);
+    };
+    rejects("magic", [](bytes& g) { g[0] = std::byte{'X'}; });
+    rejects("version", [](bytes& g) { put<std::uint16_t>(g, 8, 2); });
+    rejects("kind", [](bytes& g) { g[10] = std::byte{1}; });
+    rejects("reserved", [](bytes& g) { g[11] = std::byte{1}; });
+    rejects("header size", [](bytes& g) { put<std::uint32_t>(g, 12, 65); });
+    rejects("huge size", [](bytes& g) { put<std::uint64_t>(g, 16, ~std::uint64_t{0}); });
+    rejects("size vs blocks", [](bytes& g) { put<std::uint64_t>(g, 16, get<std::uint64_t>(g, 16) + 2048); });
+    rejects("terabyte bitset with matching blocks", [](bytes& g) {
+        put<std::uint64_t>(g, 16, std::uint64_t{1} << 43);
+        put<std::uint64_t>(g, 24, (std::uint64_t{1} << 43) / 2048);
+    });
+    rejects("count", [](bytes& g) { put<std::uint64_t>(g, 32, get<std::uint64_t>(g, 32) + 1); });
+    rejects("count > size", [](bytes& g) { put<std::uint64_t>(g, 32, ~std::uint64_t{0}); });
+    rejects("stored", [](bytes& g) { put<std::uint64_t>(g, 40, get<std::uint64_t>(g, 40) + 1); });
+    rejects("stored huge", [](bytes& g) { put<std::uint64_t>(g, 40, std::uint64_t{1} << 40); });
+    rejects("payload", [](bytes& g) { put<std::uint64_t>(g, 48, get<std::uint64_t>(g, 48) + 1); });
+    rejects("payload huge", [](bytes& g) { put<std::uint64_t>(g, 48, std::uint64_t{1} << 60); });
+    rejects("checksum", [](bytes& g) { g[56] ^= std::byte{1}; }, true);
+    rejects("block beyond the last", [](bytes& g) { g[64] |= std::byte{0x80}; });
+    rejects("full but not non-empty", [&](bytes& g) {
+        const std::uint64_t nonempty = get<std::uint64_t>(g, 64);
+        put<std::uint64_t>(g, 72, get<std::uint64_t>(g, 72) | (~nonempty & 0xF));
+    });
+    // A vector file is not a bitset file, and the other way round.
+    bitplane::vector<std::uint32_t> v;
+    v.push_back(1);
+    bytes vf;
+    bitplane::save(v, vf);
+    EXPECT_THROW((void)bitplane::load_bitset(vf), bitplane::format_error);
+    EXPECT_THROW((void)bitplane::load<std::uint32_t>(f), bitplane::format_error);
+}
+
+// Hand-made files: one stored block, in a chosen encoding, with a recomputed checksum.
+bytes one_block_file(std::uint64_t size, std::uint8_t kind, std::uint16_t items, const bytes& payload,
+                     std::uint64_t count) {
+    bytes f(64 + 16 + 4);
+    std::memcpy(f.data(), "BITPLANE", 8);
+    put<std::uint16_t>(f, 8, 1);
+    f[10] = std::byte{2};
+    put<std::uint32_t>(f, 12, 64);
+    put<std::uint64_t>(f, 16, size);
+    put<std::uint64_t>(f, 24, 1);
+    put<std::uint64_t>(f, 32, count);
+    put<std::uint64_t>(f, 40, 1);
+    put<std::uint64_t>(f, 48, payload.size());
+    put<std::uint64_t>(f, 64, 1);  // block 0 non-empty, not full
+    f[80] = std::byte{kind};
+    put<std::uint16_t>(f, 82, items);
+    f.resize(84 + payload.size());
+    if (!payload.empty()) std::memcpy(f.data() + 84, payload.data(), payload.size());
+    reseal(f);
+    return f;
+}
+
+bytes le16(std::initializer_list<unsigned> values) {
+    bytes out;
+    for (const unsigned v : values) {
+        out.push_back(static_cast<std::byte>(v & 0xFF));
+        out.push_back(static_cast<std::byte>(v >> 8));
+    }
+    return out;
+}
+
+TEST(BitsetFile, AnyValidEncodingLoadsAndIsStoredCanonically) {
+    // Positions {5, 6, 7} as positions, runs, gaps and raw: all load to the same bitset.
+    const bitset expected = bitset::from_positions(std::vector<std::uint64_t>{5, 6, 7}, 2048);
+    bytes raw(256);
+    raw[0] = std::byte{0xE0};
+    for (const bytes& f : {one_block_file(2048, 1, 3, le16({5, 6, 7}), 3), one_block_file(2048, 2, 1, le16({5, 8}), 3),
+                           one_block_file(2048, 4, 3, bytes{std::byte{5}, std::byte{0}, std::byte{0}}, 3),
+                           one_block_file(2048, 3, 0, raw, 3)}) {
+        const bitset s = bitplane::load_bitset(f);
+        EXPECT_EQ(s, expected);
+        EXPECT_EQ(saved(s), saved(expected));
+    }
+}
+
+TEST(BitsetFile, MalformedBlocksAreRejected) {
+    struct bad {
+        const char* what;
+        bytes file;
+    };
+    bytes raw_full(256, std::byte{0xFF});
+    bytes raw_empty(256);
+    bytes raw_short(13);  // a 100-bit block: 13 bytes, bits 100..103 must be clear
+    raw_short[12] = std::byte{0x10};
+    const std::vector<bad> cases = {
+        {"positions out of order", one_block_file(2048, 1, 3, le16({5, 7, 6}), 3)},
+        {"positions repeated", one_block_file(2048, 1, 2, le16({5, 5}), 2)},
+        {"position beyond length", one_block_file(100, 1, 1, le16({100}), 1)},
+        {"zero positions", one_block_file(2048, 1, 0, bytes{}, 0)},
+        {"run empty", one_block_file(2048, 2, 1, le16({5, 5}), 0)},
+        {"run beyond length", one_block_file(100, 2, 1, le16({5, 101}), 96)},
+        {"runs touching", one_block_file(2048, 2, 2, le16({1, 3, 3, 5}), 4)},
+        {"too many runs", one_block_file(4, 2, 3, le16({0, 1, 2, 3, 3, 4}), 3)},
+        {"gap beyond length", one_block_file(100, 4, 1, bytes{std::byte{100}}, 1)},
+        {"gap escape cut off", one_block_file(2048, 4, 2, bytes{std::byte{255}, std::byte{1}}, 1)},
+        {"raw bits beyond length", one_block_file(100, 3, 0, raw_short, 1)},
+        {"raw with items", one_block_file(2048, 3, 1, raw_full, 2048)},
+        {"stored block full", one_block_file(2048, 3, 0, raw_full, 2048)},
+        {"stored block empty", one_block_file(2048, 3, 0, raw_empty, 0)},
+        {"kind 0", one_block_file(2048, 0, 1, le16({5}), 1)},
+        {"kind 5", one_block_file(2048, 5, 1, le16({5}), 1)},
+        {"count mismatch", one_block_file(2048, 1, 1, le16({5}), 2)},
+        {"payload longer than its block", [] {
+             bytes f = one_block_file(2048, 1, 1, le16({5, 9}), 1);
+             return f;
+         }()},
+        {"descriptor reserved byte", [] {
+             bytes f = one_block_file(2048, 1, 1, le16({5}), 1);
+             f[81] = std::byte{1};
+             reseal(f);
+             return f;
+         }()},
+    };
+    for (const bad& c : cases) {
+        SCOPED_TRACE(c.what);
+        EXPECT_THROW((void)bitplane::load_bitset(c.file), bitplane::format_error);
+    }
+    EXPECT_NO_THROW((void)bitplane::load_bitset(one_block_file(2048, 1, 1, le16({5}), 1)));
+}
+
+TEST(BitsetFile, StreamFailures) {
+    const bitset s = make_set(make_bits({"mixed", -2.0}, 10000, 5));
+    std::stringstream empty;
+    EXPECT_THROW((void)bitplane::load_bitset(empty), bitplane::format_error);
+    struct failing_buffer : std::streambuf {
+        int overflow(int) override { return traits_type::eof(); }
+    } sink;
+    std::ostream out(&sink);
+    EXPECT_THROW(bitplane::save(s, out), bitplane::io_error);
+}
+
+}  // namespace

@@ -1,0 +1,400 @@
+// The kernels added for reductions and similarity (and_popcounts, dot_values, deposit_plane,
+// extract_plane, interleaved_popcounts, interleaved_transpose), on every SIMD path this CPU
+// runs, against plain bit-at-a-time references. Inputs are random
+// from a fixed seed; BITPLANE_TEST_SEED runs others (the seed is printed with every failure).
+#include "test_support.hpp"
+#include "../src/simd/kernels.hpp"
+
+#include <bitplane/block.hpp>
+#include <bitplane/int128.hpp>
+#include <bitplane/simd.hpp>
+
+#include <gtest/gtest.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace bitplane_test;
+using bitplane::plane_count;
+using bitplane::plane_words;
+using bitplane::simd_path;
+using bitplane::detail::kernel_table;
+using words = std::vector<std::uint32_t>;
+
+constexpr std::uint32_t garbage = 0xDEADBEEFu;
+
+bool bit(std::uint32_t w, std::size_t i) {
+    return ((w >> i) & 1u) != 0;
+}
+
+template <class F>
+void for_each_path(F&& f) {
+    const simd_path saved = bitplane::active_simd_path();
+    for (const simd_path p : bitplane::available_simd_paths()) {
+        bitplane::set_simd_path(p);
+        SCOPED_TRACE("path " + std::string(bitplane::to_string(p)));
+        f(bitplane::detail::active_kernels());
+    }
+    bitplane::set_simd_path(saved);
+}
+
+// Planes of every kind: random, sparse, dense, all zero, all one, copies and complements.
+words test_planes(std::size_t count, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    words planes(count * plane_words);
+    for (std::size_t i = 0; i < count; ++i) {
+        std::uint32_t* p = planes.data() + i * plane_words;
+        for (std::size_t w = 0; w < plane_words; ++w) {
+            const auto r = static_cast<std::uint32_t>(rng());
+            switch (i % 7) {
+                case 0: p[w] = r; break;
+                case 1: p[w] = r & static_cast<std::uint32_t>(rng()) & static_cast<std::uint32_t>(rng()); break;
+                case 2: p[w] = r | static_cast<std::uint32_t>(rng()); break;
+                case 3: p[w] = 0; break;
+                case 4: p[w] = 0xFFFFFFFFu; break;
+                case 5: p[w] = i > 0 ? ~p[w - plane_words] : r; break;
+                default: p[w] = i > 0 ? p[w - plane_words] : r; break;
+            }
+        }
+    }
+    return planes;
+}
+
+// ---- and_popcounts ----------------------------------------------------------------------------
+
+std::uint32_t ref_and_popcount(const std::uint32_t* a, const std::uint32_t* b, std::size_t words_count) {
+    std::uint32_t n = 0;
+    for (std::size_t w = 0; w < words_count; ++w) {
+        for (std::size_t k = 0; k < 32; ++k) n += bit(a[w], k) && bit(b[w], k) ? 1 : 0;
+    }
+    return n;
+}
+
+TEST(ReduceKernels, AndPopcountsMatchReference) {
+    BITPLANE_SEED_TRACE();
+    const words a_planes = test_planes(plane_count + 1, case_seed("and-a"));
+    const words b_planes = test_planes(plane_count, case_seed("and-b"));
+    for_each_path([&](const kernel_table& k) {
+        for (const std::size_t na : {0, 1, 2, 3, 10, 32}) {
+            for (const std::size_t nb : {0, 1, 2, 5, 31, 32}) {
+                for (const std::size_t n_words : {0, 1, 3, 4, 7, 8, 9, 16, 31, 32, 33, 40, 56, 63, 64, 65}) {
+                    SCOPED_TRACE(std::to_string(na) + " x " + std::to_string(nb) + ", " + std::to_string(n_words) + " words");
+                    // Planes in a scrambled order, one of them unaligned (offset by a word).
+                    std::vector<const std::uint32_t*> pa(na), pb(nb);
+                    for (std::size_t j = 0; j < na; ++j) pa[j] = a_planes.data() + ((j * 5 + 1) % plane_count) * plane_words + (j == 1 ? 1 : 0);
+                    for (std::size_t j = 0; j < nb; ++j) pb[j] = b_planes.data() + ((j * 11 + 2) % plane_count) * plane_words;
+                    std::vector<std::uint32_t> out(na * nb + 3, garbage);
+                    k.and_popcounts(pa.data(), na, pb.data(), nb, n_words, out.data());
+                    const std::size_t effective = std::min<std::size_t>(n_words, plane_words);
+                    for (std::size_t j = 0; j < na; ++j) {
+                        for (std::size_t t = 0; t < nb; ++t) {
+                            ASSERT_EQ(out[j * nb + t], ref_and_popcount(pa[j], pb[t], effective)) << j << ", " << t;
+                        }
+                    }
+                    for (std::size_t x = na * nb; x < out.size(); ++x) ASSERT_EQ(out[x], garbage) << "wrote past the matrix";
+                }
+            }
+        }
+    });
+}
+
+// ---- dot_values -----------------------------------------------------------------------------
+
+bitplane::uint128 ref_dot(const words& a, const words& b, std::size_t first, std::size_t count, bool is_signed) {
+    bitplane::uint128 s = 0;  // modulo 2^128, as the kernel reports
+    for (std::size_t i = first; i < first + count; ++i) {
+        if (is_signed) {
+            const bitplane::int128 p = bitplane::int128{static_cast<std::int32_t>(a[i])} * static_cast<std::int32_t>(b[i]);
+            s += static_cast<bitplane::uint128>(p);
+        } else {
+            s += bitplane::uint128{a[i]} * b[i];
+        }
+    }
+    return s;
+}
+
+words dot_inputs(std::size_t n, int kind, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    words v(n);
+    for (auto& x : v) {
+        const auto r = static_cast<std::uint32_t>(rng());
+        switch (kind) {
+            case 0: x = r; break;                                  // full range
+            case 1: x = 0xFFFFFFFFu - (r % 7); break;             // near 2^32 - 1 / small negatives
+            case 2: x = r % 2 == 0 ? 0x80000000u : 0x7FFFFFFFu; break;  // INT32_MIN / INT32_MAX
+            case 3: x = r & 0x3FFu; break;                          // narrow
+            default: x = r % 3 == 0 ? 0x80000000u : r; break;
+        }
+    }
+    return v;
+}
+
+TEST(ReduceKernels, DotValuesMatchesReference) {
+    BITPLANE_SEED_TRACE();
+    for_each_path([&](const kernel_table& k) {
+        for (int ka = 0; ka < 5; ++ka) {
+            for (int kb = 0; kb < 5; ++kb) {
+                const words a = dot_inputs(2100, ka, case_seed("dot-a", static_cast<std::uint64_t>(ka)));
+                const words b = dot_inputs(2100, kb, case_seed("dot-b", static_cast<std::uint64_t>(kb)));
+                for (const std::size_t first : {0, 1, 3}) {
+                    for (const std::size_t count : {0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 100, 2047, 2048, 2096}) {
+                        for (const bool is_signed : {false, true}) {
+                            SCOPED_TRACE("kinds " + std::to_string(ka) + "/" + std::to_string(kb) + " first " +
+                                         std::to_string(first) + " count " + std::to_string(count) +
+                                         (is_signed ? " signed" : " unsigned"));
+                            std::uint64_t out[3] = {garbage, garbage, garbage};
+                            k.dot_values(a.data() + first, b.data() + first, count, is_signed, out);
+                            const bitplane::uint128 expected = ref_dot(a, b, first, count, is_signed);
+                            const bitplane::uint128 got = (bitplane::uint128{out[1]} << 64) | out[0];
+                            ASSERT_TRUE(got == expected) << bitplane::to_string(got) << " != " << bitplane::to_string(expected);
+                            ASSERT_EQ(out[2], garbage);
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+// More values than one chunk of lane sums holds (2^24): the flushes must not lose anything.
+TEST(ReduceKernelsSlow, DotValuesOverManyChunks) {
+    const std::size_t n = (std::size_t{1} << 25) + 13;
+    const words a(n, 0xFFFFFFFFu);
+    const words b(n, 0xFFFFFFFEu);
+    for_each_path([&](const kernel_table& k) {
+        for (const bool is_signed : {false, true}) {
+            std::uint64_t out[2];
+            k.dot_values(a.data(), b.data(), n, is_signed, out);
+            const bitplane::uint128 expected =
+                is_signed ? bitplane::uint128{2} * n : bitplane::uint128{n} * 0xFFFFFFFFu * 0xFFFFFFFEu;
+            EXPECT_TRUE(((bitplane::uint128{out[1]} << 64) | out[0]) == expected) << is_signed;
+        }
+    });
+}
+
+// ---- deposit_plane ------------------------------------------------------------------------------
+
+TEST(ReduceKernels, DepositPlaneMatchesReference) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("deposit"));
+    std::vector<words> masks;
+    masks.push_back(words(plane_words, 0));
+    masks.push_back(words(plane_words, 0xFFFFFFFFu));
+    for (int density = 0; density < 6; ++density) {
+        words m(plane_words);
+        for (auto& w : m) {
+            auto r = static_cast<std::uint32_t>(rng());
+            for (int d = 0; d < density; ++d) r &= static_cast<std::uint32_t>(rng());
+            w = r;
+        }
+        masks.push_back(m);
+    }
+    {
+        words m(plane_words, 0);  // a few long stretches
+        for (std::size_t w = 10; w < 30; ++w) m[w] = 0xFFFFFFFFu;
+        m[40] = 0x80000001u;
+        m[63] = 0x80000000u;
+        masks.push_back(m);
+    }
+    const words compact_random = test_planes(1, case_seed("deposit-c"));
+    for_each_path([&](const kernel_table& k) {
+        for (std::size_t mi = 0; mi < masks.size(); ++mi) {
+            const words& mask = masks[mi];
+            std::size_t set = 0;
+            for (const std::uint32_t w : mask) set += static_cast<std::size_t>(std::popcount(w));
+            for (int ci = 0; ci < 3; ++ci) {
+                SCOPED_TRACE("mask " + std::to_string(mi) + " compact " + std::to_string(ci));
+                // Compact planes hold `set` bits, zeros above (as block views guarantee).
+                words compact = ci == 0 ? compact_random : words(plane_words, ci == 1 ? 0xFFFFFFFFu : 0x5A5A5A5Au);
+                for (std::size_t i = set; i < plane_words * 32; ++i) compact[i / 32] &= ~(1u << (i % 32));
+                words out(plane_words + 1, garbage);
+                k.deposit_plane(compact.data(), mask.data(), out.data());
+                words expected(plane_words, 0);
+                std::size_t next = 0;
+                for (std::size_t i = 0; i < plane_words * 32; ++i) {
+                    if (!bit(mask[i / 32], i % 32)) continue;
+                    if (bit(compact[next / 32], next % 32)) expected[i / 32] |= 1u << (i % 32);
+                    ++next;
+                }
+                for (std::size_t w = 0; w < plane_words; ++w) ASSERT_EQ(out[w], expected[w]) << "word " << w;
+                ASSERT_EQ(out[plane_words], garbage);
+            }
+        }
+    });
+}
+
+TEST(ReduceKernels, ExtractPlaneMatchesReference) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("extract"));
+    std::vector<words> selectors;
+    selectors.push_back(words(plane_words, 0));
+    selectors.push_back(words(plane_words, 0xFFFFFFFFu));
+    for (int density = 0; density < 6; ++density) {
+        words m(plane_words);
+        for (auto& w : m) {
+            auto r = static_cast<std::uint32_t>(rng());
+            for (int d = 0; d < density; ++d) r &= static_cast<std::uint32_t>(rng());
+            w = r;
+        }
+        selectors.push_back(m);
+    }
+    {
+        words m(plane_words, 0);  // long stretches, the last bit, a partial first half
+        for (std::size_t w = 3; w < 40; ++w) m[w] = 0xFFFFFFFFu;
+        m[2] = 0xFFFF0000u;
+        m[63] = 0x80000000u;
+        selectors.push_back(m);
+    }
+    const std::vector<words> planes = {test_planes(1, case_seed("extract-p")), words(plane_words, 0xFFFFFFFFu),
+                                       words(plane_words, 0x5A5A5A5Au), words(plane_words, 0u)};
+    for_each_path([&](const kernel_table& k) {
+        for (std::size_t si = 0; si < selectors.size(); ++si) {
+            for (std::size_t pi = 0; pi < planes.size(); ++pi) {
+                SCOPED_TRACE("selector " + std::to_string(si) + " plane " + std::to_string(pi));
+                const words& select = selectors[si];
+                const words& p = planes[pi];
+                for (const std::size_t n_words : {std::size_t{64}, std::size_t{40}, std::size_t{8}, std::size_t{1},
+                                                  std::size_t{0}, std::size_t{99}}) {
+                    SCOPED_TRACE(std::to_string(n_words) + " words");
+                    const std::size_t used = std::min<std::size_t>(n_words, plane_words);
+                    words out(plane_words + 1, garbage);
+                    k.extract_plane(p.data(), select.data(), n_words, out.data());
+                    words expected(used, 0);
+                    std::size_t next = 0;
+                    for (std::size_t i = 0; i < used * 32; ++i) {
+                        if (!bit(select[i / 32], i % 32)) continue;
+                        if (bit(p[i / 32], i % 32)) expected[next / 32] |= 1u << (next % 32);
+                        ++next;
+                    }
+                    for (std::size_t w = 0; w < used; ++w) ASSERT_EQ(out[w], expected[w]) << "word " << w;
+                    for (std::size_t w = used; w <= plane_words; ++w) ASSERT_EQ(out[w], garbage) << "wrote word " << w;
+                    if (used != plane_words) continue;
+                    // deposit_plane undoes it on the selected bits.
+                    words back(plane_words, garbage);
+                    k.deposit_plane(out.data(), select.data(), back.data());
+                    for (std::size_t w = 0; w < plane_words; ++w) ASSERT_EQ(back[w], p[w] & select[w]) << "word " << w;
+                }
+            }
+        }
+    });
+}
+
+// ---- interleaved payloads -------------------------------------------------------------------
+
+std::vector<std::uint32_t> interleaved_live_masks(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint32_t> masks = {0u, 0xFFFFFFFFu, 0x80000000u, 0x7FFFFFFFu, 0xFFFFFFFEu, 0x80000001u,
+                                        0x0000FF00u, 0xAAAAAAAAu};
+    for (unsigned k = 1; k < 32; ++k) masks.push_back((1u << k) - 1u);  // planes 0..k-1 (uniform data)
+    for (int i = 0; i < 12; ++i) masks.push_back(static_cast<std::uint32_t>(rng() & rng()));
+    return masks;
+}
+
+// Bytes of an interleaved payload for `live` from random plane words (written little-endian).
+std::vector<std::uint8_t> interleaved_payload(std::uint32_t live, std::uint64_t seed) {
+    const auto stored = static_cast<std::size_t>(std::popcount(live));
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint8_t> bytes(4 * plane_words * stored);
+    for (std::size_t w = 0; w < plane_words * stored; ++w) {
+        std::uint32_t x = static_cast<std::uint32_t>(rng());
+        if (w % 5 == 1) x &= static_cast<std::uint32_t>(rng());  // some sparser words
+        for (int k = 0; k < 4; ++k) bytes[4 * w + static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(x >> (8 * k));
+    }
+    return bytes;
+}
+
+std::uint32_t payload_word(const std::uint8_t* p, std::size_t index) {
+    return static_cast<std::uint32_t>(p[4 * index]) | static_cast<std::uint32_t>(p[4 * index + 1]) << 8 |
+           static_cast<std::uint32_t>(p[4 * index + 2]) << 16 | static_cast<std::uint32_t>(p[4 * index + 3]) << 24;
+}
+
+// The kernels on `payload` against bit-by-bit references.
+void check_interleaved(const kernel_table& k, const std::uint8_t* payload, std::uint32_t live) {
+    const auto stored = static_cast<std::size_t>(std::popcount(live));
+    std::vector<std::uint32_t> plane_of;
+    for (std::size_t j = 0; j < plane_count; ++j)
+        if (bit(live, j)) plane_of.push_back(static_cast<std::uint32_t>(j));
+    // Popcounts per stored plane.
+    std::vector<std::uint32_t> counts(stored + 1, garbage);
+    // Half the time with a prefetch area (the payload itself: only a hint, never read).
+    const bool ahead = (live & 1u) != 0;
+    k.interleaved_popcounts(payload, static_cast<std::uint32_t>(stored), counts.data(), ahead ? payload : nullptr,
+                            ahead ? 4 * plane_words * stored : 0);
+    for (std::size_t i = 0; i < stored; ++i) {
+        std::uint32_t n = 0;
+        for (std::size_t c = 0; c < plane_words; ++c) {
+            const std::uint32_t w = payload_word(payload, c * stored + i);
+            for (std::size_t b = 0; b < 32; ++b) n += bit(w, b) ? 1 : 0;
+        }
+        ASSERT_EQ(counts[i], n) << "stored plane " << i;
+    }
+    ASSERT_EQ(counts[stored], garbage) << "wrote past the counts";
+    // Values: out[32 c + j] = value 32 c + j, whose bit p is bit j of word c of plane p.
+    std::vector<std::uint32_t> out(bitplane::block_values + 1, garbage);
+    k.interleaved_transpose(payload, live, out.data(), ahead ? payload : nullptr, ahead ? 4 * plane_words * stored : 0);
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        for (std::size_t j = 0; j < 32; ++j) {
+            std::uint32_t value = 0;
+            for (std::size_t i = 0; i < stored; ++i) {
+                if (bit(payload_word(payload, c * stored + i), j)) value |= 1u << plane_of[i];
+            }
+            ASSERT_EQ(out[32 * c + j], value) << "value " << 32 * c + j;
+        }
+    }
+    ASSERT_EQ(out[bitplane::block_values], garbage) << "wrote past the values";
+}
+
+TEST(ReduceKernels, InterleavedPayloadsMatchReference) {
+    BITPLANE_SEED_TRACE();
+    const std::vector<std::uint32_t> masks = interleaved_live_masks(case_seed("interleaved-masks"));
+    for_each_path([&](const kernel_table& k) {
+        for (const std::uint32_t live : masks) {
+            const std::vector<std::uint8_t> bytes = interleaved_payload(live, case_seed("interleaved", live));
+            for (const std::size_t offset : {0, 1, 3}) {
+                SCOPED_TRACE("live " + std::to_string(live) + " offset " + std::to_string(offset));
+                // The payload ends exactly where its heap buffer ends (ASan sees any over-read).
+                std::vector<std::uint8_t> buffer(offset + bytes.size());
+                std::copy(bytes.begin(), bytes.end(), buffer.begin() + static_cast<std::ptrdiff_t>(offset));
+                check_interleaved(k, buffer.data() + offset, live);
+            }
+        }
+    });
+}
+
+#if defined(__linux__)
+// The payload ends at a page with no access: the kernels never read past it.
+TEST(ReduceKernels, InterleavedPayloadsAreNotOverread) {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t room = 2 * 4 * plane_words * plane_count;  // 16 KiB, a whole number of pages
+    if (room % page != 0) GTEST_SKIP() << "page size " << page;
+    void* mem = mmap(nullptr, room + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(mem, MAP_FAILED);
+    auto* base = static_cast<std::uint8_t*>(mem);
+    ASSERT_EQ(mprotect(base + room, page, PROT_NONE), 0);
+    for_each_path([&](const kernel_table& k) {
+        for (const std::uint32_t live : interleaved_live_masks(case_seed("overread-masks"))) {
+            const std::vector<std::uint8_t> bytes = interleaved_payload(live, case_seed("overread", live));
+            std::uint8_t* payload = base + room - bytes.size();
+            std::copy(bytes.begin(), bytes.end(), payload);
+            SCOPED_TRACE("live " + std::to_string(live));
+            check_interleaved(k, payload, live);  // a read past the end faults here
+        }
+    });
+    munmap(mem, room + page);
+}
+#endif
+
+}  // namespace

@@ -1,0 +1,713 @@
+// Scans (scan.hpp: find_eq/ne/lt/le/gt/ge/range, count_eq/count_range) against plain loops over
+// std::vector, for every data shape of test_support.hpp, sizes around block edges, vectors
+// with a pending write-back block and a partial tail, probes inside, below and above the data
+// and at the type's extremes, lo > hi, every SIMD path and thread counts 1 and 2. The per-block
+// answers (ops/scan_block.hpp) are checked too, on vectors and on encoded blocks of every
+// transform and layout (including frame-of-reference blocks encoded for the other signedness,
+// whose residuals wrap around in the scanned type's order), and the compare_planes kernel is
+// checked against a bit-by-bit reference on every path.
+#include "test_support.hpp"
+
+#include "codec/plane_bits.hpp"
+#include "ops/scan_block.hpp"
+#include "simd/kernels.hpp"
+
+#include <bitplane/bitset.hpp>
+#include <bitplane/codec.hpp>
+#include <bitplane/parallel.hpp>
+#include <bitplane/scan.hpp>
+#include <bitplane/simd.hpp>
+#include <bitplane/vector.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace bitplane_test;
+using bitplane::block_values;
+using bitplane::plane;
+using bitplane::plane_words;
+using bitplane::simd_path;
+using positions = std::vector<std::uint64_t>;
+
+// ---- guards -----------------------------------------------------------------------------------
+
+class path_guard {
+public:
+    path_guard() : saved_(bitplane::active_simd_path()) {}
+    path_guard(const path_guard&) = delete;
+    path_guard& operator=(const path_guard&) = delete;
+    ~path_guard() { bitplane::set_simd_path(saved_); }
+
+private:
+    simd_path saved_;
+};
+
+class threads_guard {
+public:
+    explicit threads_guard(std::size_t threads) { bitplane::set_thread_count(threads); }
+    threads_guard(const threads_guard&) = delete;
+    threads_guard& operator=(const threads_guard&) = delete;
+    ~threads_guard() { bitplane::set_thread_count(0); }
+};
+
+// ---- the reference ----------------------------------------------------------------------------
+
+enum class op { eq, ne, lt, le, gt, ge, range };
+
+const char* op_name(op o) {
+    switch (o) {
+        case op::eq: return "eq";
+        case op::ne: return "ne";
+        case op::lt: return "lt";
+        case op::le: return "le";
+        case op::gt: return "gt";
+        case op::ge: return "ge";
+        case op::range: return "range";
+    }
+    return "?";
+}
+
+template <class T>
+bool passes(op o, T v, T a, T b) {
+    switch (o) {
+        case op::eq: return v == a;
+        case op::ne: return v != a;
+        case op::lt: return v < a;
+        case op::le: return v <= a;
+        case op::gt: return v > a;
+        case op::ge: return v >= a;
+        case op::range: return a <= v && v <= b;
+    }
+    return false;
+}
+
+template <class T>
+positions reference(const std::vector<T>& values, op o, T a, T b) {
+    positions out;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (passes(o, values[i], a, b)) out.push_back(i);
+    return out;
+}
+
+template <class T>
+bitplane::detail::scan_test make_test(op o, T a, T b) {
+    constexpr bool is_signed = std::is_signed_v<T>;
+    const auto x = std::bit_cast<std::uint32_t>(a);
+    const auto y = std::bit_cast<std::uint32_t>(b);
+    switch (o) {
+        case op::eq: return bitplane::detail::scan_eq(x, is_signed);
+        case op::ne: return bitplane::detail::scan_ne(x, is_signed);
+        case op::lt: return bitplane::detail::scan_lt(x, is_signed);
+        case op::le: return bitplane::detail::scan_le(x, is_signed);
+        case op::gt: return bitplane::detail::scan_gt(x, is_signed);
+        case op::ge: return bitplane::detail::scan_ge(x, is_signed);
+        case op::range: return bitplane::detail::scan_range(x, y, is_signed);
+    }
+    return {};
+}
+
+template <class T>
+bitplane::bitset run_find(op o, const bitplane::vector<T>& v, T a, T b) {
+    switch (o) {
+        case op::eq: return bitplane::find_eq(v, a);
+        case op::ne: return bitplane::find_ne(v, a);
+        case op::lt: return bitplane::find_lt(v, a);
+        case op::le: return bitplane::find_le(v, a);
+        case op::gt: return bitplane::find_gt(v, a);
+        case op::ge: return bitplane::find_ge(v, a);
+        case op::range: return bitplane::find_range(v, a, b);
+    }
+    return {};
+}
+
+template <class T>
+std::string probe_name(op o, T a, T b) {
+    std::string out = std::string(op_name(o)) + " " + std::to_string(a);
+    if (o == op::range) out += " " + std::to_string(b);
+    return out;
+}
+
+constexpr op single_ops[] = {op::eq, op::ne, op::lt, op::le, op::gt, op::ge};
+
+// Values to compare with: the type's extremes and the other type's, values of the data, just
+// below and above its minimum and maximum, and random ones.
+template <class T>
+std::vector<T> probes(const std::vector<T>& values, std::uint64_t seed, std::size_t random_picks) {
+    using lim = std::numeric_limits<T>;
+    std::vector<T> out = {T(0), T(1), lim::min(), lim::max(), static_cast<T>(lim::min() + 1),
+                          static_cast<T>(lim::max() - 1), std::bit_cast<T>(0xFFFFFFFFu),
+                          std::bit_cast<T>(0x80000000u), std::bit_cast<T>(0x7FFFFFFFu)};
+    std::mt19937_64 rng(seed);
+    if (!values.empty()) {
+        const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+        for (const T x : {*lo, *hi, values.front(), values[values.size() / 2], values.back()}) {
+            out.push_back(x);
+            out.push_back(std::bit_cast<T>(std::bit_cast<std::uint32_t>(x) - 1));
+            out.push_back(std::bit_cast<T>(std::bit_cast<std::uint32_t>(x) + 1));
+        }
+        for (std::size_t k = 0; k < random_picks; ++k) out.push_back(values[rng() % values.size()]);
+    }
+    for (std::size_t k = 0; k < 2; ++k) out.push_back(std::bit_cast<T>(static_cast<std::uint32_t>(rng())));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+// (lo, hi) pairs: around the data, one-sided, single values, reversed (lo > hi) and random.
+template <class T>
+std::vector<std::pair<T, T>> ranges(const std::vector<T>& points, std::uint64_t seed, std::size_t count) {
+    using lim = std::numeric_limits<T>;
+    std::vector<std::pair<T, T>> out = {{lim::min(), lim::max()}, {lim::max(), lim::min()}};
+    std::mt19937_64 rng(seed);
+    for (std::size_t k = 0; k < count && !points.empty(); ++k) {
+        T a = points[rng() % points.size()];
+        T b = points[rng() % points.size()];
+        switch (k % 5) {
+            case 0: out.emplace_back(std::min(a, b), std::max(a, b)); break;
+            case 1: out.emplace_back(std::max(a, b), std::min(a, b)); break;  // lo > hi unless equal
+            case 2: out.emplace_back(lim::min(), a); break;
+            case 3: out.emplace_back(a, lim::max()); break;
+            default: out.emplace_back(a, a); break;
+        }
+    }
+    return out;
+}
+
+// ---- checks -----------------------------------------------------------------------------------
+
+::testing::AssertionResult same_positions(const positions& expected, const positions& actual) {
+    if (expected == actual) return ::testing::AssertionSuccess();
+    std::size_t i = 0;
+    while (i < expected.size() && i < actual.size() && expected[i] == actual[i]) ++i;
+    auto failure = ::testing::AssertionFailure();
+    failure << "expected " << expected.size() << " positions, got " << actual.size() << "; first difference at #" << i;
+    if (i < expected.size()) failure << " expected " << expected[i];
+    if (i < actual.size()) failure << " got " << actual[i];
+    return failure;
+}
+
+positions block_positions(bitplane::detail::block_answer answer, const plane& bits, std::size_t first,
+                          std::size_t count) {
+    positions out;
+    switch (answer) {
+        case bitplane::detail::block_answer::none: break;
+        case bitplane::detail::block_answer::all:
+            for (std::size_t i = 0; i < count; ++i) out.push_back(first + i);
+            break;
+        case bitplane::detail::block_answer::some:
+            for (std::uint32_t i = 0; i < bitplane::detail::block_bits; ++i)
+                if (bitplane::detail::test_bit(bits, i)) out.push_back(first + i);  // bits >= count must be clear
+            break;
+    }
+    return out;
+}
+
+// The per-block answers and counts of a vector, assembled.
+template <class T>
+positions scan_by_blocks(const bitplane::vector<T>& v, const bitplane::detail::scan_test& test,
+                         std::uint64_t& counted) {
+    positions out;
+    counted = 0;
+    bitplane::detail::scan_scratch scratch;
+    plane bits;
+    const auto& core = v.core();
+    for (std::size_t b = 0; b < core.block_count(); ++b) {
+        const std::size_t first = b * block_values;
+        const std::size_t count = std::min(block_values, v.size() - first);
+        bits.fill(0xA5A5A5A5u);  // whatever the plane held before must not leak into the answer
+        const positions p =
+            block_positions(bitplane::detail::scan_block(core, b, test, scratch, bits), bits, first, count);
+        out.insert(out.end(), p.begin(), p.end());
+        counted += bitplane::detail::count_block(core, b, test, scratch);
+    }
+    return out;
+}
+
+// One probe: the public scan (and its count where there is one) and the per-block answers.
+template <class T>
+void check_probe(const bitplane::vector<T>& v, const std::vector<T>& values, op o, T a, T b, bool blocks) {
+    SCOPED_TRACE(probe_name(o, a, b));
+    const positions expected = reference(values, o, a, b);
+    const bitplane::bitset found = run_find(o, v, a, b);
+    ASSERT_EQ(found.size(), values.size());
+    ASSERT_TRUE(same_positions(expected, found.to_positions()));
+    ASSERT_EQ(found.count(), expected.size());
+    if (o == op::eq) {
+        ASSERT_EQ(bitplane::count_eq(v, a), expected.size());
+    }
+    if (o == op::range) {
+        ASSERT_EQ(bitplane::count_range(v, a, b), expected.size());
+    }
+    if (blocks) {
+        std::uint64_t counted = 0;
+        ASSERT_TRUE(same_positions(expected, scan_by_blocks(v, make_test(o, a, b), counted)));
+        ASSERT_EQ(counted, expected.size());
+    }
+}
+
+// Every op at every probe (or, with `sample` > 1, one op per probe in turn), and ranges.
+template <class T>
+void check_vector(const bitplane::vector<T>& v, const std::vector<T>& values, std::uint64_t seed, std::size_t picks,
+                  std::size_t range_count, bool blocks = true, std::size_t sample = 1) {
+    ASSERT_EQ(v.size(), values.size());
+    const std::vector<T> points = probes(values, seed, picks);
+    std::size_t turn = 0;
+    for (const T x : points) {
+        for (const op o : single_ops) {
+            if (turn++ % sample != 0) continue;
+            check_probe(v, values, o, x, x, blocks);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+    }
+    for (const auto& [lo, hi] : ranges(points, seed + 1, range_count)) {
+        check_probe(v, values, op::range, lo, hi, blocks);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+template <class T>
+bitplane::vector<T> make_vector(const std::vector<T>& values) {
+    bitplane::vector<T> v(values.begin(), values.end());
+    return v;
+}
+
+// Every size and every op at every probe on the best path; on the others (whose kernels only
+// run on sealed blocks) the sizes with sealed blocks and a tail, and the ops taken in turn.
+// Under a sanitizer, a third of the ops.
+template <class T>
+void check_every_shape(bool best_path) {
+    const std::vector<std::size_t> sizes = best_path
+                                               ? std::vector<std::size_t>{0, 1, 2, 2047, 2048, 2049, 4096, 3 * 2048 + 5}
+                                               : std::vector<std::size_t>{2049, 3 * 2048 + 5};
+    const std::size_t sample = (best_path ? 1 : 3) * (quick_mode() ? 3 : 1);
+    for (const shape& s : all_shapes()) {
+        for (const std::size_t n : sizes) {
+            SCOPED_TRACE(case_name(s, n));
+            const std::vector<T> values = make_typed<T>(s, n, case_seed("scan-shape", s.id(), n));
+            const bitplane::vector<T> v = make_vector(values);
+            check_vector(v, values, case_seed("scan-probes", s.id(), n), 3, quick_mode() ? 4 : 10, true, sample);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+    }
+}
+
+// ---- the compare_planes kernel ----------------------------------------------------------------
+
+struct kernel_case {
+    bitplane::detail::compare_job job;
+    std::vector<std::uint8_t> storage;  // planes or an interleaved payload
+};
+
+// Bit `bit` of word c of the k-th plane the job reads.
+bool job_bit(const bitplane::detail::compare_job& job, std::uint32_t k, std::uint32_t c, std::uint32_t bit) {
+    std::uint32_t w;
+    std::memcpy(&w, job.base + job.offset[k] + c * job.stride, sizeof w);
+    return ((w >> bit) & 1u) != 0;
+}
+
+// compare_planes by definition: per position, the first plane read where it differs from the
+// target decides; positions equal on every plane read get the finish.
+void reference_compare(const bitplane::detail::compare_job& job, std::uint32_t* eq, std::uint32_t* lt) {
+    for (std::uint32_t t = 0; t < job.targets; ++t) {
+        for (std::uint32_t c = 0; c < job.words; ++c) {
+            std::uint32_t e = 0, l = 0;
+            for (std::uint32_t bit = 0; bit < 32; ++bit) {
+                int state = 0;  // 0 equal, -1 less, 1 greater
+                for (std::uint32_t k = 0; k < job.steps[t] && state == 0; ++k) {
+                    const bool r = job_bit(job, k, c, bit);
+                    const bool x = ((job.bits[t] >> k) & 1u) != 0;
+                    if (r != x) state = r ? 1 : -1;
+                }
+                if (state == 0 && job.finish[t] == bitplane::detail::compare_job::finish_lt) state = -1;
+                if (state == 0 && job.finish[t] == bitplane::detail::compare_job::finish_gt) state = 1;
+                e |= static_cast<std::uint32_t>(state == 0) << bit;
+                l |= static_cast<std::uint32_t>(state < 0) << bit;
+            }
+            eq[t * plane_words + c] = e;
+            lt[t * plane_words + c] = l;
+        }
+    }
+}
+
+// A random job over `stored` random planes, laid out as planes (stride 4) or as an
+// interleaved payload at an odd address, in a buffer that ends where the payload ends.
+kernel_case random_kernel_case(std::mt19937_64& rng, bool interleaved) {
+    kernel_case out;
+    auto& job = out.job;
+    const auto stored = static_cast<std::uint32_t>(1 + rng() % 32);
+    std::vector<std::uint32_t> words(stored * plane_words);
+    for (std::uint32_t p = 0; p < stored; ++p) {
+        const unsigned density = static_cast<unsigned>(rng() % 4);  // sparse, dense, random, near-constant
+        for (std::uint32_t c = 0; c < plane_words; ++c) {
+            std::uint32_t w = static_cast<std::uint32_t>(rng());
+            if (density == 0) w &= static_cast<std::uint32_t>(rng()) & static_cast<std::uint32_t>(rng());
+            if (density == 1) w |= static_cast<std::uint32_t>(rng()) | static_cast<std::uint32_t>(rng());
+            if (density == 3) w = rng() % 8 == 0 ? w : (p % 2 == 0 ? 0u : ~0u);
+            words[p * plane_words + c] = w;
+        }
+    }
+    // The planes read, top down: a random order of distinct planes.
+    std::vector<std::uint32_t> order(stored);
+    for (std::uint32_t p = 0; p < stored; ++p) order[p] = p;
+    std::shuffle(order.begin(), order.end(), rng);
+    const std::uint32_t lead = interleaved ? 1 + static_cast<std::uint32_t>(rng() % 7) : 0;
+    if (interleaved) {
+        out.storage.assign(lead + stored * plane_words * 4, 0);
+        for (std::uint32_t c = 0; c < plane_words; ++c)
+            for (std::uint32_t p = 0; p < stored; ++p)
+                std::memcpy(out.storage.data() + lead + (c * stored + p) * 4, &words[p * plane_words + c], 4);
+        job.stride = 4 * stored;
+        for (std::uint32_t k = 0; k < stored; ++k) job.offset[k] = 4 * order[k];
+    } else {
+        out.storage.assign(stored * plane_words * 4, 0);
+        std::memcpy(out.storage.data(), words.data(), out.storage.size());
+        job.stride = 4;
+        for (std::uint32_t k = 0; k < stored; ++k) job.offset[k] = order[k] * plane_words * 4;
+    }
+    job.base = out.storage.data() + lead;
+    job.words = 8 * static_cast<std::uint32_t>(1 + rng() % 8);
+    job.targets = 1 + static_cast<std::uint32_t>(rng() % 2);
+    job.need_lt = job.targets == 2 || rng() % 3 != 0;
+    for (std::uint32_t t = 0; t < job.targets; ++t) {
+        job.steps[t] = static_cast<std::uint32_t>(rng() % (stored + 1));
+        job.bits[t] = static_cast<std::uint32_t>(rng()) & (job.steps[t] == 32 ? ~0u : (1u << job.steps[t]) - 1u);
+        job.finish[t] = static_cast<std::uint8_t>(rng() % 3);
+    }
+    return out;
+}
+
+TEST(ScanKernels, ComparePlanesMatchesReferenceOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const int rounds = quick_mode() ? 150 : 1500;
+    for (const simd_path path : bitplane::available_simd_paths()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        const auto& kernels = bitplane::detail::active_kernels();
+        ASSERT_EQ(kernels.path, path);
+        std::mt19937_64 rng(case_seed("compare-planes", static_cast<std::uint64_t>(path)));
+        for (int round = 0; round < rounds; ++round) {
+            const kernel_case kc = random_kernel_case(rng, round % 2 == 1);
+            const auto& job = kc.job;
+            SCOPED_TRACE("round " + std::to_string(round) + " targets " + std::to_string(job.targets) + " words " +
+                         std::to_string(job.words) + " stride " + std::to_string(job.stride));
+            constexpr std::uint32_t untouched = 0x5EC7E7u;
+            std::vector<std::uint32_t> eq(2 * plane_words, untouched), lt(2 * plane_words, untouched);
+            std::vector<std::uint32_t> want_eq(2 * plane_words, untouched), want_lt(2 * plane_words, untouched);
+            kernels.compare_planes(&job, eq.data(), lt.data());
+            reference_compare(job, want_eq.data(), want_lt.data());
+            for (std::uint32_t t = 0; t < 2; ++t) {
+                for (std::uint32_t c = 0; c < plane_words; ++c) {
+                    const std::uint32_t at = t * static_cast<std::uint32_t>(plane_words) + c;
+                    const bool written = t < job.targets && c < job.words;
+                    ASSERT_EQ(eq[at], written ? want_eq[at] : untouched) << "eq target " << t << " word " << c;
+                    ASSERT_EQ(lt[at], written && job.need_lt ? want_lt[at] : untouched)
+                        << "lt target " << t << " word " << c;
+                }
+            }
+        }
+    }
+}
+
+// ---- every shape, size and path ---------------------------------------------------------------
+
+TEST(Scan, EveryShapeAndSizeUint32OnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const std::vector<simd_path> paths = bitplane::available_simd_paths();  // best last
+    for (const simd_path path : paths) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        check_every_shape<std::uint32_t>(path == paths.back());
+        if (HasFatalFailure()) return;
+    }
+}
+
+TEST(Scan, EveryShapeAndSizeInt32OnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const std::vector<simd_path> paths = bitplane::available_simd_paths();  // best last
+    for (const simd_path path : paths) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        check_every_shape<std::int32_t>(path == paths.back());
+        if (HasFatalFailure()) return;
+    }
+}
+
+template <class T>
+void check_large(std::size_t threads) {
+    const threads_guard guard(threads);
+    const std::size_t n = 70 * block_values + 777;  // more than 2 x 32 blocks: split over the threads
+    for (const shape& s : representative_shapes()) {
+        SCOPED_TRACE(case_name(s, n, "threads " + std::to_string(threads)));
+        const std::vector<T> values = make_typed<T>(s, n, case_seed("scan-large", s.id(), n));
+        const bitplane::vector<T> v = make_vector(values);
+        check_vector(v, values, case_seed("scan-large-probes", s.id()), 2, 6, false, quick_mode() ? 12 : 6);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+TEST(Scan, LargeVectorsOneAndTwoThreads) {
+    BITPLANE_SEED_TRACE();
+    for (const std::size_t threads : {std::size_t{1}, std::size_t{2}}) {
+        check_large<std::uint32_t>(threads);
+        if (HasFatalFailure()) return;
+        check_large<std::int32_t>(threads);
+        if (HasFatalFailure()) return;
+    }
+}
+
+// ---- write-back blocks and tails --------------------------------------------------------------
+
+template <class T>
+void check_pending_writes() {
+    const std::size_t n = 5 * block_values + 1234;
+    for (const shape& s : representative_shapes()) {
+        SCOPED_TRACE(case_name(s, n));
+        std::vector<T> values = make_typed<T>(s, n, case_seed("scan-writeback", s.id()));
+        bitplane::vector<T> v = make_vector(values);
+        std::mt19937_64 rng(case_seed("scan-writeback-sets", s.id()));
+        const auto put = [&](std::size_t i, T x) {
+            v.set(i, x);
+            values[i] = x;
+        };
+        // Writes to block 1 (then flushed by a write to block 3, which stays pending) and to the tail.
+        put(block_values + 7, std::numeric_limits<T>::max());
+        put(3 * block_values + 1, std::numeric_limits<T>::min());
+        put(3 * block_values + 2047, values[3]);
+        put(3 * block_values + 100, T(0));
+        put(n - 1, T(1));
+        put(n - 600, values[block_values + 7]);
+        for (int k = 0; k < 20; ++k) put(3 * block_values + rng() % block_values, values[rng() % n]);
+        check_vector(v, values, case_seed("scan-writeback-probes", s.id()), 3, 8);
+        if (::testing::Test::HasFatalFailure()) return;
+        v.seal();
+        check_vector(v, values, case_seed("scan-writeback-probes", s.id()), 3, 8);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+TEST(Scan, PendingWriteBackBlockAndTail) {
+    BITPLANE_SEED_TRACE();
+    check_pending_writes<std::uint32_t>();
+    if (HasFatalFailure()) return;
+    check_pending_writes<std::int32_t>();
+}
+
+// Sorted columns: delta blocks answered whole from their bounds. Probes at each block's first
+// and last value and next to them, so that an off-by-one in the bounds shows.
+template <class T>
+void check_sorted_block_edges() {
+    const std::size_t n = 6 * block_values + 300;
+    for (const shape& s : {of(shape_kind::timestamps), of(shape_kind::sorted_steps)}) {
+        SCOPED_TRACE(case_name(s, n));
+        const std::vector<T> values = make_typed<T>(s, n, case_seed("scan-sorted-edges", s.id()));
+        const bitplane::vector<T> v = make_vector(values);
+        for (std::size_t first = 0; first < n; first += block_values) {
+            const std::size_t last = std::min(n, first + block_values) - 1;
+            const T lo = values[first];
+            const T hi = values[last];
+            const T below = static_cast<T>(lo - 1), above = static_cast<T>(hi + 1);
+            const T lo1 = static_cast<T>(lo + 1), hi1 = static_cast<T>(hi - 1);
+            SCOPED_TRACE("block at " + std::to_string(first));
+            const std::vector<std::pair<T, T>> pairs = {{lo, hi},       {lo, hi1},       {lo1, hi},
+                                                        {below, hi1},   {lo1, above},    {above, above},
+                                                        {below, below}, {lo, lo},        {hi, hi}};
+            for (const auto& [a, b] : pairs)
+                check_probe(v, values, op::range, a, b, true);
+            for (const T x : {below, lo, lo1, hi1, hi, above})
+                for (const op o : single_ops) check_probe(v, values, o, x, x, true);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+    }
+}
+
+TEST(Scan, SortedBlockEdges) {
+    BITPLANE_SEED_TRACE();
+    check_sorted_block_edges<std::uint32_t>();
+    if (HasFatalFailure()) return;
+    check_sorted_block_edges<std::int32_t>();
+}
+
+TEST(Scan, EmptyVector) {
+    const bitplane::vector<std::uint32_t> v;
+    EXPECT_EQ(bitplane::find_eq(v, 0u).size(), 0u);
+    EXPECT_EQ(bitplane::find_ge(v, 0u).count(), 0u);
+    EXPECT_EQ(bitplane::find_range(v, 0u, 0xFFFFFFFFu).count(), 0u);
+    EXPECT_EQ(bitplane::count_eq(v, 0u), 0u);
+    EXPECT_EQ(bitplane::count_range(v, 0u, 0xFFFFFFFFu), 0u);
+}
+
+TEST(Scan, ReversedRangeIsEmpty) {
+    const std::vector<std::int32_t> values = make_typed<std::int32_t>(uniform(32), 3 * block_values + 3, 7);
+    const bitplane::vector<std::int32_t> v = make_vector(values);
+    const bitplane::bitset found = bitplane::find_range(v, 5, 4);
+    EXPECT_EQ(found.size(), values.size());
+    EXPECT_EQ(found.count(), 0u);
+    EXPECT_EQ(bitplane::count_range(v, INT32_MAX, INT32_MIN), 0u);
+    EXPECT_EQ(bitplane::count_range(v, INT32_MIN, INT32_MAX), values.size());
+}
+
+// ---- encoded blocks of every transform and layout ---------------------------------------------
+
+struct encoding {
+    const char* name;
+    bitplane::codec::encode_options options;
+};
+
+std::vector<encoding> encodings() {
+    bitplane::codec::encode_options plain;
+    plain.frame_of_reference = plain.delta = plain.zigzag = false;
+    bitplane::codec::encode_options no_delta;
+    no_delta.delta = false;
+    bitplane::codec::encode_options no_sparse;
+    no_sparse.sparse = false;
+    bitplane::codec::encode_options bare;  // plain, dense, no references, no runs
+    bare.frame_of_reference = bare.delta = bare.zigzag = bare.sparse = bare.references = bare.runs = false;
+    bitplane::codec::encode_options for_only = plain;
+    for_only.frame_of_reference = true;
+    bitplane::codec::encode_options zigzag_only = plain;
+    zigzag_only.zigzag = true;
+    return {{"default", {}},           {"plain", plain},         {"no-delta", no_delta}, {"no-sparse", no_sparse},
+            {"bare", bare},            {"for-only", for_only}, {"zigzag-only", zigzag_only}};
+}
+
+// What the encoded-block tests covered, so that they cannot silently stop exercising a path.
+struct coverage {
+    std::set<bitplane::codec::transform> transforms;
+    bool sparse = false;
+    bool interleaved = false;
+    bool sparse_for = false;
+};
+
+template <class T>
+void check_encoded(const std::vector<std::uint32_t>& bits, bool encode_signed, const encoding& e, std::uint64_t seed,
+                   coverage& seen) {
+    std::vector<std::byte> bytes(bitplane::codec::max_block_bytes);
+    bytes.resize(bitplane::codec::encode_block(bits, encode_signed, bytes, e.options));
+    const auto count = static_cast<std::uint32_t>(bits.size());
+    const bitplane::codec::block_info info = bitplane::codec::describe_block(bytes, count);
+    seen.transforms.insert(info.value_transform);
+    const bool sparse = info.value_layout == bitplane::codec::layout::sparse;
+    seen.sparse |= sparse;
+    seen.sparse_for |= sparse && info.value_transform == bitplane::codec::transform::frame_of_reference;
+    bool all_raw = count == block_values && !sparse;
+    for (const auto& p : info.planes)
+        all_raw &= p.payload == bitplane::codec::payload_kind::none || p.payload == bitplane::codec::payload_kind::raw;
+    seen.interleaved |= all_raw;
+
+    std::vector<T> values(bits.size());
+    for (std::size_t i = 0; i < bits.size(); ++i) values[i] = std::bit_cast<T>(bits[i]);
+    bitplane::detail::scan_scratch scratch;
+    plane out;
+    const auto check = [&](op o, T a, T b) {
+        SCOPED_TRACE(probe_name(o, a, b));
+        const bitplane::detail::scan_test test = make_test(o, a, b);
+        out.fill(0xA5A5A5A5u);
+        const positions got =
+            block_positions(bitplane::detail::scan_encoded_block(bytes, count, test, scratch, out), out, 0, count);
+        const positions expected = reference(values, o, a, b);
+        ASSERT_TRUE(same_positions(expected, got));
+        ASSERT_EQ(bitplane::detail::count_encoded_block(bytes, count, test, scratch), expected.size());
+    };
+    const std::vector<T> points = probes(values, seed, 2);
+    std::size_t turn = 0;
+    for (const T x : points) {
+        for (const op o : single_ops) {
+            if (turn++ % (quick_mode() ? 4 : 2) != 0) continue;
+            check(o, x, x);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+    }
+    for (const auto& [lo, hi] : ranges(points, seed + 1, quick_mode() ? 4 : 8)) {
+        check(op::range, lo, hi);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+TEST(ScanBlocks, EveryTransformAndLayoutBothSignednesses) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    coverage seen;
+    const std::vector<simd_path> paths = bitplane::available_simd_paths();
+    for (const shape& s : all_shapes()) {
+        for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{1000}, block_values}) {
+            const std::vector<std::uint32_t> bits = make_values(s, n, case_seed("scan-encoded", s.id(), n));
+            for (const encoding& e : encodings()) {
+                for (const bool encode_signed : {false, true}) {
+                    SCOPED_TRACE(case_name(
+                        s, n, std::string(e.name) + (encode_signed ? " encoded signed" : " encoded unsigned")));
+                    // Rotate the paths rather than multiply the cases by three.
+                    const simd_path path = paths[(s.id() + n + (encode_signed ? 1 : 0)) % paths.size()];
+                    bitplane::set_simd_path(path);
+                    SCOPED_TRACE(std::string(bitplane::to_string(path)));
+                    const std::uint64_t seed = case_seed("scan-encoded-probes", s.id(), n);
+                    check_encoded<std::uint32_t>(bits, encode_signed, e, seed, seen);
+                    if (HasFatalFailure()) return;
+                    check_encoded<std::int32_t>(bits, encode_signed, e, seed, seen);
+                    if (HasFatalFailure()) return;
+                }
+            }
+        }
+    }
+    using bitplane::codec::transform;
+    for (const transform t : {transform::none, transform::frame_of_reference, transform::delta, transform::zigzag})
+        EXPECT_TRUE(seen.transforms.count(t) != 0) << "no block used transform " << static_cast<int>(t);
+    EXPECT_TRUE(seen.sparse);
+    EXPECT_TRUE(seen.sparse_for);
+    EXPECT_TRUE(seen.interleaved);
+}
+
+// FOR blocks whose residuals wrap around in the scanned type's order, with counts worked out
+// by hand: -16..15 encoded as int32 (base -16) scanned as uint32, and 2^31 - 16 .. 2^31 + 15
+// encoded as uint32 (base 2^31 - 16) scanned as int32.
+std::vector<std::byte> encode_for_only(std::uint32_t first, bool encode_signed) {
+    std::vector<std::uint32_t> bits(block_values);
+    for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = first + static_cast<std::uint32_t>(i % 32);
+    bitplane::codec::encode_options for_only;
+    for_only.delta = for_only.zigzag = for_only.sparse = false;
+    std::vector<std::byte> bytes(bitplane::codec::max_block_bytes);
+    bytes.resize(bitplane::codec::encode_block(bits, encode_signed, bytes, for_only));
+    return bytes;
+}
+
+TEST(ScanBlocks, WrappingFrameOfReference) {
+    namespace d = bitplane::detail;
+    d::scan_scratch scratch;
+    constexpr std::uint32_t per_value = block_values / 32;  // each of the 32 values appears 64 times
+    const std::vector<std::byte> a = encode_for_only(0xFFFFFFF0u, true);
+    ASSERT_EQ(bitplane::codec::describe_block(a, block_values).value_transform,
+              bitplane::codec::transform::frame_of_reference);
+    const auto count_a = [&](const d::scan_test& t) { return d::count_encoded_block(a, block_values, t, scratch); };
+    EXPECT_EQ(count_a(d::scan_ge(0x80000000u, false)), 16 * per_value);
+    EXPECT_EQ(count_a(d::scan_lt(16u, false)), 16 * per_value);
+    EXPECT_EQ(count_a(d::scan_range(5u, 0xFFFFFFF5u, false)), 17 * per_value);
+    EXPECT_EQ(count_a(d::scan_eq(0xFFFFFFFFu, false)), per_value);
+    EXPECT_EQ(count_a(d::scan_ne(0u, false)), 31 * per_value);
+    EXPECT_EQ(count_a(d::scan_eq(16u, false)), 0u);
+
+    const std::vector<std::byte> b = encode_for_only(0x7FFFFFF0u, false);
+    ASSERT_EQ(bitplane::codec::describe_block(b, block_values).value_transform,
+              bitplane::codec::transform::frame_of_reference);
+    const auto count_b = [&](const d::scan_test& t) { return d::count_encoded_block(b, block_values, t, scratch); };
+    EXPECT_EQ(count_b(d::scan_lt(0u, true)), 16 * per_value);
+    EXPECT_EQ(count_b(d::scan_gt(0x7FFFFFFEu, true)), per_value);
+    EXPECT_EQ(count_b(d::scan_range(0x80000003u, 0x7FFFFFFCu, true)), 26 * per_value);
+    EXPECT_EQ(count_b(d::scan_eq(0x80000000u, true)), per_value);
+    EXPECT_EQ(count_b(d::scan_ge(0x80000010u, true)), 16 * per_value);  // only the values near INT32_MAX
+}
+
+}  // namespace
