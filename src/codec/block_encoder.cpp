@@ -142,6 +142,23 @@ std::uint32_t transform_header_bytes(const transform_choice& t) noexcept {
     }
 }
 
+// Finishes the tree's choices for the plan's stored planes: sizes gap payloads exactly, then
+// compares with storing every plane raw, which needs no descriptors and so can win where the
+// tree saved less than 2 bytes a plane (short planes, few references). Returns the bytes of
+// the descriptors and payloads.
+std::size_t settle_choices(block_plan& plan, const block_planes& planes) {
+    const std::uint32_t n = plan.stored;
+    for (std::uint32_t j = 0; j < n; ++j) size_gaps(plan.choices[j], planes.planes[plan.index[j]], planes, plan.length);
+    std::size_t tree_bytes = 0;
+    for (std::uint32_t j = 0; j < n; ++j) tree_bytes += plan.choices[j].cost;
+    const std::uint32_t raw_plane = raw_payload::payload_bytes(plan.length);
+    const std::size_t raw_bytes = std::size_t{n} * raw_plane;
+    plan.all_raw = raw_bytes <= tree_bytes;
+    if (plan.all_raw)
+        for (std::uint32_t j = 0; j < n; ++j) plan.choices[j] = {base_kind::zero, 0, payload_kind::raw, 0, raw_plane};
+    return plan.all_raw ? raw_bytes : tree_bytes;
+}
+
 // Slices `values` into planes and picks how each live plane is stored; returns the bytes
 // the live/ones masks, descriptors and payloads will take.
 std::size_t plan_planes(block_plan& plan, const kernel_table& kernels, measure_scratch& m,
@@ -207,19 +224,7 @@ std::size_t plan_planes(block_plan& plan, const kernel_table& kernels, measure_s
     }
     choose_references({n, length, facts, m.hamming, transition_matrix, options.references, options.runs},
                       plan.order, plan.choices);
-    for (std::uint32_t j = 0; j < n; ++j)
-        size_gaps(plan.choices[j], plan.planes.planes[plan.index[j]], plan.planes, length);
-
-    // The tree prices every plane with a descriptor; storing all planes raw needs none, so
-    // it can win where the tree saved less than 2 bytes a plane (short planes, few refs).
-    std::size_t tree_bytes = 0;
-    for (std::uint32_t j = 0; j < n; ++j) tree_bytes += plan.choices[j].cost;
-    const std::size_t raw_bytes = std::size_t{n} * raw_payload::payload_bytes(length);
-    plan.all_raw = raw_bytes <= tree_bytes;
-    if (plan.all_raw)
-        for (std::uint32_t j = 0; j < n; ++j)
-            plan.choices[j] = {base_kind::zero, 0, payload_kind::raw, 0, raw_payload::payload_bytes(length)};
-    return bytes + (plan.all_raw ? raw_bytes : tree_bytes);
+    return bytes + settle_choices(plan, plan.planes);
 }
 
 std::size_t plan_dense(block_plan& plan, const transform_choice& t, const std::uint32_t* residuals,
@@ -408,14 +413,7 @@ std::size_t encode_planes(const block_planes& planes, std::uint32_t candidates, 
     plan.stored = n;
     // Each plane on its own (no references, no runs): the root choices of the tree.
     choose_references({n, length, facts, nullptr, nullptr, false, false}, plan.order, plan.choices);
-    for (std::uint32_t j = 0; j < n; ++j) size_gaps(plan.choices[j], planes.planes[plan.index[j]], planes, length);
-    std::size_t tree_bytes = 0;
-    for (std::uint32_t j = 0; j < n; ++j) tree_bytes += plan.choices[j].cost;
-    const std::size_t raw_bytes = std::size_t{n} * raw_payload::payload_bytes(length);
-    plan.all_raw = raw_bytes <= tree_bytes;
-    if (plan.all_raw)
-        for (std::uint32_t j = 0; j < n; ++j)
-            plan.choices[j] = {base_kind::zero, 0, payload_kind::raw, 0, raw_payload::payload_bytes(length)};
+    settle_choices(plan, planes);
     return write_plan(plan, planes, out.data());
 }
 
