@@ -9,8 +9,7 @@
 #include <bitplane/bitset.hpp>
 #include <bitplane/error.hpp>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "core/file_header.hpp"
 
 #include <algorithm>
 #include <array>
@@ -28,24 +27,17 @@ using detail::load_le;
 using detail::store_le;
 using detail::summary_word;
 
-constexpr std::array<char, 8> magic = {'B', 'I', 'T', 'P', 'L', 'A', 'N', 'E'};
-constexpr std::uint16_t format_version = 1;
-constexpr std::uint8_t kind_bitset = 2;
-constexpr std::size_t header_bytes = 64;
-constexpr std::size_t checksum_offset = 56;
+using detail::file::checksum;
+using detail::file::checksum_offset;
+using detail::file::format_version;
+using detail::file::header_bytes;
+using detail::file::kind_bitset;
+using detail::file::magic;
 constexpr std::size_t descriptor_bytes = 4;
 constexpr std::uint64_t max_size = std::uint64_t{1} << 48;
 // The largest payload a block may have in a file (a writer never exceeds 256): 2048
 // positions or 1024 runs.
 constexpr std::uint64_t max_block_payload = 4096;
-
-std::uint64_t checksum(std::span<const std::byte> file) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, file.data(), checksum_offset);
-    XXH3_64bits_update(&state, file.data() + header_bytes, file.size() - header_bytes);
-    return XXH3_64bits_digest(&state);
-}
 
 struct file_header {
     std::uint64_t size = 0;     // universe bits

@@ -73,22 +73,6 @@ std::uint32_t and_count(const void* a, const void* b) noexcept {
     return n;
 }
 
-// A merge with branch-free steps (the inputs interleave at random, so branches would miss).
-template <bool Xor>
-std::uint32_t merge(const std::uint16_t* a, std::uint32_t n, const std::uint16_t* b, std::uint32_t m,
-                    std::uint16_t* out) noexcept {
-    std::uint32_t i = 0, j = 0, k = 0;
-    while (i < n && j < m) {
-        const std::uint16_t x = a[i], y = b[j];
-        out[k] = x < y ? x : y;
-        k += Xor ? (x != y) : 1u;
-        i += x <= y;
-        j += y <= x;
-    }
-    while (i < n) out[k++] = a[i++];
-    while (j < m) out[k++] = b[j++];
-    return k;
-}
 
 std::uint32_t decode_gaps(const std::byte* payload, std::uint32_t bytes, std::uint16_t* out) noexcept {
     std::uint32_t n = 0, next = 0;
@@ -134,8 +118,8 @@ std::uint32_t extract_positions(const void* block, std::uint16_t* out) noexcept 
 
 constexpr bitset_kernel_table portable_table{simd_path::scalar, combine<op_and>,    combine<op_or>,
                                              combine<op_xor>,   combine<op_andnot>, not_block,
-                                             stats,             and_count,          merge<false>,
-                                             merge<true>,       filter<true>,       filter<false>,
+                                             stats,             and_count,          merge_positions<false>,
+                                             merge_positions<true>,       filter<true>,       filter<false>,
                                              extract_positions, decode_gaps};
 
 }  // namespace

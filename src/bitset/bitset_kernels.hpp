@@ -69,4 +69,23 @@ const bitset_kernel_table& avx2_bitset_kernels() noexcept;
 /// The table for the active SIMD path (one atomic load).
 const bitset_kernel_table& bitset_kernels();
 
+/// Union (Xor = false) or symmetric difference (Xor = true) of two sorted position lists,
+/// by a merge with branch-free steps (the inputs interleave at random, so branches would
+/// miss). The portable kernel, and what small blocks use before the vector kernels pay.
+template <bool Xor>
+inline std::uint32_t merge_positions(const std::uint16_t* a, std::uint32_t n, const std::uint16_t* b, std::uint32_t m,
+                    std::uint16_t* out) noexcept {
+    std::uint32_t i = 0, j = 0, k = 0;
+    while (i < n && j < m) {
+        const std::uint16_t x = a[i], y = b[j];
+        out[k] = x < y ? x : y;
+        k += Xor ? (x != y) : 1u;
+        i += x <= y;
+        j += y <= x;
+    }
+    while (i < n) out[k++] = a[i++];
+    while (j < m) out[k++] = b[j++];
+    return k;
+}
+
 }  // namespace bitplane::detail

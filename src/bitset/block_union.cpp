@@ -6,22 +6,6 @@ namespace bitplane::detail {
 
 namespace {
 
-// A few positions on each side: a plain merge costs less than setting up the vector kernel.
-template <bool Xor>
-std::uint32_t merge_few(const std::uint16_t* a, std::uint32_t n, const std::uint16_t* b, std::uint32_t m,
-                        std::uint16_t* out) noexcept {
-    std::uint32_t i = 0, j = 0, k = 0;
-    while (i < n && j < m) {
-        const std::uint16_t x = a[i], y = b[j];
-        out[k] = x < y ? x : y;
-        k += Xor ? (x != y) : 1u;
-        i += x <= y;
-        j += y <= x;
-    }
-    while (i < n) out[k++] = a[i++];
-    while (j < m) out[k++] = b[j++];
-    return k;
-}
 
 template <bool Xor>
 void unite(core_writer& out, std::size_t block, std::uint32_t len, const block_ref& a, const block_ref& b,
@@ -36,7 +20,7 @@ void unite(core_writer& out, std::size_t block, std::uint32_t len, const block_r
         const std::uint32_t m = block_positions(*b.entry, b.payload, len, pb.data(), k);
         std::uint32_t size;
         if (n + m <= thresholds::bitset_few_items) {
-            size = merge_few<Xor>(pa.data(), n, pb.data(), m, result.data());
+            size = merge_positions<Xor>(pa.data(), n, pb.data(), m, result.data());
         } else {
             size = Xor ? k.xor_positions(pa.data(), n, pb.data(), m, result.data())
                        : k.union_positions(pa.data(), n, pb.data(), m, result.data());

@@ -8,8 +8,7 @@
 #include "codec/block_format.hpp"
 #include "codec/byte_io.hpp"
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+#include "core/file_header.hpp"
 
 #include <algorithm>
 #include <array>
@@ -24,11 +23,12 @@ namespace {
 using detail::load_le;
 using detail::store_le;
 
-constexpr std::array<char, 8> magic = {'B', 'I', 'T', 'P', 'L', 'A', 'N', 'E'};
-constexpr std::uint16_t format_version = 1;
-constexpr std::uint8_t kind_vector = 1;
-constexpr std::size_t header_bytes = 64;
-constexpr std::size_t checksum_offset = 56;
+using detail::file::checksum;
+using detail::file::checksum_offset;
+using detail::file::format_version;
+using detail::file::header_bytes;
+using detail::file::kind_vector;
+using detail::file::magic;
 constexpr std::size_t payload_alignment = 64;
 
 template <class T> constexpr std::uint8_t value_type_code = std::is_signed_v<T> ? 1 : 0;
@@ -37,14 +37,6 @@ constexpr std::uint64_t align_up(std::uint64_t n, std::uint64_t a) { return (n +
 
 std::uint64_t blocks_for(std::uint64_t values) { return (values + block_values - 1) / block_values; }
 
-// XXH3-64 of everything but the checksum field itself.
-std::uint64_t checksum(std::span<const std::byte> file) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, file.data(), checksum_offset);
-    XXH3_64bits_update(&state, file.data() + header_bytes, file.size() - header_bytes);
-    return XXH3_64bits_digest(&state);
-}
 
 struct file_header {
     std::uint64_t values = 0;
