@@ -11,10 +11,11 @@
 // the table out only when the CPU and OS support all of them (simd.hpp: simd_path::avx512).
 #include "simd/kernels.hpp"
 
-// GCC 12 reports the intrinsics' own _mm512_undefined_* pass-through operands as "maybe
-// uninitialized" (a false positive inside avx512fintrin.h once inlined here).
+// GCC 12 reports the intrinsics' own _mm512_undefined_* pass-through operands as (maybe)
+// uninitialized: a false positive inside avx512fintrin.h once inlined here.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 
