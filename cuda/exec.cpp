@@ -8,6 +8,7 @@
 // whichever of {CPU only, GPU only, split} the model says is fastest (a split pays two
 // latencies and a thread start, so it loses on small inputs).
 #include <bitplane/cuda/exec.hpp>
+#include <bitplane/codec.hpp>
 #include <bitplane/parallel.hpp>
 
 #include "core/parallel.hpp"
@@ -15,8 +16,11 @@
 #include "ops/reduce_support.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <map>
 #include <cstdio>
 #include <future>
 #include <mutex>
@@ -27,66 +31,165 @@
 namespace bitplane::exec {
 namespace {
 
-std::mutex rates_mutex;
-rates current;  // guarded by rates_mutex
-bool calibrated = false;
-
 constexpr double split_overhead_s = 60e-6;  // starting the CPU side's thread, joining it
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// What runs taught the planner about one half-octave of sizes: seconds per byte of each side
+// alone and of a split, and the share that made a split's sides finish together.
+struct lesson {
+    double cpu = 0;
+    double gpu = 0;
+    double split = 0;
+    double share = -1;
+};
+
+std::mutex state_mutex;
+rates current;  // guarded by state_mutex
+bool calibrated = false;
+std::map<int, lesson> lessons;
+
+int bucket_of(double bytes) { return static_cast<int>(std::floor(2.0 * std::log2(std::max(bytes, 1.0)))); }
+
+double blend(double old_value, double fresh) { return old_value > 0 ? 0.5 * old_value + 0.5 * fresh : fresh; }
+
+double interpolate(const std::vector<double>& x, const std::vector<double>& y, double at) {
+    if (x.empty()) return 0;
+    if (at <= x.front() || x.size() == 1) return x.size() == 1 ? y.front() * std::max(1.0, at / x.front()) : y.front();
+    for (std::size_t i = 1; i < x.size(); ++i)
+        if (at <= x[i]) return y[i - 1] + (y[i] - y[i - 1]) * (at - x[i - 1]) / (x[i] - x[i - 1]);
+    const std::size_t n = x.size();
+    const double slope = std::max(0.0, (y[n - 1] - y[n - 2]) / (x[n - 1] - x[n - 2]));
+    return y[n - 1] + slope * (at - x[n - 1]);
+}
+
+struct plan {
+    double share = 1.0;
+};
+
+plan make_plan(const policy& p, double bytes, const rates& r, const lesson* learned) {
+    plan out;
+    if (p.kind == where::cpu) return out;
+    out.share = 0.0;
+    if (p.kind == where::gpu) return out;
+    if (p.kind == where::hybrid && p.cpu_share >= 0) {
+        out.share = std::min(1.0, p.cpu_share);
+        return out;
+    }
+    const double cpu_only = learned && learned->cpu > 0 ? learned->cpu * bytes : r.cpu_time(bytes);
+    const double gpu_only = learned && learned->gpu > 0 ? learned->gpu * bytes : r.gpu_time(bytes);
+    // The share where the table says both sides finish together (bisection: times grow with bytes).
+    double lo = 0.0;
+    double hi = 1.0;
+    for (int i = 0; i < 40; ++i) {
+        const double x = 0.5 * (lo + hi);
+        if (r.cpu_time(x * bytes) < r.gpu_time((1 - x) * bytes)) lo = x; else hi = x;
+    }
+    double x = 0.5 * (lo + hi);
+    double split = std::max(r.cpu_time(x * bytes), r.gpu_time((1 - x) * bytes)) + split_overhead_s;
+    if (learned && learned->share >= 0) x = learned->share;
+    if (learned && learned->split > 0) split = learned->split * bytes;
+    if (cpu_only <= gpu_only && cpu_only <= split) {
+        out.share = 1.0;
+    } else if (gpu_only <= split) {
+        out.share = 0.0;
+    } else {
+        out.share = std::clamp(x, 0.0, 1.0);
+    }
+    return out;
 }
 
 }  // namespace
 
+rates rates::linear(double cpu_bytes_per_s, double cpu_latency_s, double gpu_bytes_per_s, double gpu_latency_s) {
+    rates r;
+    for (double b = 1e3; b <= 1e11; b *= 10) {
+        r.bytes.push_back(b);
+        r.cpu_seconds.push_back(cpu_latency_s + b / cpu_bytes_per_s);
+        r.gpu_seconds.push_back(gpu_latency_s + b / gpu_bytes_per_s);
+    }
+    return r;
+}
+
+double rates::cpu_time(double b) const { return interpolate(bytes, cpu_seconds, b); }
+double rates::gpu_time(double b) const { return interpolate(bytes, gpu_seconds, b); }
+
 rates current_rates() {
     {
-        const std::lock_guard lock(rates_mutex);
+        const std::lock_guard lock(state_mutex);
         if (calibrated) return current;
     }
     return calibrate();
 }
 
 void set_rates(const rates& r) {
-    const std::lock_guard lock(rates_mutex);
+    const std::lock_guard lock(state_mutex);
     current = r;
     calibrated = r.valid();
+    lessons.clear();
 }
 
 double planned_cpu_share(const policy& p, std::uint64_t bytes) {
-    if (p.kind == where::cpu) return 1.0;
-    if (p.kind == where::gpu) return 0.0;
-    if (p.kind == where::hybrid && p.cpu_share >= 0) return std::min(1.0, p.cpu_share);
-    const rates r = current_rates();
-    const double s = static_cast<double>(bytes);
-    const double cpu_only = r.cpu_latency_s + s / r.cpu_bytes_per_s;
-    const double gpu_only = r.gpu_latency_s + s / r.gpu_bytes_per_s;
-    double x = (r.gpu_latency_s - r.cpu_latency_s + s / r.gpu_bytes_per_s) /
-               (s / r.cpu_bytes_per_s + s / r.gpu_bytes_per_s);
-    x = std::clamp(x, 0.0, 1.0);
-    const double split = std::max(r.cpu_latency_s + x * s / r.cpu_bytes_per_s,
-                                  r.gpu_latency_s + (1 - x) * s / r.gpu_bytes_per_s) + split_overhead_s;
-    if (cpu_only <= gpu_only && cpu_only <= split) return 1.0;
-    if (gpu_only <= split) return 0.0;
-    return x;
+    const rates r = (p.kind == where::cpu || p.kind == where::gpu) ? rates{} : current_rates();
+    const std::lock_guard lock(state_mutex);
+    const auto it = lessons.find(bucket_of(static_cast<double>(bytes)));
+    return make_plan(p, static_cast<double>(bytes), r, it == lessons.end() ? nullptr : &it->second).share;
+}
+
+/// Records a run: `share` of `bytes` on the CPU; side times (negative when a side did not run).
+void learn(double bytes, double share, double total_s, double cpu_s, double gpu_s) {
+    if (bytes <= 0) return;
+    const std::lock_guard lock(state_mutex);
+    lesson& l = lessons[bucket_of(bytes)];
+    if (share >= 1.0) {
+        l.cpu = blend(l.cpu, total_s / bytes);
+    } else if (share <= 0.0) {
+        l.gpu = blend(l.gpu, total_s / bytes);
+    } else {
+        l.split = blend(l.split, total_s / bytes);
+        if (cpu_s > 0 && gpu_s > 0) {
+            const double cpu_rate = share * bytes / cpu_s;
+            const double gpu_rate = (1 - share) * bytes / gpu_s;
+            const double balanced = cpu_rate / (cpu_rate + gpu_rate);
+            l.share = l.share >= 0 ? 0.5 * l.share + 0.5 * balanced : balanced;
+        }
+    }
 }
 
 std::string describe(const rates& r) {
-    char text[200];
-    std::snprintf(text, sizeof text, "cpu %.2f GB/s + %.1f us, gpu %.2f GB/s + %.1f us", r.cpu_bytes_per_s / 1e9,
-                  r.cpu_latency_s * 1e6, r.gpu_bytes_per_s / 1e9, r.gpu_latency_s * 1e6);
-    return text;
+    std::string out;
+    char text[160];
+    for (std::size_t i = 0; i < r.bytes.size(); ++i) {
+        std::snprintf(text, sizeof text, "%s%.3g B: cpu %.1f us, gpu %.1f us", i ? "; " : "", r.bytes[i],
+                      r.cpu_seconds[i] * 1e6, r.gpu_seconds[i] * 1e6);
+        out += text;
+    }
+    return out;
 }
 
 }  // namespace bitplane::exec
 
+namespace bitplane::exec {
+void learn(double bytes, double share, double total_s, double cpu_s, double gpu_s);
+}
+
 namespace bitplane::cuda::detail {
 namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Encoded bytes of a vector's sealed blocks (what a transfer would move, tail aside).
+std::uint64_t payload_bytes(const bitplane::detail::vector_core& v) {
+    std::array<std::byte, codec::max_block_bytes> scratch;
+    std::uint64_t total = 0;
+    for (std::size_t b = 0; b < v.sealed_block_count(); ++b) total += v.sealed_block(b, scratch).size();
+    return total;
+}
 
 // dot over blocks [first, last) on the CPU: bitplane's thread pool when there is one, else
 // std::threads taking chunks of blocks.
 uint128 cpu_dot(const bitplane::detail::vector_core& a, const bitplane::detail::vector_core& b, bool is_signed,
-                std::size_t first, std::size_t last) {
+                std::size_t first, std::size_t last, std::size_t thread_limit) {
     if (first >= last) return 0;
     if (bitplane::parallel_available()) {
         return bitplane::detail::reduce_blocks<uint128>(
@@ -98,7 +201,7 @@ uint128 cpu_dot(const bitplane::detail::vector_core& a, const bitplane::detail::
     }
     const std::size_t blocks = last - first;
     constexpr std::size_t chunk = 16;
-    const std::size_t threads = std::min<std::size_t>(bitplane::thread_count(), (blocks + chunk - 1) / chunk);
+    const std::size_t threads = std::min<std::size_t>(thread_limit, (blocks + chunk - 1) / chunk);
     std::atomic<std::size_t> next{first};
     auto work = [&]() {
         uint128 part = 0;
@@ -120,27 +223,58 @@ uint128 cpu_dot(const bitplane::detail::vector_core& a, const bitplane::detail::
 
 uint128 exec_dot(const exec::policy& p, const bitplane::detail::vector_core& a, const bitplane::detail::vector_core& b,
                  bool is_signed) {
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
     const std::size_t blocks = a.block_count();
     if (blocks == 0) return 0;
-    if (p.kind == exec::where::cpu) return cpu_dot(a, b, is_signed, 0, blocks);
+    const std::size_t threads = bitplane::thread_count();
+    if (p.kind == exec::where::cpu) {
+        const uint128 r = cpu_dot(a, b, is_signed, 0, blocks, threads);
+        exec::learn(static_cast<double>(payload_bytes(a) + (&a == &b ? payload_bytes(a) : payload_bytes(b))), 1.0,
+                    seconds_since(start), -1, -1);
+        return r;
+    }
     const host_blocks ha = gather_blocks(a);
     const host_blocks hb = &a == &b ? host_blocks{} : gather_blocks(b);
     const host_blocks& rb = &a == &b ? ha : hb;
-    const double share = exec::planned_cpu_share(p, ha.bytes() + rb.bytes());
+    const double bytes = static_cast<double>(ha.bytes() + rb.bytes());
+    const double share = exec::planned_cpu_share(p, static_cast<std::uint64_t>(bytes));
     // The GPU takes a prefix of sealed blocks; the CPU the rest (with the tail).
     std::size_t gpu_blocks = static_cast<std::size_t>((1.0 - share) * static_cast<double>(blocks) + 0.5);
     if (share > 0) gpu_blocks = std::min(gpu_blocks, ha.sealed);
-    if (gpu_blocks == 0) return cpu_dot(a, b, is_signed, 0, blocks);
-    if (gpu_blocks >= blocks) return transfer_dot(view_of(ha), view_of(rb), blocks, is_signed, {});
-    auto cpu_side = std::async(std::launch::async, [&] { return cpu_dot(a, b, is_signed, gpu_blocks, blocks); });
     uint128 total = 0;
+    if (gpu_blocks == 0) {
+        total = cpu_dot(a, b, is_signed, 0, blocks, threads);
+        exec::learn(bytes, 1.0, seconds_since(start), -1, -1);
+        return total;
+    }
+    if (gpu_blocks >= blocks) {
+        total = transfer_dot(view_of(ha), view_of(rb), blocks, is_signed, {});
+        exec::learn(bytes, 0.0, seconds_since(start), -1, -1);
+        return total;
+    }
+    // The CPU side leaves one hardware thread to this one, which drives the copies.
+    double cpu_seconds = 0;
+    auto cpu_side = std::async(std::launch::async, [&] {
+        const auto t0 = clock::now();
+        const uint128 r = cpu_dot(a, b, is_signed, gpu_blocks, blocks, std::max<std::size_t>(1, threads - 1));
+        cpu_seconds = seconds_since(t0);
+        return r;
+    });
+    double gpu_seconds = 0;
     try {
+        const auto t0 = clock::now();
         total = transfer_dot(view_of(ha), view_of(rb), gpu_blocks, is_signed, {});
+        gpu_seconds = seconds_since(t0);
     } catch (...) {
         cpu_side.wait();
         throw;
     }
-    return total + cpu_side.get();
+    total += cpu_side.get();
+    const double cpu_bytes = static_cast<double>(ha.offsets[blocks] - ha.offsets[gpu_blocks] + rb.offsets[blocks] -
+                                                 rb.offsets[gpu_blocks]);
+    exec::learn(bytes, cpu_bytes / bytes, seconds_since(start), cpu_seconds, gpu_seconds);
+    return total;
 }
 
 }  // namespace bitplane::cuda::detail
@@ -156,36 +290,25 @@ rates calibrate() {
         for (auto& v : values) v = random() & 1023u;
         return vector<std::uint32_t>(std::span<const std::uint32_t>(values));
     };
-    const std::size_t small_n = std::size_t{1} << 20;
-    const std::size_t large_n = std::size_t{1} << 24;
-    const vector<std::uint32_t> sa = make(small_n), sb = make(small_n), la = make(large_n), lb = make(large_n);
-    const auto bytes_of = [](const vector<std::uint32_t>& v) {
-        return static_cast<double>(cuda::detail::gather_blocks(v.core()).bytes());
-    };
-    const double small_bytes = bytes_of(sa) + bytes_of(sb);
-    const double large_bytes = bytes_of(la) + bytes_of(lb);
     const auto median_time = [&](auto&& run) {
         std::vector<double> times;
         run();  // warm-up (allocations, streams, module load)
         for (int i = 0; i < 5; ++i) {
             const auto start = clock::now();
             run();
-            times.push_back(seconds_since(start));
+            times.push_back(std::chrono::duration<double>(clock::now() - start).count());
         }
         std::sort(times.begin(), times.end());
         return times[times.size() / 2];
     };
-    const auto fit = [&](double t_small, double t_large, double& rate, double& latency) {
-        const double dt = std::max(t_large - t_small, 1e-9);
-        rate = (large_bytes - small_bytes) / dt;
-        latency = std::max(0.0, t_small - small_bytes / rate);
-    };
-    const auto cpu_small = median_time([&] { (void)cuda::detail::exec_dot(exec::cpu, sa.core(), sb.core(), false); });
-    const auto cpu_large = median_time([&] { (void)cuda::detail::exec_dot(exec::cpu, la.core(), lb.core(), false); });
-    const auto gpu_small = median_time([&] { (void)cuda::detail::exec_dot(exec::gpu, sa.core(), sb.core(), false); });
-    const auto gpu_large = median_time([&] { (void)cuda::detail::exec_dot(exec::gpu, la.core(), lb.core(), false); });
-    fit(cpu_small, cpu_large, r.cpu_bytes_per_s, r.cpu_latency_s);
-    fit(gpu_small, gpu_large, r.gpu_bytes_per_s, r.gpu_latency_s);
+    for (const int lg : {12, 16, 20, 24}) {
+        const vector<std::uint32_t> a = make(std::size_t{1} << lg);
+        const vector<std::uint32_t> b = make(std::size_t{1} << lg);
+        r.bytes.push_back(static_cast<double>(cuda::detail::gather_blocks(a.core()).bytes() +
+                                              cuda::detail::gather_blocks(b.core()).bytes()));
+        r.cpu_seconds.push_back(median_time([&] { (void)cuda::detail::exec_dot(exec::cpu, a.core(), b.core(), false); }));
+        r.gpu_seconds.push_back(median_time([&] { (void)cuda::detail::exec_dot(exec::gpu, a.core(), b.core(), false); }));
+    }
     set_rates(r);
     return r;
 }

@@ -39,18 +39,30 @@ if [[ "${BITPLANE_GPU_SANITIZE:-1}" != 0 ]]; then
   # what is checked.
   for tool in memcheck racecheck; do
     step "compute-sanitizer $tool"
-    BITPLANE_TEST_QUICK=1 "$sanitizer" --tool "$tool" --report-api-errors no --error-exitcode 7 \
-      build/gpu/tests/bitplane_cuda_tests >"$out/sanitizer_$tool.log" 2>&1
+    filter='*'
+    [[ $tool == racecheck ]] && filter='*Uint32*:*Encode*:*WriteBack*:*Empty*'
+    BITPLANE_TEST_QUICK=1 timeout "${BITPLANE_GPU_SANITIZE_TIMEOUT:-170}" "$sanitizer" --tool "$tool" \
+      --report-api-errors no --error-exitcode 7 build/gpu/tests/bitplane_cuda_tests --gtest_filter="$filter" \
+      >"$out/sanitizer_$tool.log" 2>&1
     rc=$?
     tail -4 "$out/sanitizer_$tool.log"
     [[ $rc -eq 0 ]] || { echo "compute-sanitizer $tool: exit $rc"; status=1; }
   done
 fi
 
+if [[ "${BITPLANE_GPU_PROFILE:-0}" != 0 ]]; then
+  step "ncu profile of the dot and encode kernels (2^24 values)"
+  ncu -k regex:"dot_planes|transpose_hamming" --launch-skip 4 --launch-count 2 --section SpeedOfLight \
+    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
+    --section WarpStateStats --section InstructionStats --section SchedulerStats \
+    build/gpu/bench/cuda/bitplane_cuda_bench 24 /dev/null 24 >"$out/ncu.log" 2>&1
+  grep -E "transpose_hamming|dot_planes|Duration|Throughput|Pipe|Issue|Stall|Occupancy|Registers|Warp Cycles" "$out/ncu.log" | head -60
+fi
+
 if [[ "${BITPLANE_GPU_BENCH:-1}" != 0 ]]; then
   step benchmark
   build/gpu/bench/cuda/bitplane_cuda_bench "${BITPLANE_GPU_BENCH_MAX:-28}" "$out/bench_cuda.csv" 2>&1 \
-    | tee "$out/bench_cuda.log" | grep -v "^  "
+    | tee "$out/bench_cuda.log" | grep -v -E "^  [a-z]"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
 fi
 step "done (status $status)"

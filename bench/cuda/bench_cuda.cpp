@@ -4,7 +4,7 @@
 // plain cudaMemcpy of the dense values (the bus limit) and bitplane's CPU path; then the
 // executors (CPU, GPU, hybrid) on host-resident vectors.
 //
-// Usage: bitplane_cuda_bench [max_log2 = 28] [csv path]. Times are medians of repeated runs
+// Usage: bitplane_cuda_bench [max_log2 = 28] [csv path] [min_log2 = 10]. Times are medians of repeated runs
 // (each run synchronous: it ends when its result is on the host), after a warm-up run.
 // Every result is checked against bitplane::dot on the CPU before it is timed.
 #include <bitplane/bitplane.hpp>
@@ -120,6 +120,7 @@ struct summary_row {
 int main(int argc, char** argv) {
     const int max_log2 = argc > 1 ? std::atoi(argv[1]) : 28;
     const char* csv_path = argc > 2 ? argv[2] : "bench_cuda.csv";
+    const int min_log2 = argc > 3 ? std::atoi(argv[3]) : 10;
     if (bitplane::cuda::device_count() == 0) {
         std::printf("no CUDA device\n");
         return 0;
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
     std::printf("executor rates (calibrated): %s\n", bitplane::exec::describe(rates).c_str());
 
     std::vector<summary_row> summary;
-    for (int lg = 10; lg <= max_log2; lg += 2) {
+    for (int lg = min_log2; lg <= max_log2; lg += 2) {
         const std::size_t n = std::size_t{1} << lg;
         std::printf("n = 2^%d = %zu values (10-bit uniform)\n", lg, n);
         summary_row row{n};

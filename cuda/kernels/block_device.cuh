@@ -367,6 +367,10 @@ __device__ inline void decode_values(const block_smem& s, typename block_values_
         }
         default: break;
     }
+    // Positions past the count (a partial block) hold 0, whatever the transform made of them.
+#pragma unroll
+    for (int q = 0; q < items; ++q)
+        if (first + static_cast<unsigned>(q) >= h.count) out[q] = 0;
 }
 
 }  // namespace bitplane::cuda::kernels

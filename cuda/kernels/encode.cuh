@@ -2,10 +2,11 @@
 // Included by cuda/encode.cu only.
 //
 // One CTA of 256 threads (8 warps) per block. Warp w transposes columns 8w .. 8w+7: lane b
-// loads value 32c + b, and 32 warp ballots give the 32 plane words of column c, lane j keeping
-// word c of plane j. The words go to shared memory (row stride padded by 4 words), the planes
+// loads value 32c + b, and warp ballots give the plane words of column c, lane j keeping word
+// c of plane j; a ballot is taken only for bits set in some value of the warp (one OR
+// reduction finds them), since the other planes' words are zero. The words go to shared memory (row stride padded by 4 words), the planes
 // leave with 16-byte coalesced stores, and the live planes (non-zero in the block) are the OR of
-// a ballot. The Hamming matrix needs popcounts only for pairs of live planes: an all-zero plane
+// the warps' reductions. The Hamming matrix needs popcounts only for pairs of live planes: an all-zero plane
 // has distance popcount(P_i) to plane i and 0 to another zero plane, so the 528 pairs of full
 // 32-bit data shrink to 55 for 10-bit data. Each thread counts one pair over 64 words.
 #pragma once
@@ -34,19 +35,22 @@ transpose_hamming(const std::uint32_t* __restrict__ values, std::uint32_t* __res
     std::uint32_t v[8];
 #pragma unroll
     for (int q = 0; q < 8; ++q) v[q] = __ldg(in + (warp * 8u + static_cast<unsigned>(q)) * 32u + lane);
-    std::uint32_t any = 0;
+    // Bits set in any of the warp's 256 values: only those planes need ballots (the others
+    // are zero words), 10 instead of 32 for 10-bit data.
+    std::uint32_t bits = 0;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) bits |= v[q];
+    const std::uint32_t live = __reduce_or_sync(0xffffffffu, bits);
 #pragma unroll
     for (int q = 0; q < 8; ++q) {
         std::uint32_t mine = 0;
-#pragma unroll
-        for (unsigned j = 0; j < 32; ++j) {
+        for (std::uint32_t m = live; m != 0; m &= m - 1) {
+            const unsigned j = static_cast<unsigned>(__ffs(m) - 1);
             const std::uint32_t word = __ballot_sync(0xffffffffu, (v[q] >> j) & 1u);
             if (j == lane) mine = word;
         }
         rows[lane * encode_stride + warp * 8u + static_cast<unsigned>(q)] = mine;
-        any |= mine;
     }
-    const std::uint32_t live = __ballot_sync(0xffffffffu, any != 0);
     __syncthreads();  // live_shared = 0 is visible
     if (lane == 0) atomicOr(&live_shared, live);
     __syncthreads();

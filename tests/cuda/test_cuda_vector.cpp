@@ -91,7 +91,7 @@ protected:
     void SetUp() override {
         if (!have_device()) return;
         // Fixed rates, so that no test calibrates (the planner is tested separately).
-        bitplane::exec::set_rates({4e9, 10e9, 50e-6, 5e-6});
+        bitplane::exec::set_rates(bitplane::exec::rates::linear(4e9, 5e-6, 10e9, 50e-6));
     }
 };
 
@@ -158,7 +158,7 @@ TEST(CudaVectorErrors, CudaFailureBecomesCudaError) {
 }
 
 TEST(CudaExec, PlannerPicksBySize) {
-    bitplane::exec::set_rates({4e9, 10e9, 200e-6, 5e-6});
+    bitplane::exec::set_rates(bitplane::exec::rates::linear(4e9, 5e-6, 10e9, 200e-6));
     // Tiny inputs: the GPU's fixed cost loses.
     EXPECT_EQ(bitplane::exec::planned_cpu_share(bitplane::exec::automatic, 1000), 1.0);
     // Large inputs: a split, the CPU taking about 4 / 14 of the bytes.

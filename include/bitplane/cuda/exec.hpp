@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace bitplane::cuda {
 
@@ -114,26 +115,37 @@ inline constexpr policy gpu{where::gpu};
 inline constexpr policy hybrid{where::hybrid};
 inline constexpr policy automatic{where::automatic};
 
-/// Measured speeds that size the CPU share, in compressed payload bytes (both operands) per
-/// second, and the GPU path's fixed cost per call (launches, synchronization, first copy).
+/// Measured times of each side alone, at a few sizes (compressed payload bytes of both
+/// operands, increasing), from which the planner interpolates: piecewise linear in bytes
+/// between the points, the first point's time below it, the last segment's slope beyond.
 struct rates {
-    double cpu_bytes_per_s = 0;
-    double gpu_bytes_per_s = 0;
-    double gpu_latency_s = 0;
-    double cpu_latency_s = 0;
-    [[nodiscard]] bool valid() const noexcept { return cpu_bytes_per_s > 0 && gpu_bytes_per_s > 0; }
+    std::vector<double> bytes;
+    std::vector<double> cpu_seconds;
+    std::vector<double> gpu_seconds;
+    [[nodiscard]] bool valid() const noexcept {
+        return !bytes.empty() && cpu_seconds.size() == bytes.size() && gpu_seconds.size() == bytes.size();
+    }
+    /// A table from two straight lines (rate in bytes/s, fixed cost in s), for tests.
+    static rates linear(double cpu_bytes_per_s, double cpu_latency_s, double gpu_bytes_per_s, double gpu_latency_s);
+    [[nodiscard]] double cpu_time(double bytes) const;
+    [[nodiscard]] double gpu_time(double bytes) const;
 };
 
 /// The rates in use: set by calibrate() or set_rates(), else calibrated on first use.
+/// set_rates also forgets what earlier runs taught the planner.
 [[nodiscard]] rates current_rates();
 void set_rates(const rates& r);
-/// Measures the rates on this machine (10-bit vectors of 2^21 and 2^24 values; about a second).
+/// Measures both sides alone on 10-bit vectors of 2^12 .. 2^24 values (about a second).
 rates calibrate();
 
-/// The CPU share the executor would use for `bytes` of compressed payload (0: GPU only, 1: CPU only).
+/// The CPU share the executor would use now for `bytes` of compressed payload (0: GPU only,
+/// 1: CPU only). Besides the table, the planner learns from each run, per size (half-octave
+/// of bytes): the time of each side alone, the time of a split and how the split's two sides
+/// actually finished (which moves the share towards where both finish together). A split is
+/// used only where it is expected to beat the better side alone.
 [[nodiscard]] double planned_cpu_share(const policy& p, std::uint64_t bytes);
 
-/// A plain-text description of the last plan (for benchmarks and logs).
+/// A plain-text description of the rates (for benchmarks and logs).
 [[nodiscard]] std::string describe(const rates& r);
 
 }  // namespace bitplane::exec
