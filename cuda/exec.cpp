@@ -178,10 +178,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Encoded bytes of a vector's sealed blocks (what a transfer would move, tail aside).
-std::uint64_t payload_bytes(const bitplane::detail::vector_core& v) {
+// The size the planner goes by: encoded bytes of a vector's sealed blocks plus 4 bytes per
+// value of its uncompressed tail (found without encoding the tail, which a CPU-only run skips).
+std::uint64_t plan_bytes(const bitplane::detail::vector_core& v) {
     std::array<std::byte, codec::max_block_bytes> scratch;
-    std::uint64_t total = 0;
+    std::uint64_t total = 4 * v.tail().size();
     for (std::size_t b = 0; b < v.sealed_block_count(); ++b) total += v.sealed_block(b, scratch).size();
     return total;
 }
@@ -228,17 +229,16 @@ uint128 exec_dot(const exec::policy& p, const bitplane::detail::vector_core& a, 
     const std::size_t blocks = a.block_count();
     if (blocks == 0) return 0;
     const std::size_t threads = bitplane::thread_count();
-    if (p.kind == exec::where::cpu) {
+    const double bytes = static_cast<double>(plan_bytes(a) + (&a == &b ? plan_bytes(a) : plan_bytes(b)));
+    const double share = exec::planned_cpu_share(p, static_cast<std::uint64_t>(bytes));
+    if (share >= 1.0) {
         const uint128 r = cpu_dot(a, b, is_signed, 0, blocks, threads);
-        exec::learn(static_cast<double>(payload_bytes(a) + (&a == &b ? payload_bytes(a) : payload_bytes(b))), 1.0,
-                    seconds_since(start), -1, -1);
+        exec::learn(bytes, 1.0, seconds_since(start), -1, -1);
         return r;
     }
     const host_blocks ha = gather_blocks(a);
     const host_blocks hb = &a == &b ? host_blocks{} : gather_blocks(b);
     const host_blocks& rb = &a == &b ? ha : hb;
-    const double bytes = static_cast<double>(ha.bytes() + rb.bytes());
-    const double share = exec::planned_cpu_share(p, static_cast<std::uint64_t>(bytes));
     // The GPU takes a prefix of sealed blocks; the CPU the rest (with the tail).
     std::size_t gpu_blocks = static_cast<std::size_t>((1.0 - share) * static_cast<double>(blocks) + 0.5);
     if (share > 0) gpu_blocks = std::min(gpu_blocks, ha.sealed);
@@ -271,8 +271,7 @@ uint128 exec_dot(const exec::policy& p, const bitplane::detail::vector_core& a, 
         throw;
     }
     total += cpu_side.get();
-    const double cpu_bytes = static_cast<double>(ha.offsets[blocks] - ha.offsets[gpu_blocks] + rb.offsets[blocks] -
-                                                 rb.offsets[gpu_blocks]);
+    const double cpu_bytes = bytes - static_cast<double>(ha.offsets[gpu_blocks] + rb.offsets[gpu_blocks]);
     exec::learn(bytes, cpu_bytes / bytes, seconds_since(start), cpu_seconds, gpu_seconds);
     return total;
 }
@@ -304,8 +303,7 @@ rates calibrate() {
     for (const int lg : {12, 16, 20, 24}) {
         const vector<std::uint32_t> a = make(std::size_t{1} << lg);
         const vector<std::uint32_t> b = make(std::size_t{1} << lg);
-        r.bytes.push_back(static_cast<double>(cuda::detail::gather_blocks(a.core()).bytes() +
-                                              cuda::detail::gather_blocks(b.core()).bytes()));
+        r.bytes.push_back(static_cast<double>(cuda::detail::plan_bytes(a.core()) + cuda::detail::plan_bytes(b.core())));
         r.cpu_seconds.push_back(median_time([&] { (void)cuda::detail::exec_dot(exec::cpu, a.core(), b.core(), false); }));
         r.gpu_seconds.push_back(median_time([&] { (void)cuda::detail::exec_dot(exec::gpu, a.core(), b.core(), false); }));
     }

@@ -8,7 +8,7 @@
 // leave with 16-byte coalesced stores, and the live planes (non-zero in the block) are the OR of
 // the warps' reductions. The Hamming matrix needs popcounts only for pairs of live planes: an all-zero plane
 // has distance popcount(P_i) to plane i and 0 to another zero plane, so the 528 pairs of full
-// 32-bit data shrink to 55 for 10-bit data. Each thread counts one pair over 64 words.
+// 32-bit data shrink to 55 for 10-bit data. Four threads count one pair, 16 words each.
 #pragma once
 
 #include <cstddef>
@@ -81,36 +81,41 @@ transpose_hamming(const std::uint32_t* __restrict__ values, std::uint32_t* __res
 
     const unsigned n = static_cast<unsigned>(__popc(all_live));
     const unsigned pairs = n * (n + 1) / 2;  // (i <= j) among live planes
-    for (unsigned p = threadIdx.x; p < pairs; p += encode_threads) {
-        // p -> (i, j), i <= j, row-major over the upper triangle.
-        unsigned i = 0;
-        unsigned left = p;
-        while (left >= n - i) {
-            left -= n - i;
-            ++i;
-        }
-        const unsigned j = i + left;
-        const unsigned pi = live_index[i];
-        const unsigned pj = live_index[j];
-        const uint4* ri = reinterpret_cast<const uint4*>(&rows[pi * encode_stride]);
-        const uint4* rj = reinterpret_cast<const uint4*>(&rows[pj * encode_stride]);
+    // Four threads per pair, 16 words each, summed by shuffles; every thread runs every round
+    // (idle ones count zero words) so that the shuffles see the whole warp.
+    const unsigned rounds = (4u * pairs + encode_threads - 1) / encode_threads;
+    for (unsigned round = 0; round < rounds; ++round) {
+        const unsigned slot = round * encode_threads + threadIdx.x;
+        const unsigned p = slot / 4u;
+        const unsigned quarter = slot % 4u;
         unsigned count = 0;
-        if (i == j) {
-#pragma unroll
-            for (int k = 0; k < 16; ++k) {
-                const uint4 x = ri[k];
-                count += __popc(x.x) + __popc(x.y) + __popc(x.z) + __popc(x.w);
+        unsigned pi = 0;
+        unsigned pj = 0;
+        if (p < pairs) {
+            // p -> (i, j), i <= j, row-major over the upper triangle.
+            unsigned i = 0;
+            unsigned left = p;
+            while (left >= n - i) {
+                left -= n - i;
+                ++i;
             }
-        } else {
+            pi = live_index[i];
+            pj = live_index[i + left];
+            const uint4* ri = reinterpret_cast<const uint4*>(&rows[pi * encode_stride]) + 4u * quarter;
+            const uint4* rj = reinterpret_cast<const uint4*>(&rows[pj * encode_stride]) + 4u * quarter;
 #pragma unroll
-            for (int k = 0; k < 16; ++k) {
+            for (int k = 0; k < 4; ++k) {
                 const uint4 x = ri[k];
-                const uint4 y = rj[k];
+                const uint4 y = pi == pj ? make_uint4(0, 0, 0, 0) : rj[k];
                 count += __popc(x.x ^ y.x) + __popc(x.y ^ y.y) + __popc(x.z ^ y.z) + __popc(x.w ^ y.w);
             }
         }
-        matrix[pi][pj] = static_cast<std::uint16_t>(count);
-        matrix[pj][pi] = static_cast<std::uint16_t>(count);
+        count += __shfl_xor_sync(0xffffffffu, count, 1);
+        count += __shfl_xor_sync(0xffffffffu, count, 2);
+        if (p < pairs && quarter == 0) {
+            matrix[pi][pj] = static_cast<std::uint16_t>(count);
+            matrix[pj][pi] = static_cast<std::uint16_t>(count);
+        }
     }
     __syncthreads();
     // A live plane i against a zero plane z: popcount(P_i), from the diagonal.
