@@ -41,16 +41,19 @@ transpose_hamming(const std::uint32_t* __restrict__ values, std::uint32_t* __res
 #pragma unroll
     for (int q = 0; q < 8; ++q) bits |= v[q];
     const std::uint32_t live = __reduce_or_sync(0xffffffffu, bits);
+    // One live bit at a time, eight independent ballots (one per column) in flight.
+    std::uint32_t mine[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (std::uint32_t m = live; m != 0; m &= m - 1) {
+        const unsigned j = static_cast<unsigned>(__ffs(m) - 1);
+        const bool keep = j == lane;
 #pragma unroll
-    for (int q = 0; q < 8; ++q) {
-        std::uint32_t mine = 0;
-        for (std::uint32_t m = live; m != 0; m &= m - 1) {
-            const unsigned j = static_cast<unsigned>(__ffs(m) - 1);
+        for (int q = 0; q < 8; ++q) {
             const std::uint32_t word = __ballot_sync(0xffffffffu, (v[q] >> j) & 1u);
-            if (j == lane) mine = word;
+            if (keep) mine[q] = word;
         }
-        rows[lane * encode_stride + warp * 8u + static_cast<unsigned>(q)] = mine;
     }
+#pragma unroll
+    for (int q = 0; q < 8; ++q) rows[lane * encode_stride + warp * 8u + static_cast<unsigned>(q)] = mine[q];
     __syncthreads();  // live_shared = 0 is visible
     if (lane == 0) atomicOr(&live_shared, live);
     __syncthreads();

@@ -131,61 +131,6 @@ __device__ inline void write_partial(u128 value, std::uint64_t* partial) {
     }
 }
 
-/// Sum of popcounts of M words, with carry-save adders: three words x, y, z count as
-/// popcount(x ^ y ^ z) + 2 popcount(majority(x, y, z)), so popcounts (a quarter-rate
-/// instruction) are traded for two logic operations each. All indices are compile-time.
-template <int M>
-__device__ __forceinline__ unsigned csa_popcount(const std::uint32_t (&w)[M]) {
-    if constexpr (M == 0) {
-        return 0u;
-    } else if constexpr (M <= 2) {
-        unsigned c = 0;
-#pragma unroll
-        for (int i = 0; i < M; ++i) c += static_cast<unsigned>(__popc(w[i]));
-        return c;
-    } else {
-        constexpr int T = M / 3;
-        constexpr int R = M % 3;
-        std::uint32_t sums[T + R];
-        std::uint32_t carries[T];
-#pragma unroll
-        for (int t = 0; t < T; ++t) {
-            const std::uint32_t x = w[3 * t], y = w[3 * t + 1], z = w[3 * t + 2];
-            sums[t] = x ^ y ^ z;
-            carries[t] = (x & y) | (z & (x ^ y));
-        }
-#pragma unroll
-        for (int r = 0; r < R; ++r) sums[T + r] = w[3 * T + r];
-        return csa_popcount<T + R>(sums) + 2u * csa_popcount<T>(carries);
-    }
-}
-
-/// sum_{j,k < N} 2^(j+k) popcount(A_j AND B_k) over two columns, diagonal by diagonal (all
-/// terms of one j + k have one weight, so they share a carry-save popcount).
-template <int N>
-__device__ __forceinline__ std::uint64_t pair_product(const std::uint32_t (&a0)[fast_planes], const std::uint32_t (&a1)[fast_planes],
-                                                      const std::uint32_t (&b0)[fast_planes], const std::uint32_t (&b1)[fast_planes]) {
-    std::uint64_t total = 0;
-#pragma unroll
-    for (int d = 0; d < 2 * N - 1; ++d) {
-        const int lo = d < N ? 0 : d - (N - 1);
-        const int hi = d < N ? d : N - 1;
-        // 2 * (hi - lo + 1) words; the array has room for the longest diagonal.
-        std::uint32_t w[2 * N];
-#pragma unroll
-        for (int i = 0; i < 2 * N; ++i) w[i] = 0u;
-#pragma unroll
-        for (int j = 0; j < N; ++j) {
-            if (j >= lo && j <= hi) {
-                w[2 * (j - lo)] = a0[j] & b0[d - j];
-                w[2 * (j - lo) + 1] = a1[j] & b1[d - j];
-            }
-        }
-        total += static_cast<std::uint64_t>(csa_popcount<2 * N>(w)) << d;
-    }
-    return total;
-}
-
 /// dot over block pairs [first, last) (see the file comment). Pairs that do not qualify are
 /// appended to list[0 .. *listed).
 __global__ void __launch_bounds__(planes_warps * 32)
@@ -199,10 +144,17 @@ dot_planes(blocks_ref a, blocks_ref b, bool is_signed, std::uint64_t first, std:
     const bool same = a.payload == b.payload && a.offsets == b.offsets;
     u128 total = 0;
     const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * planes_warps;
-    for (std::uint64_t pair = first + static_cast<std::uint64_t>(blockIdx.x) * planes_warps + warp; pair < last;
-         pair += warps) {
-        const std::uint8_t* ba = a.payload + a.offsets[pair];
-        const std::uint8_t* bb = b.payload + b.offsets[pair];
+    std::uint64_t pair = first + static_cast<std::uint64_t>(blockIdx.x) * planes_warps + warp;
+    std::uint64_t next_a = pair < last ? a.offsets[pair] : 0;
+    std::uint64_t next_b = pair < last ? b.offsets[pair] : 0;
+    for (; pair < last; pair += warps) {
+        const std::uint8_t* ba = a.payload + next_a;
+        const std::uint8_t* bb = b.payload + next_b;
+        // The next pair's offsets load while this pair is worked on.
+        if (pair + warps < last) {
+            next_a = a.offsets[pair + warps];
+            next_b = b.offsets[pair + warps];
+        }
         const fast_header ha = fast_parse(ba, is_signed);
         const fast_header hb = same ? ha : fast_parse(bb, is_signed);
         if (!ha.ok || !hb.ok || block_count_of(a, pair) != block_values) {
@@ -219,27 +171,19 @@ dot_planes(blocks_ref a, blocks_ref b, bool is_signed, std::uint64_t first, std:
         column_planes(wa, ha, lane + 32u, a1);
         column_planes(sb, hb, lane, b0);
         column_planes(sb, hb, lane + 32u, b1);
-        // Planes below N = the higher top plane of the two (absent planes are zero words).
-        const unsigned top = 32u - static_cast<unsigned>(__clz(ha.live | ha.ones | hb.live | hb.ones));
+        const std::uint32_t za = ha.live | ha.ones;
+        const std::uint32_t zb = hb.live | hb.ones;
         std::uint64_t product = 0;
-        switch (top) {
-            case 0: break;
-            case 1: product = pair_product<1>(a0, a1, b0, b1); break;
-            case 2: product = pair_product<2>(a0, a1, b0, b1); break;
-            case 3: product = pair_product<3>(a0, a1, b0, b1); break;
-            case 4: product = pair_product<4>(a0, a1, b0, b1); break;
-            case 5: product = pair_product<5>(a0, a1, b0, b1); break;
-            case 6: product = pair_product<6>(a0, a1, b0, b1); break;
-            case 7: product = pair_product<7>(a0, a1, b0, b1); break;
-            case 8: product = pair_product<8>(a0, a1, b0, b1); break;
-            case 9: product = pair_product<9>(a0, a1, b0, b1); break;
-            case 10: product = pair_product<10>(a0, a1, b0, b1); break;
-            case 11: product = pair_product<11>(a0, a1, b0, b1); break;
-            case 12: product = pair_product<12>(a0, a1, b0, b1); break;
-            case 13: product = pair_product<13>(a0, a1, b0, b1); break;
-            case 14: product = pair_product<14>(a0, a1, b0, b1); break;
-            case 15: product = pair_product<15>(a0, a1, b0, b1); break;
-            default: product = pair_product<16>(a0, a1, b0, b1); break;
+#pragma unroll
+        for (unsigned j = 0; j < fast_planes; ++j) {
+            if (!((za >> j) & 1u)) continue;
+            std::uint32_t row = 0;  // sum_k 2^k popcounts: < 16 * 64 * 2^15
+#pragma unroll
+            for (unsigned k = 0; k < fast_planes; ++k) {
+                if (!((zb >> k) & 1u)) continue;
+                row += static_cast<std::uint32_t>(__popc(a0[j] & b0[k]) + __popc(a1[j] & b1[k])) << k;
+            }
+            product += static_cast<std::uint64_t>(row) << j;
         }
         total += product;
         if (ha.base != 0 || hb.base != 0) {
