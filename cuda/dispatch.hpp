@@ -32,7 +32,7 @@ struct device_blocks_ref {
 
 /// Launch parameters; tuning.cpp fills them from the table for this device (or defaults).
 struct launch_params {
-    int dot_planes_ctas_per_sm = 5;   // CTAs of 4 warps (95 registers, 34 KB shared: 5 fit an SM)
+    int dot_planes_ctas_per_sm = 5;   // CTAs of 4 warps (~96 registers, 35 KB shared: 5 fit an SM)
     int dot_values_ctas_per_sm = 2;   // CTAs of 256 threads for the decoding path
     int sum_ctas_per_sm = 4;
     int decode_ctas_per_sm = 8;

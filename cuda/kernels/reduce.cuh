@@ -5,7 +5,7 @@
 //  - dot_planes: one warp per block pair, for pairs where both blocks are dense, plain or
 //    frame of reference, full (2048 values), all-raw (interleaved) and have no plane at or
 //    above 16 (uniform narrow data: the common case). The warp copies both payloads into
-//    shared memory with coalesced loads, each lane takes two 32-bit columns and computes
+//    shared memory with asynchronous copies (cp.async, all words in flight at once), each lane takes two 32-bit columns and computes
 //    sum_{j,k} 2^(j+k) popcount(A_j AND B_k) with both operands' words in registers, plus the
 //    frame-of-reference terms. Other pairs are appended to a work list.
 //  - dot_values: one CTA per listed pair; both blocks are decoded in shared memory
@@ -14,6 +14,8 @@
 #pragma once
 
 #include "block_device.cuh"
+
+#include <cuda_pipeline.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -79,25 +81,26 @@ inline constexpr int planes_warps = 4;                   // warps per CTA of dot
 inline constexpr unsigned fast_planes = 16;              // planes a fast block may use
 inline constexpr unsigned fast_words = fast_planes * plane_words;
 
-/// Copies a block's interleaved payload (stored * 64 words starting at an unaligned byte)
-/// into `dst` (word aligned), coalesced: lane l handles words l, l + 32, ...
+/// Starts copying the aligned words covering a block's interleaved payload (stored * 64 words
+/// from an unaligned byte, so one word more) into `dst`, asynchronously (cp.async): every
+/// word of both operands is in flight at once, with no register staging. column_planes
+/// realigns them with a funnel shift.
 __device__ __forceinline__ void copy_payload(const std::uint8_t* src, unsigned words, std::uint32_t* dst, unsigned lane) {
-    const auto address = reinterpret_cast<std::uintptr_t>(src);
-    const auto* q = reinterpret_cast<const std::uint32_t*>(address & ~std::uintptr_t{3});
-    const unsigned shift = static_cast<unsigned>(address & 3u) * 8u;
-#pragma unroll 4
-    for (unsigned w = lane; w < words; w += 32u) dst[w] = __funnelshift_r(__ldg(q + w), __ldg(q + w + 1), shift);
+    const auto* q = reinterpret_cast<const std::uint32_t*>(reinterpret_cast<std::uintptr_t>(src) & ~std::uintptr_t{3});
+    for (unsigned w = lane; w <= words; w += 32u) __pipeline_memcpy_async(dst + w, q + w, 4);
 }
 
 /// The words of column `c` of a fast block, by plane: live planes from the copied payload
-/// (word c of rank r at c * stored + r), all-one planes as ~0, others 0.
+/// (word c of rank r at c * stored + r, shifted by the payload's misalignment), all-one planes
+/// as ~0, others 0.
 __device__ __forceinline__ void column_planes(const std::uint32_t* words, const fast_header& h, unsigned c,
                                               std::uint32_t (&out)[fast_planes]) {
     unsigned at = c * h.stored;
+    const unsigned shift = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(h.payload) & 3u) * 8u;
 #pragma unroll
     for (unsigned j = 0; j < fast_planes; ++j) {
         if ((h.live >> j) & 1u) {
-            out[j] = words[at];
+            out[j] = __funnelshift_r(words[at], words[at + 1], shift);
             ++at;
         } else {
             out[j] = ((h.ones >> j) & 1u) ? ~0u : 0u;
@@ -136,7 +139,7 @@ __device__ inline void write_partial(u128 value, std::uint64_t* partial) {
 __global__ void __launch_bounds__(planes_warps * 32)
 dot_planes(blocks_ref a, blocks_ref b, bool is_signed, std::uint64_t first, std::uint64_t last, std::uint64_t* partial,
            std::uint64_t* list, unsigned long long* listed) {
-    __shared__ std::uint32_t words[planes_warps][2][fast_words];
+    __shared__ std::uint32_t words[planes_warps][2][fast_words + 4];
     const unsigned lane = threadIdx.x % 32u;
     const unsigned warp = threadIdx.x / 32u;
     std::uint32_t* wa = words[warp][0];
@@ -164,6 +167,8 @@ dot_planes(blocks_ref a, blocks_ref b, bool is_signed, std::uint64_t first, std:
         __syncwarp();
         copy_payload(ha.payload, ha.stored * plane_words, wa, lane);
         if (!same) copy_payload(hb.payload, hb.stored * plane_words, wb, lane);
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
         __syncwarp();
         const std::uint32_t* sb = same ? wa : wb;
         std::uint32_t a0[fast_planes], a1[fast_planes], b0[fast_planes], b1[fast_planes];
