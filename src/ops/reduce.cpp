@@ -485,7 +485,7 @@ uint128 dot_block_range(const vector_core& ca, const vector_core& cb, bool is_si
     for (std::size_t block = first; block < last; ++block) {
         if (raw_interleaved(ca, block, is_signed, ra) && (same || raw_interleaved(cb, block, is_signed, rb)) &&
             choose_raw_dot_method(ra.header.live | ra.header.ones, same ? 0u : rb.header.live | rb.header.ones,
-                                  same) == dot_method::decode) {
+                                  same, kernels.interleaved_dot != nullptr) == dot_method::decode) {
             const std::size_t next = block + 1 < last ? block + 1 : block_limit;
             part += raw_dot(ra, same ? ra : rb, same, is_signed, kernels, arena_bytes(ca, next),
                             same ? std::span<const std::byte>() : arena_bytes(cb, next));
