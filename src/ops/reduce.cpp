@@ -471,6 +471,35 @@ acc_t dot_vectors(const vector<T>& a, const vector<T>& b) {
         [](acc_t& total, const acc_t& part) { total += part; });
 }
 
+}  // namespace
+
+uint128 dot_block_range(const vector_core& ca, const vector_core& cb, bool is_signed, std::size_t first,
+                        std::size_t last) {
+    const kernel_table& kernels = active_kernels();
+    const bool same = &ca == &cb;
+    raw_block ra;
+    raw_block rb;
+    block_view va;
+    block_view vb;
+    acc_t part = 0;
+    for (std::size_t block = first; block < last; ++block) {
+        if (raw_interleaved(ca, block, is_signed, ra) && (same || raw_interleaved(cb, block, is_signed, rb)) &&
+            choose_raw_dot_method(ra.header.live | ra.header.ones, same ? 0u : rb.header.live | rb.header.ones,
+                                  same, kernels.interleaved_dot != nullptr) == dot_method::decode) {
+            const std::size_t next = block + 1 < last ? block + 1 : block_limit;
+            part += raw_dot(ra, same ? ra : rb, same, is_signed, kernels, arena_bytes(ca, next),
+                            same ? std::span<const std::byte>() : arena_bytes(cb, next));
+            continue;
+        }
+        view_block(ca, block, va);
+        if (!same) view_block(cb, block, vb);
+        part += dot_block(va, same ? va : vb, same, is_signed, dot_method::automatic);
+    }
+    return part;
+}
+
+namespace {
+
 // Differing bits and differing positions of two blocks, on their value planes.
 struct difference {
     std::uint64_t bits = 0;

@@ -6,6 +6,7 @@
 
 #include "ops/block_view.hpp"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace bitplane::detail {
@@ -40,6 +41,12 @@ enum class dot_method {
 /// automatic forces that method where it applies (delta and zigzag blocks always decode).
 /// May rewrite the views' planes (compacted in place).
 [[nodiscard]] uint128 dot_block(block_view& a, block_view& b, bool same, bool is_signed, dot_method method);
+
+/// Sum of a[i] * b[i] over blocks [first, last) of two vectors of equal size (`is_signed`: int32
+/// columns), modulo 2^128, serially on the calling thread, with the block methods dot() uses.
+/// For callers that split blocks themselves (the CUDA part's CPU+GPU executor).
+[[nodiscard]] uint128 dot_block_range(const vector_core& a, const vector_core& b, bool is_signed,
+                                      std::size_t first, std::size_t last);
 
 /// Forces the method of every block pair of dot() and sum_of_squares() from now on
 /// (automatic restores the cost model). For tests and benchmarks; not synchronized with
