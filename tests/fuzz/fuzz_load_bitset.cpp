@@ -17,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const bitplane::format_error&) {
         return 0;
     }
+    set.validate();  // whatever load accepts, validate accepts too
     // Constant blocks take a few bytes for 2048 positions: keep the position list bounded.
     if (set.count() > (std::uint64_t{1} << 22)) {
         const std::uint64_t last = set.select(set.count() - 1);
