@@ -30,6 +30,7 @@ namespace bitplane {
 template <column_value T>
 class vector_writer {
 public:
+    using value_type = T;
     /// Receives the file's bytes, in order, in pieces of any size.
     using sink = std::function<void(std::span<const std::byte>)>;
 

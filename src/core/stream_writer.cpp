@@ -187,9 +187,12 @@ std::uint64_t vector_writer<T>::finish(const sink& out) {
 
     const std::uint64_t blocks = s.ends.size();
     const std::uint64_t payload_offset = align_up(file::header_bytes + 8 * (blocks + 1), payload_alignment);
-    // Offsets table and the padding up to the payload, after the 64-byte header.
-    std::vector<std::byte> table(payload_offset - file::header_bytes);
-    for (std::uint64_t b = 0; b < blocks; ++b) store_le<std::uint64_t>(table.data() + 8 * (b + 1), s.ends[b]);
+    // Offsets table and the zero padding up to the payload, after the 64-byte header, as
+    // words (the host is little-endian, byte_io.hpp checks it): entry 0 is 0, entry b + 1 the
+    // end of block b.
+    std::vector<std::uint64_t> table_words((payload_offset - file::header_bytes) / 8, 0);
+    std::copy(s.ends.begin(), s.ends.end(), table_words.begin() + 1);
+    const auto table = std::as_bytes(std::span<const std::uint64_t>(table_words));
 
     std::array<std::byte, file::header_bytes> header{};
     std::byte* h = header.data();
