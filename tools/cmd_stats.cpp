@@ -113,13 +113,14 @@ command_runner add_stats(CLI::App& root, const global_options&) {
     return [o] {
         const packed_file file = load_packed(o->input);
         const column_stats stats = compute_stats(file);
-        if (o->json) print_json(to_json(stats, file));
-        else print_text(stats, file);
+        // The plot first: when it fails, the command fails without having printed anything.
         if (!o->plot.empty()) {
             const std::string title = file.path + ": " + std::to_string(stats.values) + " " + type_name(file.column) +
                                       " values, " + human_bytes(stats.file_bytes);
             about_file(o->plot, [&] { plot_stats(stats, title, o->plot); });
         }
+        if (o->json) print_json(to_json(stats, file));
+        else print_text(stats, file);
     };
 }
 

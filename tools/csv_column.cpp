@@ -134,10 +134,10 @@ void csv_column_reader::first_record(std::vector<std::uint32_t>& out) {
         return;
     }
     column_ = *wanted_index_;
-    column_known_ = true;
     if (!cell_seen_)
         fail(record_line_, "the first record has " + std::to_string(field_) + " field" + (field_ == 1 ? "" : "s") +
                                ", no column " + std::to_string(column_ + 1));
+    column_known_ = true;
     const std::string cell = std::move(first_fields_.front());
     first_fields_.clear();
     const bool header = options_.header == header_mode::present ||

@@ -12,6 +12,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -47,6 +49,18 @@ int main(int argc, char** argv) {
         commands.push_back({app.get_subcommand(c.name), std::move(run)});
     }
 
+    // CLI11 would answer a misspelt command with "A subcommand is required": name it instead.
+    const auto known = [](const char* name) {
+        for (const command& c : command_table())
+            if (std::string_view(c.name) == name) return true;
+        return false;
+    };
+    if (argc > 1 && argv[1][0] != '-' && !known(argv[1])) {
+        std::string names;
+        for (const command& c : command_table()) names += std::string(names.empty() ? "" : ", ") + c.name;
+        std::fprintf(stderr, "bitplane: unknown command \"%s\" (commands: %s; bitplane --help)\n", argv[1], names.c_str());
+        return exit_usage;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {  // --help, --version

@@ -22,7 +22,7 @@ progress::~progress() {
 void progress::update(std::uint64_t done) {
     if (!active_) return;
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(100)) return;
+    if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
     draw(done);
 }

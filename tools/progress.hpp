@@ -1,5 +1,6 @@
 // A progress bar on stderr, drawn only when stderr is a terminal (and not with --quiet), so
-// that logs and pipes never receive carriage returns. Redrawn at most ten times a second.
+// that logs and pipes never receive carriage returns. Drawn at the first update, then at most
+// ten times a second; erased when done.
 #pragma once
 
 #include <chrono>
