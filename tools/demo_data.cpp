@@ -13,6 +13,13 @@ std::vector<std::uint32_t> uniform10(std::size_t count, std::mt19937_64& random)
     return out;
 }
 
+// Scores 0..7 (3 bits), e.g. ratings or quality levels.
+std::vector<std::uint32_t> scores(std::size_t count, std::mt19937_64& random) {
+    std::vector<std::uint32_t> out(count);
+    for (auto& v : out) v = static_cast<std::uint32_t>(random() & 7);
+    return out;
+}
+
 // Mostly zeros: 90% 0, else a 20-bit value (event counts, sparse features).
 std::vector<std::uint32_t> sparse20(std::size_t count, std::mt19937_64& random) {
     std::vector<std::uint32_t> out(count);
@@ -52,6 +59,7 @@ std::vector<std::uint32_t> random32(std::size_t count, std::mt19937_64& random) 
 std::span<const demo_dataset> demo_datasets() {
     static const std::array datasets = {
         demo_dataset{"uniform10", "uniform 10-bit values", false, uniform10},
+        demo_dataset{"scores3", "scores 0..7 (3 bits)", false, scores},
         demo_dataset{"sparse20", "90% zeros, else 20-bit values", false, sparse20},
         demo_dataset{"timestamps", "ms timestamps, 1 s apart +- 8 ms", false, timestamps},
         demo_dataset{"readings", "int32 in [-100, 100], 10% -1 (missing)", true, readings},

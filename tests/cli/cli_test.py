@@ -553,14 +553,14 @@ class CliTest(unittest.TestCase):
     def test_demo(self):
         d = self.path("demo")
         r = self.run_cli("demo", "--values", "30000", "--dir", d, expect=EXIT_OK)
-        for name in ("uniform10", "sparse20", "timestamps", "readings", "random32"):
+        for name in ("uniform10", "scores3", "sparse20", "timestamps", "readings", "random32"):
             self.assertRegex(r.out, r"\n%s .* ok\n" % name)
             raw = os.path.join(d, name + (".i32" if name == "readings" else ".u32"))
             back = self.path(name + ".back")
             self.run_cli("unpack", os.path.join(d, name + ".bp"), "-o", back, expect=EXIT_OK)
             self.assertEqual(self.read(back), self.read(raw), name)
-        for operation in ("sum(uniform10)", "dot(uniform10, sparse20)", "count 100 <= uniform10 <= 199",
-                          "find readings == -1", "uniform10 AND sparse20"):
+        for operation in ("sum(uniform10)", "dot(uniform10, scores3)", "count 100 <= uniform10 <= 199",
+                          "find readings == -1", "uniform10 AND scores3", "sum(sparse20)", "uniform10 AND sparse20"):
             self.assertRegex(r.out, r"\n%s .* yes\n" % operation.replace("(", r"\(").replace(")", r"\)"))
         self.assertIn("Next, try", r.out)
         self.assertIn("stats %s/timestamps.bp" % d, r.out)
