@@ -64,12 +64,14 @@ command_runner add_bitwise(CLI::App& root, const global_options& global, const c
             [&](const auto& v) {
                 values = v.size();
                 set_bits = popcount(v);
-                std::vector<std::byte> file;
-                save(v, file);
-                bytes = file.size();
+                if (o->output.empty()) {  // the size the file would have
+                    std::vector<std::byte> file;
+                    save(v, file);
+                    bytes = file.size();
+                }
             },
             result);
-        if (!o->output.empty()) save_packed(o->output, result);
+        if (!o->output.empty()) bytes = save_packed(o->output, result);
         if (o->json) {
             nlohmann::json j = {{"operation", name}, {"files", {o->a, o->b}}, {"type", type_name(result)},
                                 {"values", values},  {"set_bits", set_bits},   {"result_bytes", bytes},

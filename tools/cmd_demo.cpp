@@ -46,6 +46,8 @@ struct packed_column {
     pack_result packed;
     std::uint64_t gzip_bytes = 0;
     std::uint64_t zstd_bytes = 0;
+    double gzip_s = 0;
+    double zstd_s = 0;
     bool round_trip = false;
     any_vector loaded;
 };
@@ -60,7 +62,7 @@ double best_of_3(const std::function<void()>& f) {
 }
 
 packed_column pack_one(const demo_dataset& d, const demo_options& o, std::mt19937_64& random) {
-    packed_column c{&d, d.generate(o.values, random), {}, {}, {}, 0, 0, false, {}};
+    packed_column c{&d, d.generate(o.values, random), {}, {}, {}, 0, 0, 0, 0, false, {}};
     const std::string stem = (std::filesystem::path(o.dir) / d.name).string();
     c.raw_path = stem + (d.is_signed ? ".i32" : ".u32");
     c.bp_path = stem + ".bp";
@@ -81,24 +83,29 @@ packed_column pack_one(const demo_dataset& d, const demo_options& o, std::mt1993
         },
         back.column);
     c.loaded = back.column;
-    c.gzip_bytes = deflate_size(raw, 6);
-    c.zstd_bytes = zstd_size(raw, 3);
+    c.gzip_s = timed([&] { c.gzip_bytes = deflate_size(raw, 6); });
+    c.zstd_s = timed([&] { c.zstd_bytes = zstd_size(raw, 3); });
     return c;
 }
 
 void print_sizes(const std::vector<packed_column>& columns) {
-    std::printf("%-11s %-40s %8s %8s %7s %8s %8s %9s  %s\n", "column", "data", "raw MiB", ".bp MiB", "bits/v",
-                "gzip -6", "zstd -3", "pack GB/s", "round trip");
+    std::printf("%-11s %-40s %7s %7s %6s %7s %7s %6s %6s %6s  %s\n", "column", "data", "raw", ".bp", "bits/v", "gzip -6",
+                "zstd -3", "pack", "gzip", "zstd", "round trip");
+    std::printf("%-11s %-40s %7s %7s %6s %7s %7s %6s %6s %6s\n", "", "", "MiB", "MiB", "", "MiB", "MiB", "MB/s", "MB/s",
+                "MB/s");
+    const auto rate = [](std::uint64_t bytes, double seconds) { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0.0; };
     for (const packed_column& c : columns) {
         const double values = static_cast<double>(c.values.size());
-        std::printf("%-11s %-40s %8.2f %8.2f %7.2f %8.2f %8.2f %9.2f  %s\n", std::string(c.dataset->name).c_str(),
+        std::printf("%-11s %-40s %7.2f %7.2f %6.2f %7.2f %7.2f %6.0f %6.0f %6.0f  %s\n", std::string(c.dataset->name).c_str(),
                     std::string(c.dataset->description).c_str(), mib(c.packed.input_bytes), mib(c.packed.output_bytes),
                     values > 0 ? 8.0 * static_cast<double>(c.packed.output_bytes) / values : 0.0, mib(c.gzip_bytes),
-                    mib(c.zstd_bytes), c.packed.seconds > 0 ? static_cast<double>(c.packed.input_bytes) / c.packed.seconds / 1e9 : 0,
-                    c.round_trip ? "ok" : "MISMATCH");
+                    mib(c.zstd_bytes), rate(c.packed.input_bytes, c.packed.seconds), rate(c.packed.input_bytes, c.gzip_s),
+                    rate(c.packed.input_bytes, c.zstd_s), c.round_trip ? "ok" : "MISMATCH");
     }
-    std::printf("sizes in MiB of the same bytes (gzip: zlib deflate level 6; zstd level 3); pack: `bitplane pack`\n"
-                "of the raw file, file to file; round trip: the .bp file loads back to the values.\n");
+    std::printf("Sizes of the same bytes. pack: `bitplane pack` of the raw file, file to file, all threads;\n"
+                "gzip: zlib deflate level 6, zstd: level 3, each in memory on one thread. round trip: the .bp\n"
+                "file loads back to the values. gzip and zstd files cannot be read at one position or\n"
+                "operated on without decompressing them; .bp files can (below, and `bitplane sum ...`).\n");
 }
 
 struct operation_row {
