@@ -77,8 +77,9 @@ std::span<const std::byte> input_file::map_next(std::size_t max) {
     const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     max = std::max(page, max / page * page);  // keeps plain_position_ page-aligned
     const std::size_t bytes = static_cast<std::size_t>(std::min<std::uint64_t>(max, disk_size_ - plain_position_));
-    // MAP_POPULATE maps the whole window at once instead of a fault per page.
-    void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(plain_position_));
+    // Not MAP_POPULATE: the pages are faulted in by the threads that encode them, in parallel
+    // (and 16 at a time, the kernel's fault-around), instead of by this thread up front.
+    void* p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd_, static_cast<off_t>(plain_position_));
     if (p == MAP_FAILED) throw io_error("cannot map for reading: " + system_message(errno));
     ::madvise(p, bytes, MADV_SEQUENTIAL);
     mapped_ = p;

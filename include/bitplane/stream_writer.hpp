@@ -5,8 +5,8 @@
 // The file is byte-for-byte the one save() writes for a vector holding the same values.
 //
 // Memory: the encoded blocks (kept in 4 MiB chunks, so that growing never copies them),
-// 8 bytes per block for the offsets table, one partial block of values and, during append,
-// the encoded bytes of at most 1024 blocks. The file's header and offsets table come before
+// 8 bytes per block for the offsets table, one partial block of values and buffers for the
+// encoded bytes of 1024 blocks (what the parallel encoder fills before copying). The file's header and offsets table come before
 // the blocks and its checksum covers all of them, so nothing can be written before the last
 // value is known; the writer therefore holds about the output size, never the input size.
 //

@@ -36,33 +36,39 @@ constexpr std::uint64_t align_up(std::uint64_t n, std::uint64_t a) { return (n +
 
 // Bytes appended at the end only, in fixed-size chunks: growing never moves what is there,
 // so the writer never holds two copies of the output (as a doubling buffer would while it
-// reallocates).
+// reallocates). grow() then write_at() lets several threads fill disjoint ranges.
 class chunked_bytes {
 public:
-    void append(std::span<const std::byte> bytes) {
+    /// Makes the size `size() + n`; the new bytes are to be written with write_at.
+    void grow(std::uint64_t n) {
+        size_ += n;
+        while (chunks_.size() * chunk_bytes < size_) chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(chunk_bytes));
+    }
+    /// Copies `bytes` to [at, at + bytes.size()), which must lie below size().
+    void write_at(std::uint64_t at, std::span<const std::byte> bytes) {
         while (!bytes.empty()) {
-            if (chunks_.empty() || last_used_ == chunk_bytes) {
-                chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(chunk_bytes));
-                last_used_ = 0;
-            }
-            const std::size_t take = std::min(bytes.size(), chunk_bytes - last_used_);
-            std::memcpy(chunks_.back().get() + last_used_, bytes.data(), take);
-            last_used_ += take;
-            size_ += take;
+            const std::size_t offset = static_cast<std::size_t>(at % chunk_bytes);
+            const std::size_t take = std::min(bytes.size(), chunk_bytes - offset);
+            std::memcpy(chunks_[static_cast<std::size_t>(at / chunk_bytes)].get() + offset, bytes.data(), take);
+            at += take;
             bytes = bytes.subspan(take);
         }
+    }
+    void append(std::span<const std::byte> bytes) {
+        const std::uint64_t at = size_;
+        grow(bytes.size());
+        write_at(at, bytes);
     }
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
     [[nodiscard]] std::uint64_t capacity() const noexcept { return chunks_.size() * chunk_bytes; }
     template <class F>
     void for_each_piece(F&& f) const {
         for (std::size_t i = 0; i < chunks_.size(); ++i)
-            f(std::span<const std::byte>(chunks_[i].get(), i + 1 == chunks_.size() ? last_used_ : chunk_bytes));
+            f(std::span<const std::byte>(chunks_[i].get(), std::min<std::uint64_t>(chunk_bytes, size_ - i * chunk_bytes)));
     }
 
 private:
     std::vector<std::unique_ptr<std::byte[]>> chunks_;
-    std::size_t last_used_ = 0;
     std::uint64_t size_ = 0;
 };
 
@@ -76,6 +82,16 @@ struct vector_writer<T>::state {
     std::vector<std::uint32_t> tail;   // the values of the partial last block
     bool finished = false;
 
+    // Encoding buffers of the parallel path, kept from one append to the next: each batch of
+    // blocks is encoded straight into its own buffer, which grows to the largest batch seen.
+    struct batch {
+        std::vector<std::byte> bytes;
+        std::size_t used = 0;
+        std::uint64_t offset = 0;  // in the payload
+        std::array<std::uint16_t, batch_blocks> sizes{};
+    };
+    std::vector<batch> batches;
+
     void push_block(std::span<const std::byte> bytes) {
         payload.append(bytes);
         ends.push_back(payload.size());
@@ -83,41 +99,45 @@ struct vector_writer<T>::state {
 
     void encode_full_blocks(std::span<const std::uint32_t> bits) {
         const std::size_t count = bits.size() / block_values;
-        std::array<std::byte, codec::max_block_bytes> encoded;
         if (thread_count() == 1 || count < 2 * batch_blocks) {
+            std::array<std::byte, codec::max_block_bytes> encoded;
             for (std::size_t b = 0; b < count; ++b)
                 push_block(std::span<const std::byte>(encoded).first(
                     codec::encode_block(bits.subspan(b * block_values, block_values), std::is_signed_v<T>, encoded)));
             return;
         }
-        struct batch {
-            std::vector<std::byte> bytes;
-            std::array<std::uint16_t, batch_blocks> sizes{};
-        };
-        std::vector<batch> batches((std::min(count, window_blocks) + batch_blocks - 1) / batch_blocks);
+        // A window at a time: batches of blocks are encoded in parallel, each straight into
+        // its own buffer (reused from window to window); once their sizes give every batch its
+        // place in the payload, they are copied there in parallel too.
+        if (batches.empty()) batches.resize(window_blocks / batch_blocks);
         for (std::size_t window = 0; window < count; window += window_blocks) {
             const std::size_t blocks = std::min(window_blocks, count - window);
             const std::size_t used = (blocks + batch_blocks - 1) / batch_blocks;
             auto blocks_of = [&](std::size_t k) { return std::min(batch_blocks, blocks - k * batch_blocks); };
             detail::parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
-                std::array<std::byte, codec::max_block_bytes> scratch;
                 for (std::size_t k = first; k < last; ++k) {
                     batch& b = batches[k];
-                    b.bytes.clear();
+                    b.used = 0;
                     for (std::size_t i = 0; i < blocks_of(k); ++i) {
                         const std::size_t at = (window + k * batch_blocks + i) * block_values;
-                        const std::size_t n =
-                            codec::encode_block(bits.subspan(at, block_values), std::is_signed_v<T>, scratch);
+                        if (b.bytes.size() < b.used + codec::max_block_bytes) b.bytes.resize(b.used + codec::max_block_bytes);
+                        const std::size_t n = codec::encode_block(bits.subspan(at, block_values), std::is_signed_v<T>,
+                                                                  {b.bytes.data() + b.used, codec::max_block_bytes});
                         b.sizes[i] = static_cast<std::uint16_t>(n);
-                        b.bytes.insert(b.bytes.end(), scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(n));
+                        b.used += n;
                     }
                 }
             });
+            std::uint64_t end = payload.size();
             for (std::size_t k = 0; k < used; ++k) {
-                payload.append(batches[k].bytes);
-                std::uint64_t end = ends.empty() ? 0 : ends.back();
+                batches[k].offset = end;
                 for (std::size_t i = 0; i < blocks_of(k); ++i) ends.push_back(end += batches[k].sizes[i]);
             }
+            payload.grow(end - payload.size());
+            detail::parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
+                for (std::size_t k = first; k < last; ++k)
+                    payload.write_at(batches[k].offset, {batches[k].bytes.data(), batches[k].used});
+            });
         }
     }
 
@@ -169,8 +189,10 @@ std::uint64_t vector_writer<T>::encoded_bytes() const noexcept {
 template <column_value T>
 std::uint64_t vector_writer<T>::memory_bytes() const noexcept {
     const state& s = *state_;
+    std::uint64_t buffers = 0;
+    for (const auto& b : s.batches) buffers += b.bytes.capacity();
     return sizeof(state) + s.payload.capacity() + s.ends.capacity() * sizeof(std::uint64_t) +
-           s.tail.capacity() * sizeof(std::uint32_t);
+           s.tail.capacity() * sizeof(std::uint32_t) + buffers;
 }
 
 template <column_value T>
