@@ -26,6 +26,7 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bitplane::cli {
@@ -72,6 +73,9 @@ packed_column pack_one(const demo_dataset& d, const demo_options& o, std::mt1993
         out.write(raw);
         out.commit();
     });
+    // A fresh output, as a first pack is: replacing an earlier run's file would add the cost of
+    // dropping its pages from the page cache to the timing.
+    std::filesystem::remove(c.bp_path);
     c.packed = pack_binary({c.raw_path, c.bp_path, d.is_signed, false});
     const packed_file back = load_packed(c.bp_path);
     c.round_trip = std::visit(
@@ -227,15 +231,20 @@ void print_operations(const std::vector<operation_row>& rows) {
 
 void print_next(const std::string& self, const demo_options& o) {
     const std::string d = o.dir;
-    std::printf("Next, try (files are in %s/):\n", d.c_str());
-    std::printf("  %s stats %s/timestamps.bp                      # how each block and plane is stored\n", self.c_str(), d.c_str());
-    std::printf("  %s stats %s/sparse20.bp --plot %s/sparse20.png  # similarity heat map + plane encodings\n", self.c_str(),
-                d.c_str(), d.c_str());
-    std::printf("  %s sum %s/uniform10.bp --json\n", self.c_str(), d.c_str());
-    std::printf("  %s count %s/readings.bp --eq -1\n", self.c_str(), d.c_str());
-    std::printf("  %s pack %s/timestamps.u32 -o %s/t.bp && %s unpack %s/t.bp -o %s/t.u32 && cmp %s/t.u32 %s/timestamps.u32\n",
-                self.c_str(), d.c_str(), d.c_str(), self.c_str(), d.c_str(), d.c_str(), d.c_str(), d.c_str());
-    std::printf("  %s --help                                      # every command; docs/cli.md\n", self.c_str());
+    const std::string b = self + " ";
+    const std::pair<std::string, std::string> steps[] = {
+        {"how each block and plane of a column is stored", b + "stats " + d + "/timestamps.bp"},
+        {"the plane similarity heat map and per-plane encodings as a PNG",
+         b + "stats " + d + "/sparse20.bp --plot " + d + "/sparse20.png"},
+        {"operations on packed files, as JSON or plain numbers",
+         b + "sum " + d + "/uniform10.bp --json && " + b + "count " + d + "/readings.bp --eq -1"},
+        {"pack a raw file yourself and get it back byte for byte",
+         b + "pack " + d + "/timestamps.u32 -o " + d + "/t.bp && " + b + "unpack " + d + "/t.bp -o " + d +
+             "/t.u32 && cmp " + d + "/t.u32 " + d + "/timestamps.u32"},
+        {"every command (docs/cli.md has them all)", b + "--help"},
+    };
+    std::printf("Next, try (the files are in %s/):\n", d.c_str());
+    for (const auto& [what, command] : steps) std::printf("  # %s\n  %s\n", what.c_str(), command.c_str());
 }
 
 }  // namespace

@@ -563,6 +563,7 @@ class CliTest(unittest.TestCase):
                           "find readings == -1", "uniform10 AND scores3", "sum(sparse20)", "uniform10 AND sparse20"):
             self.assertRegex(r.out, r"\n%s .* yes\n" % operation.replace("(", r"\(").replace(")", r"\)"))
         self.assertIn("Next, try", r.out)
+        self.assertIn("  %s pack %s/timestamps.u32 -o %s/t.bp && " % (BITPLANE, d, d), r.out)
         self.assertIn("stats %s/timestamps.bp" % d, r.out)
         self.assertEqual([f for f in os.listdir(d) if ".partial-" in f], [])
 
