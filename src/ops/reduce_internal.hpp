@@ -30,8 +30,10 @@ enum class dot_method {
 /// The method for two interleaved all-raw blocks (read in place) whose non-zero planes are
 /// `planes_a` and `planes_b` (stored and all-one): viewing them (de-interleaving) for the plane
 /// method, or transposing their payloads into values, which costs less when every plane is
-/// below 16 or 8. `same`: one block (sum_of_squares; planes_b is not used).
-[[nodiscard]] dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same) noexcept;
+/// below 16 or 8, and less again when the path has a fused interleaved_dot kernel (`fused`).
+/// `same`: one block (sum_of_squares; planes_b is not used).
+[[nodiscard]] dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same,
+                                               bool fused) noexcept;
 
 /// Sum over the block of a[i] * b[i] (values of the column type: int32 when `is_signed`),
 /// modulo 2^128. `same`: a and b are the same block (b is not read). `method` other than
