@@ -3,6 +3,7 @@
 // (cuda/kernels/*.cuh, included by the .cu files only). C++17-clean, as the .cu files are.
 #pragma once
 
+#include <bitplane/cuda/tuning.hpp>
 #include <bitplane/error.hpp>
 
 #include <cuda_runtime.h>
@@ -30,24 +31,16 @@ struct device_blocks_ref {
     std::uint64_t size = 0;  // values
 };
 
-/// Launch parameters; tuning.cpp fills them from the table for this device (or defaults).
-struct launch_params {
-    int dot_planes_ctas_per_sm = 5;   // CTAs of 4 warps (~96 registers, 35 KB shared: 5 fit an SM)
-    int dot_values_ctas_per_sm = 2;   // CTAs of 256 threads for the decoding path
-    int sum_ctas_per_sm = 4;
-    int decode_ctas_per_sm = 8;
-    int streams = 4;                  // transfer pipeline
-    std::size_t batch_bytes = std::size_t{8} << 20;  // payload bytes per batch and operand
-};
-
-/// Parameters for a reduction over `blocks` blocks on the current device.
-launch_params params_for(std::uint64_t blocks);
+/// Launch parameters (include/bitplane/cuda/tuning.hpp; tuning.cpp fills them from the table
+/// for this device, or defaults).
+using tuning::launch_params;
+using tuning::params_for;
 /// Multiprocessors of the current device (cached per device).
 int multiprocessors();
 
 /// Device scratch of one reduction: partials, the work list and the 128-bit result.
 struct dot_scratch {
-    std::uint64_t* partial = nullptr;        // 2 * (planes_ctas + values_ctas)
+    std::uint64_t* partial = nullptr;        // 2 * (planes_ctas + values_ctas), or the sum's
     std::uint64_t* list = nullptr;           // capacity: the pairs of one call
     unsigned long long* listed = nullptr;
     std::uint64_t* result = nullptr;         // lo, hi (accumulated into; zero it first)

@@ -52,11 +52,11 @@ fi
 
 if [[ "${BITPLANE_GPU_PROFILE:-0}" != 0 ]]; then
   step "ncu profile of the dot and encode kernels (2^24 values)"
-  ncu -k regex:"dot_planes|transpose_hamming" --launch-skip 4 --launch-count 2 --section SpeedOfLight \
+  ncu -k regex:"dot_mma|dot_planes|transpose_hamming" --launch-skip 4 --launch-count 2 --section SpeedOfLight \
     --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
     --section WarpStateStats --section InstructionStats --section SchedulerStats \
     build/gpu/bench/cuda/bitplane_cuda_bench 24 /dev/null 24 >"$out/ncu.log" 2>&1
-  grep -E "transpose_hamming|dot_planes|Duration|Throughput|Pipe|Issue|Stall|Occupancy|Registers|Warp Cycles" "$out/ncu.log" | head -60
+  grep -E "transpose_hamming|dot_mma|dot_planes|Duration|Throughput|Pipe|Issue|Stall|Occupancy|Registers|Warp Cycles" "$out/ncu.log" | head -60
 fi
 
 if [[ "${BITPLANE_GPU_BENCH:-1}" != 0 ]]; then
