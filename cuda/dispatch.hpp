@@ -63,4 +63,40 @@ void enqueue_decode(const device_blocks_ref& v, std::uint32_t* out, cudaStream_t
 void enqueue_transpose_hamming(const std::uint32_t* values, std::size_t blocks, std::uint32_t* planes,
                                std::uint16_t* hamming, cudaStream_t stream);
 
+// ---- scans, bitwise operations, similarity, bitsets (cuda/ops.cu, kernels/value_ops.cuh) ----
+
+/// A device bitset: dense (words: 64 per block) or encoded (records: 16 bytes per block, the
+/// host's block entries; arena: their payloads, padded with 16 readable bytes).
+struct device_bitset_ref {
+    const std::uint32_t* words = nullptr;
+    const void* records = nullptr;
+    const std::uint8_t* arena = nullptr;
+    std::uint64_t size = 0;  // bits
+    std::uint64_t blocks = 0;
+};
+
+enum : unsigned { op_and = 0, op_or = 1, op_xor = 2, op_andnot = 3 };
+
+/// out (64 words per block) = positions whose key (value ^ flip) is in [lo, hi], or outside
+/// it when `invert`.
+void enqueue_scan_range(const device_blocks_ref& v, std::uint32_t flip, std::uint32_t lo, std::uint32_t hi, bool invert,
+                        std::uint32_t* out, cudaStream_t stream);
+/// out[i] = a[i] op b[i] (dense values).
+void enqueue_bitwise(const device_blocks_ref& a, const device_blocks_ref& b, unsigned op, std::uint32_t* out,
+                     cudaStream_t stream);
+/// counts (32 x 32, zeroed by the caller) += Hamming counts of the value planes of blocks
+/// [first, last) (one_vector: a's own matrix, diagonal popcount(A_i); else a against b).
+void enqueue_hamming(const device_blocks_ref& a, const device_blocks_ref& b, bool one_vector, std::uint64_t first,
+                     std::uint64_t last, unsigned long long* counts, cudaStream_t stream);
+/// counts[0] += popcount(a AND b), counts[1] += popcount(a) + popcount(b).
+void enqueue_overlap(const device_blocks_ref& a, const device_blocks_ref& b, unsigned long long* counts,
+                     cudaStream_t stream);
+/// out (dense) = a op b.
+void enqueue_bitset_algebra(const device_bitset_ref& a, const device_bitset_ref& b, unsigned op, std::uint32_t* out,
+                            cudaStream_t stream);
+/// *count += set bits of v.
+void enqueue_bitset_count(const device_bitset_ref& v, unsigned long long* count, cudaStream_t stream);
+/// out (dense) = v.
+void enqueue_bitset_expand(const device_bitset_ref& v, std::uint32_t* out, cudaStream_t stream);
+
 }  // namespace bitplane::cuda::dispatch

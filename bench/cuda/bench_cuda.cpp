@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -67,18 +68,22 @@ double median_seconds(const std::function<void()>& run, double budget = 0.25) {
     return times[times.size() / 2];
 }
 
-/// Medians of several runs timed in interleaved rounds (each round runs every one once, in an
-/// order rotated from round to round), so that drifts of the machine (clocks, other load) hit
-/// all of them alike; rounds go on until `budget` seconds or `max_rounds`, at least 5.
+/// Medians of several runs timed in interleaved rounds (each round runs every one once, in a
+/// fresh random order), so that drifts of the machine (clocks, other load) and the after-effects
+/// of one run on the next (a GPU call's wait leaves the CPU's caches and clocks colder) hit all
+/// of them alike; rounds go on until `budget` seconds or `max_rounds`, at least 5.
 std::vector<double> interleaved_medians(const std::vector<std::function<void()>>& runs, double budget, int max_rounds) {
     using clock = std::chrono::steady_clock;
     for (const auto& run : runs) run();
     std::vector<std::vector<double>> times(runs.size());
     const auto start = clock::now();
+    std::vector<std::size_t> order(runs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::mt19937 shuffle(12345u);
     for (int round = 0; round < max_rounds; ++round) {
         if (round >= 5 && std::chrono::duration<double>(clock::now() - start).count() > budget) break;
-        for (std::size_t k = 0; k < runs.size(); ++k) {
-            const std::size_t i = (k + static_cast<std::size_t>(round)) % runs.size();
+        std::shuffle(order.begin(), order.end(), shuffle);
+        for (const std::size_t i : order) {
             const auto t0 = clock::now();
             runs[i]();
             times[i].push_back(std::chrono::duration<double>(clock::now() - t0).count());
@@ -315,7 +320,7 @@ int main(int argc, char** argv) {
         // where a separate timing loop per variant would measure the machine's drift instead.
         {
             if (bitplane::cuda::dot(bitplane::exec::hybrid, a, b) != expected) fail("hybrid dot");
-            const double budget = n >= (std::size_t{1} << 26) ? 3.0 : 1.0;
+            const double budget = n >= (std::size_t{1} << 26) ? 6.0 : n >= (std::size_t{1} << 22) ? 4.0 : 2.0;
             const std::vector<double> t = interleaved_medians(
                 {[&] { (void)bitplane::dot(a, b); }, [&] { (void)bitplane::cuda::dot(bitplane::exec::cpu, a, b); },
                  [&] { (void)bitplane::cuda::dot(bitplane::exec::gpu, a, b); },
