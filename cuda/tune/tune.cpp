@@ -157,8 +157,10 @@ int main(int argc, char** argv) {
                       chosen.dot_ctas_per_sm, chosen.scan_ctas_per_sm, chosen.streams, chosen.batch_bytes);
         ranges += entry;
     }
-    std::ofstream json(out + "/tuning.json");
-    json << "{\"device\": \"" << device << "\", \"ranges\": [\n" << ranges << "\n]}\n";
+    {
+        std::ofstream json(out + "/tuning.json");
+        json << "{\"device\": \"" << device << "\", \"ranges\": [\n" << ranges << "\n]}\n";
+    }  // closed (flushed) before it is read back below
     std::printf("wrote %s/tuning.json and %s/tune.csv\n", out.c_str(), out.c_str());
     // The table must load back for this device.
     const std::size_t loaded = tuning::load_table(out + "/tuning.json");
