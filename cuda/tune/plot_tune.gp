@@ -19,9 +19,10 @@ set title "scan (find\\_range): CTAs per SM"
 set logscale x 2
 plot for [s in sizes] csv using ($1 == s+0 && strcol(2) eq "scan" ? $4 : 1/0):($5*1e3) with linespoints \
      title sprintf("2^{%d}", int(log(s+0)/log(2)+0.5))
+unset logscale x
 set title "transfer pipeline (pinned): streams"
 set xlabel "streams"
 plot for [s in "1048576 16777216 67108864"] for [m in "1 4 16"] csv using \
-     ($1 == s+0 && strcol(3) eq sprintf("streams, batch %s MiB", m) ? $4 : 1/0):($5*1e3) with linespoints \
+     ($1 == s+0 && strcol(3) eq sprintf("streams batch %s MiB", m) ? $4 : 1/0):($5*1e3) smooth unique with linespoints \
      title sprintf("2^{%d}, %s MiB", int(log(s+0)/log(2)+0.5), m)
 unset multiplot

@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
                     return 2;
                 }
                 const double s = median_seconds([&] { (void)bitplane::cuda::dot(pa, pb, o); }, reps);
-                row("transfer", ("streams, batch " + std::to_string(mib) + " MiB").c_str(), std::to_string(streams), s);
+                row("transfer", ("streams batch " + std::to_string(mib) + " MiB").c_str(), std::to_string(streams), s);
                 if (s < transfer.seconds) {
                     transfer.seconds = s;
                     transfer.params.streams = streams;
