@@ -3,6 +3,7 @@
 // (cuda/kernels/*.cuh, included by the .cu files only). C++17-clean, as the .cu files are.
 #pragma once
 
+#include <bitplane/cuda/tuning.hpp>
 #include <bitplane/error.hpp>
 
 #include <cuda_runtime.h>
@@ -30,24 +31,16 @@ struct device_blocks_ref {
     std::uint64_t size = 0;  // values
 };
 
-/// Launch parameters; tuning.cpp fills them from the table for this device (or defaults).
-struct launch_params {
-    int dot_planes_ctas_per_sm = 5;   // CTAs of 4 warps (~96 registers, 35 KB shared: 5 fit an SM)
-    int dot_values_ctas_per_sm = 2;   // CTAs of 256 threads for the decoding path
-    int sum_ctas_per_sm = 4;
-    int decode_ctas_per_sm = 8;
-    int streams = 4;                  // transfer pipeline
-    std::size_t batch_bytes = std::size_t{8} << 20;  // payload bytes per batch and operand
-};
-
-/// Parameters for a reduction over `blocks` blocks on the current device.
-launch_params params_for(std::uint64_t blocks);
+/// Launch parameters (include/bitplane/cuda/tuning.hpp; tuning.cpp fills them from the table
+/// for this device, or defaults).
+using tuning::launch_params;
+using tuning::params_for;
 /// Multiprocessors of the current device (cached per device).
 int multiprocessors();
 
 /// Device scratch of one reduction: partials, the work list and the 128-bit result.
 struct dot_scratch {
-    std::uint64_t* partial = nullptr;        // 2 * (planes_ctas + values_ctas)
+    std::uint64_t* partial = nullptr;        // 2 * (planes_ctas + values_ctas), or the sum's
     std::uint64_t* list = nullptr;           // capacity: the pairs of one call
     unsigned long long* listed = nullptr;
     std::uint64_t* result = nullptr;         // lo, hi (accumulated into; zero it first)
@@ -69,5 +62,41 @@ void enqueue_decode(const device_blocks_ref& v, std::uint32_t* out, cudaStream_t
 /// Transpose + Hamming matrices of `blocks` full blocks (kernels/encode.cuh).
 void enqueue_transpose_hamming(const std::uint32_t* values, std::size_t blocks, std::uint32_t* planes,
                                std::uint16_t* hamming, cudaStream_t stream);
+
+// ---- scans, bitwise operations, similarity, bitsets (cuda/ops.cu, kernels/value_ops.cuh) ----
+
+/// A device bitset: dense (words: 64 per block) or encoded (records: 16 bytes per block, the
+/// host's block entries; arena: their payloads, padded with 16 readable bytes).
+struct device_bitset_ref {
+    const std::uint32_t* words = nullptr;
+    const void* records = nullptr;
+    const std::uint8_t* arena = nullptr;
+    std::uint64_t size = 0;  // bits
+    std::uint64_t blocks = 0;
+};
+
+enum : unsigned { op_and = 0, op_or = 1, op_xor = 2, op_andnot = 3 };
+
+/// out (64 words per block) = positions whose key (value ^ flip) is in [lo, hi], or outside
+/// it when `invert`.
+void enqueue_scan_range(const device_blocks_ref& v, std::uint32_t flip, std::uint32_t lo, std::uint32_t hi, bool invert,
+                        std::uint32_t* out, cudaStream_t stream);
+/// out[i] = a[i] op b[i] (dense values).
+void enqueue_bitwise(const device_blocks_ref& a, const device_blocks_ref& b, unsigned op, std::uint32_t* out,
+                     cudaStream_t stream);
+/// counts (32 x 32, zeroed by the caller) += Hamming counts of the value planes of blocks
+/// [first, last) (one_vector: a's own matrix, diagonal popcount(A_i); else a against b).
+void enqueue_hamming(const device_blocks_ref& a, const device_blocks_ref& b, bool one_vector, std::uint64_t first,
+                     std::uint64_t last, unsigned long long* counts, cudaStream_t stream);
+/// counts[0] += popcount(a AND b), counts[1] += popcount(a) + popcount(b).
+void enqueue_overlap(const device_blocks_ref& a, const device_blocks_ref& b, unsigned long long* counts,
+                     cudaStream_t stream);
+/// out (dense) = a op b.
+void enqueue_bitset_algebra(const device_bitset_ref& a, const device_bitset_ref& b, unsigned op, std::uint32_t* out,
+                            cudaStream_t stream);
+/// *count += set bits of v.
+void enqueue_bitset_count(const device_bitset_ref& v, unsigned long long* count, cudaStream_t stream);
+/// out (dense) = v.
+void enqueue_bitset_expand(const device_bitset_ref& v, std::uint32_t* out, cudaStream_t stream);
 
 }  // namespace bitplane::cuda::dispatch

@@ -47,6 +47,13 @@ rates current;  // guarded by state_mutex
 bool calibrated = false;
 std::map<int, lesson> lessons;
 
+// Payload bytes (both operands) at or below which hybrid and automatic run on the CPU without
+// planning: half the size where the rates first prefer anything but the CPU alone. Before any
+// rates are known, 32 KiB (the GPU's fixed cost of tens of microseconds is worth far more CPU
+// work than that). Read without the lock: it is only a hint that skips the planner.
+constexpr double default_tiny_bytes = 32.0 * 1024;
+std::atomic<double> tiny_bytes{default_tiny_bytes};
+
 int bucket_of(double bytes) { return static_cast<int>(std::floor(2.0 * std::log2(std::max(bytes, 1.0)))); }
 
 double blend(double old_value, double fresh) { return old_value > 0 ? 0.5 * old_value + 0.5 * fresh : fresh; }
@@ -76,6 +83,14 @@ plan make_plan(const policy& p, double bytes, const rates& r, const lesson* lear
     }
     const double cpu_only = learned && learned->cpu > 0 ? learned->cpu * bytes : r.cpu_time(bytes);
     const double gpu_only = learned && learned->gpu > 0 ? learned->gpu * bytes : r.gpu_time(bytes);
+    // A split runs both sides, each at least its smallest measured time, plus the thread: when
+    // one side alone is already faster than that floor (every small input), the share is not
+    // searched for. Keeps the planner's cost far below the CPU's time on small inputs.
+    const double split_floor = std::max(r.cpu_seconds.front(), r.gpu_seconds.front()) + split_overhead_s;
+    if (!(learned && learned->split > 0) && std::min(cpu_only, gpu_only) <= split_floor) {
+        out.share = cpu_only <= gpu_only ? 1.0 : 0.0;
+        return out;
+    }
     // The share where the table says both sides finish together (bisection: times grow with bytes).
     double lo = 0.0;
     double hi = 1.0;
@@ -120,18 +135,45 @@ rates current_rates() {
     return calibrate();
 }
 
+// Half the smallest size at which the rates stop preferring the CPU alone (bisection on the
+// bytes: below the crossover the CPU wins, above it the GPU or a split does).
+double tiny_bytes_of(const rates& r) {
+    if (!r.valid()) return default_tiny_bytes;
+    const auto cpu_wins = [&](double b) { return make_plan(automatic, b, r, nullptr).share >= 1.0; };
+    double lo = 0;
+    double hi = 1e12;
+    if (cpu_wins(hi)) return hi;
+    for (int i = 0; i < 60; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        if (cpu_wins(mid)) lo = mid; else hi = mid;
+    }
+    return 0.5 * lo;
+}
+
 void set_rates(const rates& r) {
     const std::lock_guard lock(state_mutex);
     current = r;
     calibrated = r.valid();
     lessons.clear();
+    tiny_bytes.store(tiny_bytes_of(r), std::memory_order_relaxed);
 }
 
+double cpu_only_below_bytes() { return tiny_bytes.load(std::memory_order_relaxed); }
+
 double planned_cpu_share(const policy& p, std::uint64_t bytes) {
-    const rates r = (p.kind == where::cpu || p.kind == where::gpu) ? rates{} : current_rates();
-    const std::lock_guard lock(state_mutex);
-    const auto it = lessons.find(bucket_of(static_cast<double>(bytes)));
-    return make_plan(p, static_cast<double>(bytes), r, it == lessons.end() ? nullptr : &it->second).share;
+    if (p.kind == where::cpu) return 1.0;
+    if (p.kind == where::gpu) return 0.0;
+    if (p.kind == where::hybrid && p.cpu_share >= 0) return std::min(1.0, p.cpu_share);
+    if (static_cast<double>(bytes) <= cpu_only_below_bytes()) return 1.0;
+    {
+        const std::lock_guard lock(state_mutex);
+        if (calibrated) {
+            const auto it = lessons.find(bucket_of(static_cast<double>(bytes)));
+            return make_plan(p, static_cast<double>(bytes), current, it == lessons.end() ? nullptr : &it->second).share;
+        }
+    }
+    (void)calibrate();
+    return planned_cpu_share(p, bytes);
 }
 
 /// Records a run: `share` of `bytes` on the CPU; side times (negative when a side did not run).

@@ -2,6 +2,7 @@
 #include "dispatch.hpp"
 
 #include "kernels/encode.cuh"
+#include "kernels/dot_mma.cuh"
 #include "kernels/reduce.cuh"
 
 #include <algorithm>
@@ -38,13 +39,13 @@ int multiprocessors() {
 
 std::size_t dot_scratch_bytes(std::uint64_t pairs, const launch_params& p) {
     const std::size_t ctas = static_cast<std::size_t>(multiprocessors()) *
-                             static_cast<std::size_t>(p.dot_planes_ctas_per_sm + p.dot_values_ctas_per_sm + p.sum_ctas_per_sm);
+                             static_cast<std::size_t>(p.dot_ctas_per_sm + p.dot_values_ctas_per_sm + p.sum_ctas_per_sm);
     return align256(16 * ctas) + align256(8 * std::max<std::uint64_t>(pairs, 1)) + 256 + 256;
 }
 
 dot_scratch dot_scratch_at(void* base, std::uint64_t pairs, const launch_params& p) {
     const std::size_t ctas = static_cast<std::size_t>(multiprocessors()) *
-                             static_cast<std::size_t>(p.dot_planes_ctas_per_sm + p.dot_values_ctas_per_sm + p.sum_ctas_per_sm);
+                             static_cast<std::size_t>(p.dot_ctas_per_sm + p.dot_values_ctas_per_sm + p.sum_ctas_per_sm);
     auto* bytes = static_cast<unsigned char*>(base);
     dot_scratch s;
     s.partial = reinterpret_cast<std::uint64_t*>(bytes);
@@ -54,7 +55,7 @@ dot_scratch dot_scratch_at(void* base, std::uint64_t pairs, const launch_params&
     s.listed = reinterpret_cast<unsigned long long*>(bytes);
     bytes += 256;
     s.result = reinterpret_cast<std::uint64_t*>(bytes);
-    s.planes_ctas = multiprocessors() * p.dot_planes_ctas_per_sm;
+    s.planes_ctas = multiprocessors() * p.dot_ctas_per_sm;
     s.values_ctas = multiprocessors() * p.dot_values_ctas_per_sm;
     return s;
 }
@@ -64,13 +65,30 @@ void enqueue_dot(const device_blocks_ref& a, const device_blocks_ref& b, bool is
     if (first >= last) return;
     const std::uint64_t pairs = last - first;
     const launch_params p = params_for(pairs);
-    const int planes_grid = std::min(scratch.planes_ctas,
-                                     grid_for(pairs, kernels::planes_warps, p.dot_planes_ctas_per_sm));
-    const int values_grid = std::min(scratch.values_ctas, std::max(1, multiprocessors() * p.dot_values_ctas_per_sm));
     check(cudaMemsetAsync(scratch.listed, 0, sizeof(unsigned long long), stream), "dot: cudaMemsetAsync");
-    kernels::dot_planes<<<planes_grid, kernels::planes_warps * 32, 0, stream>>>(
-        ref_of(a), ref_of(b), is_signed, first, last, scratch.partial, scratch.list, scratch.listed);
-    check(cudaGetLastError(), "dot: dot_planes launch");
+    int planes_grid = 0;
+    if (p.dot_method == static_cast<int>(tuning::dot_method::mma)) {
+        // More than 48 KB of dynamic shared memory must be allowed per kernel (once per device).
+        static thread_local int raised_for = -1;
+        int device = 0;
+        check(cudaGetDevice(&device), "cudaGetDevice");
+        if (raised_for != device) {
+            check(cudaFuncSetAttribute(kernels::dot_mma, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(kernels::mma_smem_bytes)),
+                  "dot: cudaFuncSetAttribute");
+            raised_for = device;
+        }
+        planes_grid = std::min(scratch.planes_ctas, grid_for(pairs, kernels::mma_warps, p.dot_ctas_per_sm));
+        kernels::dot_mma<<<planes_grid, kernels::mma_warps * 32, kernels::mma_smem_bytes, stream>>>(
+            ref_of(a), ref_of(b), is_signed, first, last, scratch.partial, scratch.list, scratch.listed);
+        check(cudaGetLastError(), "dot: dot_mma launch");
+    } else {
+        planes_grid = std::min(scratch.planes_ctas, grid_for(pairs, kernels::planes_warps, p.dot_ctas_per_sm));
+        kernels::dot_planes<<<planes_grid, kernels::planes_warps * 32, 0, stream>>>(
+            ref_of(a), ref_of(b), is_signed, first, last, scratch.partial, scratch.list, scratch.listed);
+        check(cudaGetLastError(), "dot: dot_planes launch");
+    }
+    const int values_grid = std::min(scratch.values_ctas, std::max(1, multiprocessors() * p.dot_values_ctas_per_sm));
     std::uint64_t* values_partial = scratch.partial + 2 * static_cast<std::size_t>(planes_grid);
     kernels::dot_values<<<values_grid, kernels::values_threads, 0, stream>>>(
         ref_of(a), ref_of(b), is_signed, scratch.list, scratch.listed, values_partial);

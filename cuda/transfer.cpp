@@ -147,9 +147,11 @@ uint128 transfer_dot(const host_view& a, const host_view& b, std::size_t blocks,
         cudaStream_t s = streams[slot];
         const std::size_t first = cuts[i];
         const std::size_t last = cuts[i + 1];
-        check(cudaMemcpyAsync(oa + first, a.offsets + first, 8 * (last - first), cudaMemcpyHostToDevice, s),
+        // Offsets [first, last]: the kernels read each block's end (its size) too. Entry `last`
+        // is also the next batch's first entry, copied there again with the same value.
+        check(cudaMemcpyAsync(oa + first, a.offsets + first, 8 * (last - first + 1), cudaMemcpyHostToDevice, s),
               "transfer: offsets");
-        check(cudaMemcpyAsync(ob + first, b.offsets + first, 8 * (last - first), cudaMemcpyHostToDevice, s),
+        check(cudaMemcpyAsync(ob + first, b.offsets + first, 8 * (last - first + 1), cudaMemcpyHostToDevice, s),
               "transfer: offsets");
         copy_blocks(a, first, last, da, s);
         copy_blocks(b, first, last, db, s);

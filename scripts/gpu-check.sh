@@ -7,6 +7,7 @@
 #   BITPLANE_GPU_BENCH=0       skip the benchmark
 #   BITPLANE_GPU_BENCH_MAX=N   largest size 2^N of the benchmark (default 28)
 #   BITPLANE_GPU_SANITIZE=0    skip compute-sanitizer
+#   BITPLANE_GPU_TUNE=0        skip bitplane-tune (writes tuning.json, tune.csv, tune.log to $OUT)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out="${OUT:-build/gpu-out}"
@@ -25,7 +26,7 @@ cmake -S . -B build/gpu -DCMAKE_BUILD_TYPE=Release -DBITPLANE_CUDA=ON -DCMAKE_CU
   || { tail -30 "$out/configure.log"; exit 1; }
 grep -E "bitplane:" "$out/configure.log"
 step build
-cmake --build build/gpu -j "$jobs" --target bitplane_cuda_tests bitplane_cuda_bench >"$out/build.log" 2>&1 \
+cmake --build build/gpu -j "$jobs" --target bitplane_cuda_tests bitplane_cuda_bench bitplane-tune >"$out/build.log" 2>&1 \
   || { grep -E "error" -A3 "$out/build.log" | head -40; exit 1; }
 
 step "cuda tests"
@@ -40,7 +41,7 @@ if [[ "${BITPLANE_GPU_SANITIZE:-1}" != 0 ]]; then
   for tool in memcheck racecheck; do
     step "compute-sanitizer $tool"
     filter='*'
-    [[ $tool == racecheck ]] && filter='*Uint32*:*Encode*:*WriteBack*:*Empty*'
+    [[ $tool == racecheck ]] && filter="${BITPLANE_GPU_RACECHECK_FILTER:-CudaVector.*Uint32*:CudaDot.ManyPairs*Uint32:CudaOps.*Uint32:CudaBitset.*:*Encode*:*WriteBack*:*Empty*}"
     BITPLANE_TEST_QUICK=1 timeout "${BITPLANE_GPU_SANITIZE_TIMEOUT:-170}" "$sanitizer" --tool "$tool" \
       --report-api-errors no --error-exitcode 7 build/gpu/tests/bitplane_cuda_tests --gtest_filter="$filter" \
       >"$out/sanitizer_$tool.log" 2>&1
@@ -52,11 +53,11 @@ fi
 
 if [[ "${BITPLANE_GPU_PROFILE:-0}" != 0 ]]; then
   step "ncu profile of the dot and encode kernels (2^24 values)"
-  ncu -k regex:"dot_planes|transpose_hamming" --launch-skip 4 --launch-count 2 --section SpeedOfLight \
+  ncu -k regex:"dot_mma|dot_planes|transpose_hamming" --launch-skip 4 --launch-count 2 --section SpeedOfLight \
     --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --section Occupancy \
     --section WarpStateStats --section InstructionStats --section SchedulerStats \
     build/gpu/bench/cuda/bitplane_cuda_bench 24 /dev/null 24 >"$out/ncu.log" 2>&1
-  grep -E "transpose_hamming|dot_planes|Duration|Throughput|Pipe|Issue|Stall|Occupancy|Registers|Warp Cycles" "$out/ncu.log" | head -60
+  grep -E "transpose_hamming|dot_mma|dot_planes|Duration|Throughput|Pipe|Issue|Stall|Occupancy|Registers|Warp Cycles" "$out/ncu.log" | head -60
 fi
 
 if [[ "${BITPLANE_GPU_BENCH:-1}" != 0 ]]; then
@@ -64,6 +65,13 @@ if [[ "${BITPLANE_GPU_BENCH:-1}" != 0 ]]; then
   build/gpu/bench/cuda/bitplane_cuda_bench "${BITPLANE_GPU_BENCH_MAX:-28}" "$out/bench_cuda.csv" 2>&1 \
     | tee "$out/bench_cuda.log" | grep -v -E "^  [a-z]"
   [[ ${PIPESTATUS[0]} -eq 0 ]] || status=1
+fi
+if [[ "${BITPLANE_GPU_TUNE:-1}" != 0 ]]; then
+  step "bitplane-tune (sizes 2^16 .. 2^${BITPLANE_GPU_TUNE_MAX:-26})"
+  build/gpu/cuda/tune/bitplane-tune "$out" "${BITPLANE_GPU_TUNE_MAX:-26}" >"$out/tune.log" 2>&1
+  rc=$?
+  tail -3 "$out/tune.log"
+  [[ $rc -eq 0 ]] || { echo "bitplane-tune: exit $rc"; status=1; }
 fi
 step "done (status $status)"
 exit "$status"

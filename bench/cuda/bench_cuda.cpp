@@ -12,6 +12,7 @@
 #include <bitplane/cuda/device_vector.hpp>
 #include <bitplane/cuda/encode.hpp>
 #include <bitplane/cuda/exec.hpp>
+#include <bitplane/cuda/tuning.hpp>
 
 #include "baselines.hpp"
 
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,35 @@ double median_seconds(const std::function<void()>& run, double budget = 0.25) {
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
+}
+
+/// Medians of several runs timed in interleaved rounds (each round runs every one once, in a
+/// fresh random order), so that drifts of the machine (clocks, other load) and the after-effects
+/// of one run on the next (a GPU call's wait leaves the CPU's caches and clocks colder) hit all
+/// of them alike; rounds go on until `budget` seconds or `max_rounds`, at least 5.
+std::vector<double> interleaved_medians(const std::vector<std::function<void()>>& runs, double budget, int max_rounds) {
+    using clock = std::chrono::steady_clock;
+    for (const auto& run : runs) run();
+    std::vector<std::vector<double>> times(runs.size());
+    const auto start = clock::now();
+    std::vector<std::size_t> order(runs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::mt19937 shuffle(12345u);
+    for (int round = 0; round < max_rounds; ++round) {
+        if (round >= 5 && std::chrono::duration<double>(clock::now() - start).count() > budget) break;
+        std::shuffle(order.begin(), order.end(), shuffle);
+        for (const std::size_t i : order) {
+            const auto t0 = clock::now();
+            runs[i]();
+            times[i].push_back(std::chrono::duration<double>(clock::now() - t0).count());
+        }
+    }
+    std::vector<double> out;
+    for (auto& t : times) {
+        std::sort(t.begin(), t.end());
+        out.push_back(t[t.size() / 2]);
+    }
+    return out;
 }
 
 /// Median seconds of a device-only region between events (for kernels).
@@ -112,7 +143,7 @@ void fail(const std::string& what) {
 
 struct summary_row {
     std::size_t n;
-    double encode_ratio = 0, dot_device_ratio = 0, dot_pinned_ratio = 0, dot_pageable_ratio = 0, hybrid_ratio = 0;
+    double encode_ratio = 0, dot_device_ratio = 0, dot_pinned_ratio = 0, dot_pageable_ratio = 0, hybrid_ratio = 0, auto_ratio = 0;
 };
 
 }  // namespace
@@ -215,10 +246,24 @@ int main(int argc, char** argv) {
         if (bitplane::cuda::dot(da, db) != expected) fail("device dot");
         if (bitplane_bench::thrust_dot(dva.as<std::uint32_t>(), dvb.as<std::uint32_t>(), n, nullptr) != expected)
             fail("thrust dot");
-        const double t_ours = median_seconds([&] { (void)bitplane::cuda::dot(da, db); });
-        const double t_thrust = median_seconds([&] {
-            (void)bitplane_bench::thrust_dot(dva.as<std::uint32_t>(), dvb.as<std::uint32_t>(), n, nullptr);
-        });
+        // ours and thrust interleaved (medians of synchronous calls: each ends with the result
+        // on the host, launch and copy-back included).
+        const std::vector<double> td = interleaved_medians(
+            {[&] { (void)bitplane::cuda::dot(da, db); },
+             [&] { (void)bitplane_bench::thrust_dot(dva.as<std::uint32_t>(), dvb.as<std::uint32_t>(), n, nullptr); }},
+            n >= (std::size_t{1} << 26) ? 2.0 : 0.5, 1001);
+        const double t_ours = td[0];
+        const double t_thrust = td[1];
+        // The other plane-pair kernel (CUDA-core popcounts), for comparison.
+        {
+            bitplane::cuda::tuning::launch_params forced = bitplane::cuda::tuning::params_for(da.block_count());
+            forced.dot_method = static_cast<int>(bitplane::cuda::tuning::dot_method::popcount);
+            bitplane::cuda::tuning::force(forced);
+            if (bitplane::cuda::dot(da, db) != expected) fail("device dot (popcount kernel)");
+            const double t_pop = median_seconds([&] { (void)bitplane::cuda::dot(da, db); });
+            bitplane::cuda::tuning::unforce();
+            record(n, "dot device-resident", "bitplane popcount kernel", t_pop, dense_bytes);
+        }
         const double compressed = static_cast<double>(da.payload_bytes() + db.payload_bytes());
         record(n, "dot device-resident", "bitplane compressed", t_ours, dense_bytes,
                (std::to_string(compressed / static_cast<double>(n)) + " B/value read").c_str());
@@ -271,14 +316,21 @@ int main(int argc, char** argv) {
         }
 
         // ---- host-resident executors ------------------------------------------------------------
+        // Interleaved rounds, medians: the CPU-only decisions at small sizes take microseconds,
+        // where a separate timing loop per variant would measure the machine's drift instead.
         {
             if (bitplane::cuda::dot(bitplane::exec::hybrid, a, b) != expected) fail("hybrid dot");
-            const double budget = n >= (std::size_t{1} << 26) ? 1.0 : 0.25;
-            const double t_lib = median_seconds([&] { (void)bitplane::dot(a, b); }, budget);
-            const double t_cpu = median_seconds([&] { (void)bitplane::cuda::dot(bitplane::exec::cpu, a, b); }, budget);
-            const double t_gpu = median_seconds([&] { (void)bitplane::cuda::dot(bitplane::exec::gpu, a, b); }, budget);
-            const double t_hyb = median_seconds([&] { (void)bitplane::cuda::dot(bitplane::exec::hybrid, a, b); }, budget);
-            const double t_auto = median_seconds([&] { (void)bitplane::cuda::dot(bitplane::exec::automatic, a, b); }, budget);
+            const double budget = n >= (std::size_t{1} << 26) ? 6.0 : n >= (std::size_t{1} << 22) ? 4.0 : 2.0;
+            // The serial CPU library (10x exec::cpu from 2^22 on) is timed apart, so that the
+            // rounds of the four executors are short and many.
+            const double t_lib = median_seconds([&] { (void)bitplane::dot(a, b); }, n >= (std::size_t{1} << 26) ? 1.0 : 0.25);
+            const std::vector<double> t = interleaved_medians(
+                {[&] { (void)bitplane::cuda::dot(bitplane::exec::cpu, a, b); },
+                 [&] { (void)bitplane::cuda::dot(bitplane::exec::gpu, a, b); },
+                 [&] { (void)bitplane::cuda::dot(bitplane::exec::hybrid, a, b); },
+                 [&] { (void)bitplane::cuda::dot(bitplane::exec::automatic, a, b); }},
+                budget, 3001);
+            const double t_cpu = t[0], t_gpu = t[1], t_hyb = t[2], t_auto = t[3];
             const double share = bitplane::exec::planned_cpu_share(bitplane::exec::hybrid, static_cast<std::uint64_t>(compressed));
             record(n, "dot host-resident", "bitplane::dot (CPU library)", t_lib, dense_bytes);
             record(n, "dot host-resident", "exec::cpu", t_cpu, dense_bytes);
@@ -287,16 +339,17 @@ int main(int argc, char** argv) {
                    ("cpu share " + std::to_string(share)).c_str());
             record(n, "dot host-resident", "exec::automatic", t_auto, dense_bytes);
             row.hybrid_ratio = t_hyb / std::min(t_cpu, t_gpu);
+            row.auto_ratio = t_auto / std::min(t_cpu, t_gpu);
         }
         summary.push_back(row);
     }
 
     std::printf("\nsummary (ratios; acceptance: encode >= 6, device dot >= 2 at 2^28, pinned transfer dot >= 2.5, hybrid <= 1.05)\n");
-    std::printf("%12s %14s %16s %18s %20s %16s\n", "values", "encode/seed", "dot dev vs thrust", "dot pinned vs thr",
-                "dot pageable vs thr", "hybrid/best");
+    std::printf("%12s %14s %16s %18s %20s %12s %12s\n", "values", "encode/seed", "dot dev vs thrust", "dot pinned vs thr",
+                "dot pageable vs thr", "hybrid/best", "auto/best");
     for (const summary_row& r : summary)
-        std::printf("%12zu %14.2f %16.2f %18.2f %20.2f %16.3f\n", r.n, r.encode_ratio, r.dot_device_ratio,
-                    r.dot_pinned_ratio, r.dot_pageable_ratio, r.hybrid_ratio);
+        std::printf("%12zu %14.2f %16.2f %18.2f %20.2f %12.3f %12.3f\n", r.n, r.encode_ratio, r.dot_device_ratio,
+                    r.dot_pinned_ratio, r.dot_pageable_ratio, r.hybrid_ratio, r.auto_ratio);
     if (csv) std::fclose(csv);
     return 0;
 }

@@ -174,9 +174,9 @@ template <column_value T>
     return static_cast<wide_t<T>>(detail::sum_blocks(v.blocks(), stream));
 }
 
-/// Exact dot product on the device: plane-pair popcounts over the compressed planes where both
-/// blocks allow it (dense, plain or frame of reference, planes below 16), decode-and-multiply
-/// for every other block pair. Throws size_error when sizes differ; waits for `stream`.
+/// Exact dot product on the device: plane-pair popcounts over the compressed planes, as 1-bit
+/// tensor-core products, where both blocks allow it (dense, plain or frame of reference, full,
+/// all-raw, planes below 16), decode-and-multiply for every other block pair. Throws size_error when sizes differ; waits for `stream`.
 template <column_value T>
 [[nodiscard]] wide_t<T> dot(const device_vector<T>& a, const device_vector<T>& b, stream_t stream = nullptr) {
     if (a.size() != b.size())
