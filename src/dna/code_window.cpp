@@ -1,0 +1,177 @@
+// Reading and writing the code planes of a sequence's blocks (code_window.hpp).
+#include "dna/code_window.hpp"
+
+#include "dna/dna_kernels.hpp"
+
+#include "codec/block_format.hpp"
+#include "codec/byte_io.hpp"
+#include "ops/block_view.hpp"
+#include "simd/kernels.hpp"
+
+#include <bitplane/codec.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+namespace bitplane::dna::detail {
+namespace {
+
+constexpr std::size_t two_plane_block_bytes = 5 + 2 * plane_bytes;  // flags, live mask, payload
+
+// Whether encoded bytes are an all-raw interleaved block of exactly planes 0 and 1 (what
+// append_window writes for plain upper-case ACGT): then the planes are read in place.
+bool is_two_plane_block(std::span<const std::byte> bytes) noexcept {
+    return bytes.size() == two_plane_block_bytes &&
+           static_cast<std::uint8_t>(bytes[0]) == bitplane::detail::block_flags::all_raw &&
+           bitplane::detail::load_le<std::uint32_t>(bytes.data() + 1) == 3u;
+}
+
+// The codec's choices for DNA blocks: plane encodings only (references and runs are what
+// pays for N and soft-masked runs); no value transform, no sparse layout, so that planes
+// stay codes.
+constexpr codec::encode_options dna_options{false, false, false, false, true, true};
+
+}  // namespace
+
+void code_window::clear() noexcept {
+    for (std::uint32_t bits = nonzero; bits; bits &= bits - 1)
+        planes.planes[static_cast<std::size_t>(std::countr_zero(bits))].fill(0);
+    nonzero = 0;
+}
+
+void read_block(const bitplane::vector<std::uint32_t>& codes, std::size_t block, code_window& out) {
+    const auto& core = codes.core();
+    out.clear();
+    if (block < core.sealed_block_count() && core.write_back_values(block).empty()) {
+        const std::span<const std::byte> bytes = core.sealed_block(block, {});
+        if (is_two_plane_block(bytes)) {
+            const std::byte* payload = bytes.data() + 5;
+            std::uint32_t* p0 = out.planes.planes[0].data();
+            std::uint32_t* p1 = out.planes.planes[1].data();
+            for (std::size_t c = 0; c < plane_words; ++c) {
+                std::memcpy(p0 + c, payload + 8 * c, 4);
+                std::memcpy(p1 + c, payload + 8 * c + 4, 4);
+            }
+            out.nonzero = 3;
+            return;
+        }
+    }
+    thread_local bitplane::detail::block_view view;
+    thread_local block_planes scratch;
+    bitplane::detail::view_block(core, block, view);
+    std::uint32_t nonzero = 0;
+    const block_planes& planes = bitplane::detail::value_planes(view, scratch, nonzero);
+    nonzero &= (1u << code_planes) - 1u;  // loaded sequences are validated: no higher plane
+    for (std::uint32_t bits = nonzero; bits; bits &= bits - 1) {
+        const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+        out.planes.planes[j] = planes.planes[j];
+    }
+    out.nonzero = nonzero;
+}
+
+void append_window(bitplane::vector<std::uint32_t>& codes, const code_window& window, std::size_t count) {
+    if (count < block_values) {
+        std::array<std::uint32_t, block_values> values;
+        untranspose(window.planes, values);
+        codes.append(std::span<const std::uint32_t>(values.data(), count));
+        return;
+    }
+    alignas(64) std::array<std::byte, codec::max_block_bytes> out;
+    std::size_t size = 0;
+    const auto& p = window.planes.planes;
+    std::uint32_t all0 = ~0u, all1 = ~0u;
+    if (window.nonzero == 3u) {
+        for (std::size_t c = 0; c < plane_words; ++c) {
+            all0 &= p[0][c];
+            all1 &= p[1][c];
+        }
+    }
+    if (window.nonzero == 3u && all0 != ~0u && all1 != ~0u) {
+        // Two live planes, neither constant: the all-raw interleaved block, written directly.
+        out[0] = std::byte{bitplane::detail::block_flags::all_raw};
+        bitplane::detail::store_le<std::uint32_t>(out.data() + 1, 3u);
+        for (std::size_t c = 0; c < plane_words; ++c) {
+            std::memcpy(out.data() + 5 + 8 * c, &p[0][c], 4);
+            std::memcpy(out.data() + 5 + 8 * c + 4, &p[1][c], 4);
+        }
+        size = two_plane_block_bytes;
+    } else {
+        bool partial_high = false;  // a higher plane neither all zero nor all one: runs pay
+        const auto& kernels = bitplane::detail::active_kernels();
+        for (std::uint32_t bits = window.nonzero & ~3u; bits; bits &= bits - 1) {
+            const auto set = kernels.popcount_words(p[static_cast<std::size_t>(std::countr_zero(bits))].data(), plane_words);
+            partial_high = partial_high || set != block_values;
+        }
+        if (!partial_high) {
+            size = codec::encode_planes(window.planes, window.nonzero, block_values, out);
+        } else {
+            std::array<std::uint32_t, block_values> values;
+            untranspose(window.planes, values);
+            size = codec::encode_block(values, false, out, dna_options);
+        }
+    }
+    codes.core().append_encoded_block(std::span<const std::byte>(out.data(), size));
+}
+
+const code_window& window_reader::block(std::size_t index) {
+    for (unsigned k = 0; k < 2; ++k)
+        if (cached_[k] == index) return cache_[k];
+    const unsigned k = next_slot_;
+    next_slot_ ^= 1u;
+    read_block(codes_, index, cache_[k]);
+    cached_[k] = index;
+    return cache_[k];
+}
+
+void window_reader::load(std::int64_t start, code_window& out) {
+    out.clear();
+    const auto n = static_cast<std::int64_t>(codes_.size());
+    const std::int64_t lo = std::max<std::int64_t>(static_cast<std::int64_t>(lo_), std::max<std::int64_t>(start, 0));
+    const std::int64_t hi = std::min<std::int64_t>({static_cast<std::int64_t>(hi_), start + static_cast<std::int64_t>(block_values), n});
+    if (lo >= hi) return;
+    const auto bv = static_cast<std::int64_t>(block_values);
+    const std::int64_t first_block = (start >= 0 ? start : start - bv + 1) / bv;
+    const auto shift = static_cast<std::size_t>(start - first_block * bv);  // 0..2047
+    const auto words = static_cast<std::size_t>(plane_words);
+    // The two blocks the window overlaps, as 128 words per plane (missing blocks read as 0).
+    std::uint32_t nonzero = 0;
+    const code_window* parts[2] = {nullptr, nullptr};
+    for (std::int64_t b = 0; b < 2; ++b) {
+        const std::int64_t index = first_block + b;
+        if (index < 0 || index * bv >= n || (b == 1 && shift == 0)) continue;
+        if (index * bv >= hi || (index + 1) * bv <= lo) continue;
+        parts[b] = &block(static_cast<std::size_t>(index));
+        nonzero |= parts[b]->nonzero;
+    }
+    const std::size_t ws = shift / 32, bs = shift % 32;
+    for (std::uint32_t bits = nonzero; bits; bits &= bits - 1) {
+        const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+        auto word = [&](std::size_t i) -> std::uint32_t {  // word i of the 128-word concatenation
+            const code_window* part = parts[i / words];
+            return part == nullptr ? 0u : part->planes.planes[j][i % words];
+        };
+        std::uint32_t* o = out.planes.planes[j].data();
+        for (std::size_t w = 0; w < words; ++w) {
+            const std::uint32_t low = word(w + ws);
+            o[w] = bs == 0 ? low : (low >> bs) | (word(w + ws + 1) << (32 - bs));
+        }
+    }
+    out.nonzero = nonzero;
+    // Clip to [lo, hi): window positions [lo - start, hi - start).
+    const auto from = static_cast<std::size_t>(lo - start), to = static_cast<std::size_t>(hi - start);
+    if (from == 0 && to == block_values) return;
+    for (std::size_t w = 0; w < words; ++w) {
+        const std::size_t a = 32 * w, e = a + 32;
+        std::uint32_t keep = 0;
+        if (from <= a && e <= to) continue;
+        if (e > from && a < to) {
+            const std::size_t k0 = std::max(a, from) - a, k1 = std::min(e, to) - a;
+            keep = (k1 - k0 == 32 ? ~0u : ((1u << (k1 - k0)) - 1u)) << k0;
+        }
+        for (std::uint32_t bits = nonzero; bits; bits &= bits - 1)
+            out.planes.planes[static_cast<std::size_t>(std::countr_zero(bits))][w] &= keep;
+    }
+}
+
+}  // namespace bitplane::dna::detail

@@ -1,0 +1,62 @@
+// The SIMD kernels of the DNA part: ASCII letters <-> the six code planes of a block.
+//
+// One table per instruction set: dna_kernels_scalar.cpp (portable, the reference every other
+// table is tested against), dna_kernels_sse2.cpp and dna_kernels_avx2.cpp (dna_kernels_impl.hpp
+// written once over the xsimd architecture tag, compiled with each set's flags). The table
+// follows the library's SIMD path (active_simd_path(), BITPLANE_SIMD, set_simd_path).
+#pragma once
+
+#include <bitplane/block.hpp>
+#include <bitplane/dna/alphabet.hpp>
+#include <bitplane/simd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace bitplane::dna::detail {
+
+struct dna_kernel_table {
+    simd_path path;
+
+    /// letters[0..n), n <= 2048 -> code planes: bit i of planes[64 j + i / 32] = bit j of the code
+    /// of letter i, for j < code_planes; bits at or past n are zero. `nonzero` gets bit j set when
+    /// plane j has a set bit. Returns false when some letter is not in the alphabet (the planes
+    /// are then unspecified).
+    bool (*encode_letters)(const char* letters, std::size_t n, std::uint32_t* planes, std::uint32_t* nonzero);
+
+    /// The inverse: code planes (only planes in `nonzero` are read, the others are taken as
+    /// zero) -> letters[0..n). Codes must be valid (is_valid_code).
+    void (*decode_letters)(const std::uint32_t* planes, std::uint32_t nonzero, std::size_t n, char* letters);
+
+    // The operations below read code planes laid out as above (code_planes x 64 words) in which
+    // every plane outside `nonzero` is all zero (written).
+
+    /// Letters of a 2048-letter window by kind, out[0..7) = C, G, T (plain bases), specials (plane
+    /// 3), N, gaps, soft-masked. A is what is left of the window's letter count.
+    void (*count_codes)(const std::uint32_t* planes, std::uint32_t nonzero, std::uint64_t* out);
+
+    /// popcount over the 64 words of OR_j (a_j XOR b_j), j in `compare` (a plane mask).
+    std::uint64_t (*mismatch_planes)(const std::uint32_t* a, const std::uint32_t* b, std::uint32_t compare);
+
+    /// out = the reverse complement of `in`: letter i of out is the complement (alphabet.hpp)
+    /// of letter 2047 - i of in; letters at or past `count` are then cleared to code 0. Writes
+    /// every plane of out; returns out's nonzero mask.
+    std::uint32_t (*reverse_complement)(const std::uint32_t* in, std::uint32_t nonzero, std::size_t count,
+                                        std::uint32_t* out);
+
+    /// Shift-and over match masks: masks[j] points to 36 words (2304 bits: a window and the next
+    /// 256 bits, then zeros) of "text letter i matches pattern letter j"; out[w] (32 words) gets
+    /// bit b set when every masks[j] has bit 64 w + b + j set, for j < k (1 <= k <= 64).
+    void (*shift_and)(const std::uint64_t* const* masks, std::size_t k, std::uint64_t* out);
+};
+
+const dna_kernel_table& scalar_dna_kernels() noexcept;
+#if defined(BITPLANE_X86)
+const dna_kernel_table& sse2_dna_kernels() noexcept;
+const dna_kernel_table& avx2_dna_kernels() noexcept;
+#endif
+
+/// The table of the active SIMD path (one atomic load).
+const dna_kernel_table& dna_kernels();
+
+}  // namespace bitplane::dna::detail

@@ -1,0 +1,327 @@
+// The DNA kernels, written once over an xsimd architecture tag (see dna_kernels.hpp).
+//
+// As in simd/kernels_impl.hpp, each instruction-set translation unit defines
+// BITPLANE_DNA_KERNEL_NS before including this file, so that the same inline functions compiled
+// with different flags land in different namespaces. What xsimd 8.1 lacks (byte movemask, byte
+// shuffles) is in small helpers overloaded on the architecture tag.
+//
+// Letters to planes: a plane word is 32 letters. The common case -- all 32 letters in ACGTacgt
+// -- needs no table: with A 0x41, C 0x43, G 0x47, T 0x54, the G-or-T plane (code bit 1) is ASCII
+// bit 2, the C-or-T plane (code bit 0) is ASCII bit 1 XOR bit 2, and lower case is ASCII bit 5,
+// so three movemasks of shifted bytes give the three planes. Other words (N, ambiguity codes,
+// bad bytes) go through the code table a byte at a time and are then sliced the same way.
+#pragma once
+
+#ifndef BITPLANE_DNA_KERNEL_NS
+#error "define BITPLANE_DNA_KERNEL_NS before including dna_kernels_impl.hpp"
+#endif
+
+#include "dna/dna_kernels.hpp"
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include <immintrin.h>
+
+namespace bitplane::dna::detail::BITPLANE_DNA_KERNEL_NS {
+
+template <class A>
+using u8 = xsimd::batch<std::uint8_t, A>;
+template <class A>
+using u16 = xsimd::batch<std::uint16_t, A>;
+
+// ---- what xsimd 8.1 lacks ------------------------------------------------------------------
+
+inline std::uint32_t byte_movemask(const u8<xsimd::sse2>& x, xsimd::sse2) noexcept {
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(x));
+}
+inline std::uint32_t byte_movemask(const xsimd::batch_bool<std::uint8_t, xsimd::sse2>& x, xsimd::sse2) noexcept {
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(x));
+}
+
+// Codes (< 16) to letters through a 16-byte table; SSE2 has no byte shuffle, so a byte loop.
+inline void codes_to_letters16(const std::uint8_t* codes, char* out, xsimd::sse2) noexcept {
+    for (std::size_t i = 0; i < 16; ++i) out[i] = to_letter(codes[i]);
+}
+
+// Byte i = 0xFF when bit i of `w` (low 16 bits: the half `h` selects) is set.
+inline u8<xsimd::sse2> expand_bits(std::uint32_t w, std::size_t h, xsimd::sse2) noexcept {
+    const auto half = static_cast<std::uint16_t>(w >> (16 * h));
+    __m128i x = _mm_set1_epi16(static_cast<short>(half));
+    // bytes 0-7 from the low byte, 8-15 from the high byte
+    x = _mm_unpacklo_epi8(x, x);                                      // b0 b0 b1 b1 ...
+    x = _mm_shuffle_epi32(_mm_unpacklo_epi16(x, x), 0x50);            // b0 x8, b1 x8
+    const __m128i bits = _mm_set1_epi64x(static_cast<long long>(0x8040201008040201ULL));
+    return _mm_cmpeq_epi8(_mm_and_si128(x, bits), bits);
+}
+
+#if XSIMD_WITH_AVX2
+inline std::uint32_t byte_movemask(const u8<xsimd::avx2>& x, xsimd::avx2) noexcept {
+    return static_cast<std::uint32_t>(_mm256_movemask_epi8(x));
+}
+inline std::uint32_t byte_movemask(const xsimd::batch_bool<std::uint8_t, xsimd::avx2>& x, xsimd::avx2) noexcept {
+    return static_cast<std::uint32_t>(_mm256_movemask_epi8(x));
+}
+
+inline void codes_to_letters16(const std::uint8_t* codes, char* out, xsimd::avx2) noexcept {
+    const __m128i table = _mm_setr_epi8('A', 'C', 'G', 'T', 'a', 'c', 'g', 't', 'N', 'S', 'W', '-', 'n', 's', 'w', 0);
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi8(table, c));
+}
+
+inline u8<xsimd::avx2> expand_bits(std::uint32_t w, std::size_t, xsimd::avx2) noexcept {
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                            2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i x = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(w)), spread);
+    const __m256i bits = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ULL));
+    return _mm256_cmpeq_epi8(_mm256_and_si256(x, bits), bits);
+}
+#endif
+
+// Bit 7 of each byte after shifting the bytes left by k (16-bit lanes: the bits a byte gets from
+// its neighbour never reach bit 7 of the byte that is read).
+template <class A>
+inline std::uint32_t top_bits_after_shift(const u8<A>& x, int k) noexcept {
+    const auto shifted = xsimd::bitwise_cast<u8<A>>(xsimd::bitwise_cast<u16<A>>(x) << k);
+    return byte_movemask(shifted, A{});
+}
+
+// ---- kernels -------------------------------------------------------------------------------
+
+template <class A>
+bool encode_letters(const char* letters, std::size_t n, std::uint32_t* planes, std::uint32_t* nonzero) {
+    constexpr std::size_t S = u8<A>::size;
+    constexpr std::size_t parts = 32 / S;
+    std::uint32_t seen[code_planes] = {};
+    bool bad = false;
+    alignas(32) char padded[32];
+    alignas(32) std::uint8_t codes[32];
+    for (std::size_t w = 0; w < plane_words; ++w) {
+        const std::size_t first = 32 * w;
+        if (first >= n) {
+            for (unsigned j = 0; j < code_planes; ++j) planes[j * plane_words + w] = 0;
+            continue;
+        }
+        const std::size_t count = n - first < 32 ? n - first : 32;
+        const char* src = letters + first;
+        if (count < 32) {  // pad with 'A' (code 0), so the padding sets no bit
+            std::memset(padded, 'A', 32);
+            std::memcpy(padded, src, count);
+            src = padded;
+        }
+        u8<A> x[parts];
+        std::uint32_t acgt = 0;
+        for (std::size_t h = 0; h < parts; ++h) {
+            x[h] = u8<A>::load_unaligned(reinterpret_cast<const std::uint8_t*>(src) + h * S);
+            const u8<A> folded = x[h] | u8<A>(std::uint8_t{0x20});
+            const auto is_base = (folded == u8<A>(std::uint8_t{'a'})) | (folded == u8<A>(std::uint8_t{'c'})) | (folded == u8<A>(std::uint8_t{'g'})) |
+                                 (folded == u8<A>(std::uint8_t{'t'}));
+            acgt |= byte_movemask(is_base, A{}) << (h * S);
+        }
+        std::uint32_t word[code_planes] = {};
+        if (acgt == 0xFFFFFFFFu) {
+            for (std::size_t h = 0; h < parts; ++h) {
+                const std::uint32_t bit2 = top_bits_after_shift<A>(x[h], 5);
+                word[0] |= (top_bits_after_shift<A>(x[h], 6) ^ bit2) << (h * S);
+                word[1] |= bit2 << (h * S);
+                word[2] |= top_bits_after_shift<A>(x[h], 2) << (h * S);
+            }
+        } else {
+            std::uint8_t any_bad = 0;
+            for (std::size_t i = 0; i < 32; ++i) {
+                const std::uint8_t c = to_code(src[i]);
+                any_bad |= static_cast<std::uint8_t>(c & 0x80);
+                codes[i] = c;
+            }
+            bad = bad || any_bad != 0;
+            for (std::size_t h = 0; h < parts; ++h) {
+                const auto c = u8<A>::load_aligned(codes + h * S);
+                for (unsigned j = 0; j < code_planes; ++j)
+                    word[j] |= top_bits_after_shift<A>(c, static_cast<int>(7 - j)) << (h * S);
+            }
+        }
+        if (count < 32) {
+            const std::uint32_t keep = (1u << count) - 1u;
+            for (unsigned j = 0; j < code_planes; ++j) word[j] &= keep;
+        }
+        for (unsigned j = 0; j < code_planes; ++j) {
+            planes[j * plane_words + w] = word[j];
+            seen[j] |= word[j];
+        }
+    }
+    std::uint32_t mask = 0;
+    for (unsigned j = 0; j < code_planes; ++j) mask |= static_cast<std::uint32_t>(seen[j] != 0) << j;
+    *nonzero = bad ? 0 : mask;
+    return !bad;
+}
+
+template <class A>
+void decode_letters(const std::uint32_t* planes, std::uint32_t nonzero, std::size_t n, char* letters) {
+    constexpr std::size_t S = u8<A>::size;
+    constexpr std::size_t parts = 32 / S;
+    alignas(32) std::uint8_t codes[32];
+    alignas(32) char out[32];
+    const bool small_codes = (nonzero & group_mask) == 0;  // every code < 16: one 16-entry table
+    for (std::size_t w = 0; 32 * w < n; ++w) {
+        for (std::size_t h = 0; h < parts; ++h) {
+            u8<A> c(std::uint8_t{0});
+            for (unsigned j = 0; j < code_planes; ++j) {
+                if (!((nonzero >> j) & 1u)) continue;
+                const u8<A> set = expand_bits(planes[j * plane_words + w], h, A{});
+                c = c | (set & u8<A>(static_cast<std::uint8_t>(1u << j)));
+            }
+            c.store_aligned(codes + h * S);
+        }
+        const std::size_t count = n - 32 * w < 32 ? n - 32 * w : 32;
+        char* dst = count == 32 ? letters + 32 * w : out;
+        if (small_codes) {
+            codes_to_letters16(codes, dst, A{});
+            codes_to_letters16(codes + 16, dst + 16, A{});
+        } else {
+            for (std::size_t i = 0; i < 32; ++i) dst[i] = to_letter(codes[i]);
+        }
+        if (count < 32) std::memcpy(letters + 32 * w, out, count);
+    }
+}
+
+inline std::uint64_t popcount64(std::uint64_t x, xsimd::sse2) noexcept {  // no POPCNT in SSE2
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (x * 0x0101010101010101ull) >> 56;
+}
+#if XSIMD_WITH_AVX2
+inline std::uint64_t popcount64(std::uint64_t x, xsimd::avx2) noexcept {  // built with -mpopcnt
+    return static_cast<std::uint64_t>(__builtin_popcountll(x));
+}
+#endif
+
+inline std::uint64_t word64(const std::uint32_t* plane, std::size_t i) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, plane + 2 * i, 8);
+    return w;
+}
+
+template <class A>
+void count_codes(const std::uint32_t* planes, std::uint32_t nonzero, std::uint64_t* out) {
+    std::uint64_t c = 0, g = 0, t = 0, special = 0, n = 0, gap = 0, lower = 0;
+    const std::uint32_t* p0 = planes;
+    const std::uint32_t* p1 = planes + plane_words;
+    if ((nonzero & ~(base_mask | lower_bit)) == 0) {  // plain bases only: three popcounts a word
+        for (std::size_t i = 0; i < plane_words / 2; ++i) {
+            const std::uint64_t a = word64(p0, i), b = word64(p1, i);
+            c += popcount64(a, A{});
+            g += popcount64(b, A{});
+            t += popcount64(a & b, A{});
+        }
+        c -= t;
+        g -= t;
+    } else {
+        for (std::size_t i = 0; i < plane_words / 2; ++i) {
+            const std::uint64_t a = word64(p0, i), b = word64(p1, i);
+            const std::uint64_t s = word64(planes + 3 * plane_words, i);
+            const std::uint64_t group0 = s & ~(word64(planes + 4 * plane_words, i) | word64(planes + 5 * plane_words, i));
+            c += popcount64(~s & a & ~b, A{});
+            g += popcount64(~s & ~a & b, A{});
+            t += popcount64(~s & a & b, A{});
+            special += popcount64(s, A{});
+            n += popcount64(group0 & ~a & ~b, A{});
+            gap += popcount64(group0 & a & b, A{});
+        }
+    }
+    if (nonzero & lower_bit)
+        for (std::size_t i = 0; i < plane_words / 2; ++i) lower += popcount64(word64(planes + 2 * plane_words, i), A{});
+    out[0] = c; out[1] = g; out[2] = t; out[3] = special; out[4] = n; out[5] = gap; out[6] = lower;
+}
+
+template <class A>
+std::uint64_t mismatch_planes(const std::uint32_t* a, const std::uint32_t* b, std::uint32_t compare) {
+    std::uint64_t n = 0;
+    if (compare == base_mask) {  // the common case: two planes
+        for (std::size_t i = 0; i < plane_words / 2; ++i)
+            n += popcount64((word64(a, i) ^ word64(b, i)) | (word64(a + plane_words, i) ^ word64(b + plane_words, i)), A{});
+        return n;
+    }
+    for (std::size_t i = 0; i < plane_words / 2; ++i) {
+        std::uint64_t diff = 0;
+        for (unsigned j = 0; j < code_planes; ++j)
+            if ((compare >> j) & 1u) diff |= word64(a + j * plane_words, i) ^ word64(b + j * plane_words, i);
+        n += popcount64(diff, A{});
+    }
+    return n;
+}
+
+inline std::uint32_t reverse_bits32(std::uint32_t x) noexcept {
+    x = __builtin_bswap32(x);
+    x = ((x >> 4) & 0x0F0F0F0Fu) | ((x & 0x0F0F0F0Fu) << 4);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    return ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+}
+
+template <class A>
+std::uint32_t reverse_complement(const std::uint32_t* in, std::uint32_t nonzero, std::size_t count, std::uint32_t* out) {
+    // valid[w]: the bits of output word w below `count`
+    std::uint32_t valid[plane_words];
+    for (std::size_t w = 0; w < plane_words; ++w) {
+        const std::size_t lo = 32 * w;
+        valid[w] = count >= lo + 32 ? ~0u : count <= lo ? 0u : (1u << (count - lo)) - 1u;
+    }
+    std::uint32_t result = 0;
+    for (unsigned j = 0; j < code_planes; ++j) {
+        std::uint32_t* o = out + j * plane_words;
+        if (!((nonzero >> j) & 1u)) {
+            for (std::size_t w = 0; w < plane_words; ++w) o[w] = 0;
+            continue;
+        }
+        const std::uint32_t* p = in + j * plane_words;
+        std::uint32_t any = 0;
+        for (std::size_t w = 0; w < plane_words; ++w) {
+            o[w] = reverse_bits32(p[plane_words - 1 - w]) & valid[w];
+            any |= o[w];
+        }
+        result |= static_cast<std::uint32_t>(any != 0) << j;
+    }
+    // Base bits flip where the letter is a plain base or in ambiguity group 1 or 2.
+    std::uint32_t* o0 = out;
+    std::uint32_t* o1 = out + plane_words;
+    const std::uint32_t* s = out + 3 * plane_words;
+    const std::uint32_t* g4 = out + 4 * plane_words;
+    const std::uint32_t* g5 = out + 5 * plane_words;
+    std::uint32_t any0 = 0, any1 = 0;
+    for (std::size_t w = 0; w < plane_words; ++w) {
+        const std::uint32_t flip = (~s[w] | g4[w] | g5[w]) & valid[w];
+        o0[w] ^= flip;
+        o1[w] ^= flip;
+        any0 |= o0[w];
+        any1 |= o1[w];
+    }
+    return (result & ~std::uint32_t{base_mask}) | (any0 != 0 ? 1u : 0u) | (any1 != 0 ? 2u : 0u);
+}
+
+template <class A>
+void shift_and(const std::uint64_t* const* masks, std::size_t k, std::uint64_t* out) {
+    using u64 = xsimd::batch<std::uint64_t, A>;
+    constexpr std::size_t L = u64::size;
+    for (std::size_t w = 0; w < 32; w += L) {
+        u64 r = u64::load_unaligned(masks[0] + w);
+        for (std::size_t j = 1; j < k; ++j) {
+            const std::uint64_t* m = masks[j];
+            r = r & ((u64::load_unaligned(m + w) >> static_cast<int>(j)) |
+                     (u64::load_unaligned(m + w + 1) << static_cast<int>(64 - j)));
+            // Random text leaves no candidate after a few letters: stop then.
+            if ((j & 3) == 0 && xsimd::none(r != u64(std::uint64_t{0}))) break;
+        }
+        r.store_unaligned(out + w);
+    }
+}
+
+template <class A>
+constexpr dna_kernel_table make_table(simd_path path) {
+    return {path, encode_letters<A>, decode_letters<A>, count_codes<A>, mismatch_planes<A>, reverse_complement<A>,
+            shift_and<A>};
+}
+
+}  // namespace bitplane::dna::detail::BITPLANE_DNA_KERNEL_NS
