@@ -68,9 +68,14 @@ const squash_table& squasher() {
     return s;
 }
 
-// Context orders, and how many plain bases of history each reads. Low orders index a table
-// directly; high orders hash into a table sized for the sequence.
-constexpr std::array<unsigned, 7> orders = {1, 2, 3, 6, 11, 16, 22};
+// Context orders: how many preceding plain bases each model reads. Low orders index a table
+// directly; high orders hash into a table sized for the sequence (2^16 to 2^22 slots of 8
+// bytes: at most 32 MiB a model). Chosen on lambda, E. coli and human chr20 (docs/dna.md):
+// more or other orders changed E. coli by under 0.01 bit per base and cost time.
+constexpr std::array<unsigned, 6> orders = {2, 3, 6, 11, 16, 22};
+// Orders from this one up also learn from the reverse complement of what they see (inverted
+// repeats: a gene on the other strand), as GeCo does; worth 0.01-0.05 bit per base.
+constexpr unsigned inverted_repeat_order = 11;
 constexpr unsigned model_count = orders.size();
 constexpr unsigned inputs = model_count + 1;  // + a bias input
 
@@ -93,19 +98,13 @@ public:
             for (std::size_t i = 0; i < (std::size_t{1} << table_bits_[m]); ++i)
                 for (auto& n : tables_[m][i].node) n = static_cast<std::uint16_t>(2048 << 4);
         }
-        for (auto& w : weights_) w = (1 << 16) / 3;
+        for (auto& w : weights_) w = (1 << 16) / static_cast<int>(model_count);
         for (unsigned k = 0; k < 17; ++k) recip_[k] = static_cast<int>(65536.0 / (k + 1.5));
     }
 
     // Point every model at the context of the next base.
     void start_base() {
-        for (unsigned m = 0; m < model_count; ++m) {
-            const unsigned o = orders[m];
-            const std::uint64_t ctx = o >= 32 ? history_ : history_ & ((std::uint64_t{1} << (2 * o)) - 1);
-            std::uint64_t index = ctx;
-            if (2 * o > table_bits_[m]) index = ((ctx + o) * 0x9E3779B97F4A7C15ull) >> (64 - table_bits_[m]);
-            current_[m] = &tables_[m][index];
-        }
+        for (unsigned m = 0; m < model_count; ++m) current_[m] = &tables_[m][index(m, history_)];
     }
 
     // Probability (12 bits) that the bit of decision `node` is 1.
@@ -125,37 +124,95 @@ public:
     }
 
     void update(int bit) {
-        // Mixer: gradient step on coding cost.
-        const int err = ((bit << 12) - p_) * 6;
+        // Mixer: gradient step on coding cost (a small rate: DNA is noisy).
+        const int err = ((bit << 12) - p_) * 2;
         int* w = &weights_[weight_set(node_) * inputs];
-        for (unsigned m = 0; m < inputs; ++m) w[m] += (st_[m] * err) >> 10;
-        // Counters: faster adaptation while a context is young.
+        for (unsigned m = 0; m < inputs; ++m) w[m] += (st_[m] * err) >> 12;
+        for (unsigned m = 0; m < model_count; ++m) learn(current_[m]->node[node_], bit, limit_[m]);
+    }
+
+    void end_base(unsigned base) {
+        history_ = (history_ << 2) | base;
+        reverse_ = (reverse_ >> 2) | (std::uint64_t{3u - base} << 62);
+        // Inverted repeats: the (o+1)-mer that ends here, reverse-complemented, is context
+        // (the complements of the last o bases, newest first) followed by the complement of
+        // the base before them.
         for (unsigned m = 0; m < model_count; ++m) {
-            std::uint16_t& n = current_[m]->node[node_];
-            const int p = n >> 4, count = n & 15;
-            const int target = bit ? 4095 : 0;
-            const int next = p + (((target - p) * recip_[count]) >> 16);
-            n = static_cast<std::uint16_t>((std::clamp(next, 1, 4095) << 4) | std::min(count + 1, limit_[m]));
+            const unsigned o = orders[m];
+            if (o < inverted_repeat_order) continue;
+            const std::uint64_t ctx = reverse_ >> (64 - 2 * o);
+            const auto symbol = static_cast<unsigned>(3u - ((history_ >> (2 * o)) & 3u));
+            slot& s = tables_[m][index(m, ctx)];
+            const int high = static_cast<int>(symbol >> 1);
+            learn(s.node[0], high, limit_[m]);
+            learn(s.node[1 + high], static_cast<int>(symbol & 1u), limit_[m]);
         }
     }
 
-    void end_base(unsigned base) { history_ = (history_ << 2) | base; }
-
 private:
-    [[nodiscard]] unsigned weight_set(unsigned node) const noexcept {
-        return node * 16 + static_cast<unsigned>(history_ & 15);
+    [[nodiscard]] static unsigned weight_set(unsigned node) noexcept { return node; }
+
+    [[nodiscard]] std::size_t index(unsigned m, std::uint64_t history) const noexcept {
+        const unsigned o = orders[m];
+        const std::uint64_t ctx = history & ((std::uint64_t{1} << (2 * o)) - 1);
+        if (2 * o <= table_bits_[m]) return static_cast<std::size_t>(ctx);
+        return static_cast<std::size_t>(((ctx + o) * 0x9E3779B97F4A7C15ull) >> (64 - table_bits_[m]));
+    }
+
+    // A counter moves toward the bit by 1/(count + 1.5): a frequency estimate while the context
+    // is young, then (count capped at `limit`) an adaptive one.
+    void learn(std::uint16_t& n, int bit, int limit) const noexcept {
+        const int p = n >> 4, count = n & 15;
+        const int target = bit ? 4095 : 0;
+        const int next = p + (((target - p) * recip_[static_cast<std::size_t>(count)]) >> 16);
+        n = static_cast<std::uint16_t>((std::clamp(next, 1, 4095) << 4) | std::min(count + 1, limit));
     }
 
     std::array<std::unique_ptr<slot[]>, model_count> tables_;
     std::array<unsigned, model_count> table_bits_{};
     std::array<slot*, model_count> current_{};
-    std::array<int, 3 * 16 * inputs> weights_{};
+    std::array<int, 3 * inputs> weights_{};
     std::array<int, inputs> st_{};
     std::array<int, 17> recip_{};
-    static constexpr std::array<int, model_count> limit_ = {15, 15, 15, 15, 12, 6, 4};
-    std::uint64_t history_ = 0;
+    static constexpr std::array<int, model_count> limit_ = {15, 15, 15, 15, 6, 4};
+    std::uint64_t history_ = 0;  // plain bases, newest in the low bits
+    std::uint64_t reverse_ = 0;  // their complements, newest in the high bits
     unsigned node_ = 0;
     int p_ = 2048;
+};
+
+// Soft-masking, one binary decision a letter ("lower case?"), predicted from the previous
+// letter's case and how long its run has been (in powers of two): masked runs of real genomes
+// are hundreds of letters long, so a case change costs about log2(run length) bits and a
+// letter inside a run almost nothing.
+class case_model {
+public:
+    case_model() {
+        for (auto& c : cells_) c = {32768, 0};
+    }
+    [[nodiscard]] int predict() const noexcept { return std::clamp(cells_[context()].p >> 4, 1, 4095); }
+    void update(int lower) noexcept {
+        cell& c = cells_[context()];
+        // Frequency estimate (1 / (n + 1.5)) for the first thousand letters of a context, so
+        // that a genome without soft-masking pays a few bits in all, not a bit per thousand.
+        const int target = lower ? 65535 : 0;
+        c.p += static_cast<int>((static_cast<std::int64_t>(target - c.p) * 2) / (2 * c.n + 3));
+        c.n = std::min(c.n + 1, 1023);
+        run_ = lower == last_ ? run_ + 1 : 1;
+        last_ = lower;
+    }
+
+private:
+    struct cell {
+        int p;  // probability of lower case, 16 bits
+        int n;  // letters seen in this context (capped)
+    };
+    [[nodiscard]] std::size_t context() const noexcept {
+        return static_cast<std::size_t>(last_) * 13 + std::min<std::size_t>(std::bit_width(run_), 12);
+    }
+    std::array<cell, 26> cells_{};
+    std::uint64_t run_ = 0;
+    int last_ = 0;
 };
 
 // ---- binary arithmetic coder (carry-less, 32-bit, as in lpaq) --------------------------------
@@ -212,13 +269,15 @@ private:
 
 // ---- the rest-part ---------------------------------------------------------------------------
 
+// The rest-part value of a code: special << 1 | group << 2 | (special ? base bits : 0) << 4
+// (bit 0 is always 0: case is coded by case_model).
 std::uint32_t rest_of(std::uint32_t c) noexcept {
     const std::uint32_t special = (c >> 3) & 1u;
-    return ((c >> 2) & 1u) | special << 1 | ((c >> 4) & 3u) << 2 | (special ? (c & 3u) : 0u) << 4;
+    return special << 1 | ((c >> 4) & 3u) << 2 | (special ? (c & 3u) : 0u) << 4;
 }
-std::uint32_t code_of(std::uint32_t rest, std::uint32_t base) noexcept {
+std::uint32_t code_of(std::uint32_t rest, std::uint32_t base, std::uint32_t lower) noexcept {
     const std::uint32_t special = (rest >> 1) & 1u;
-    return (special ? (rest >> 4) & 3u : base) | (rest & 1u) << 2 | special << 3 | ((rest >> 2) & 3u) << 4;
+    return (special ? (rest >> 4) & 3u : base) | lower << 2 | special << 3 | ((rest >> 2) & 3u) << 4;
 }
 
 constexpr codec::encode_options rest_options{false, false, false, false, true, true};
@@ -256,11 +315,15 @@ void write_modeled(const sequence& s, std::vector<std::byte>& out) {
     out.resize(count_at + 8);
     store_le<std::uint64_t>(out.data() + count_at, plain);
     model m(plain);
+    case_model cases;
     encoder enc(out);
     for (std::size_t b = 0; b < blocks; ++b) {
         const std::size_t count = std::min(block_values, n - b * block_values);
         s.codes().decode(b * block_values, std::span<std::uint32_t>(codes.data(), count));
         for (std::size_t i = 0; i < count; ++i) {
+            const int lower = static_cast<int>((codes[i] >> 2) & 1u);
+            enc.code(lower, cases.predict());
+            cases.update(lower);
             if (codes[i] & special_bit) continue;
             const unsigned base = codes[i] & 3u;
             m.start_base();
@@ -297,6 +360,7 @@ bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload,
     if (plain > letters) throw format_error("packed DNA: more plain bases than letters", in.offset() - 8);
     decoder dec(payload.subspan(in.position()));
     model m(plain);
+    case_model cases;
     bitplane::vector<std::uint32_t> out;
     std::array<std::uint32_t, block_values> rest, codes;
     std::uint64_t decoded = 0;
@@ -318,12 +382,15 @@ bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload,
         std::uint32_t any = 0;
         for (std::size_t i = 0; i < count; ++i) {
             const bool special = (rest[i] & 2u) != 0;
-            if (rest[i] >= 64 || (special ? !is_valid_code(code_of(rest[i], 0)) : (rest[i] & ~1u) != 0))
+            if (rest[i] >= 64 || (rest[i] & 1u) != 0 || (!special && rest[i] != 0) ||
+                (special && !is_valid_code(code_of(rest[i], 0, 0))))
                 throw format_error("packed DNA: rest-part value " + std::to_string(rest[i]) + " of letter " +
                                        std::to_string(b * block_values + i) + " is not one",
                                    base + at);
+            const int lower = dec.code(cases.predict());
+            cases.update(lower);
             unsigned bits = 0;
-            if ((rest[i] & 2u) == 0) {
+            if (!special) {
                 if (++decoded > plain) throw format_error("packed DNA: more plain letters than the count says", base);
                 m.start_base();
                 const int high = dec.code(m.predict(0));
@@ -333,7 +400,9 @@ bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload,
                 bits = static_cast<unsigned>(high << 1 | low);
                 m.end_base(bits);
             }
-            codes[i] = code_of(rest[i], bits);
+            codes[i] = code_of(rest[i], bits, static_cast<std::uint32_t>(lower));
+            if (!is_valid_code(codes[i]))  // a lower-case gap
+                throw format_error("packed DNA: letter " + std::to_string(b * block_values + i) + " decodes to no letter", base);
             any |= codes[i];
         }
         window.clear();

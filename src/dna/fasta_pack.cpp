@@ -142,13 +142,18 @@ void read_metadata(meta_reader& in, std::uint64_t record_count, std::uint64_t le
         in.fail("an empty last line in a file without a final line ending");
 }
 
-// ---- planes payload: u16 block sizes, then the blocks ---------------------------------------
+// ---- planes payload: block sizes, then the blocks --------------------------------------------
+//
+// Sizes are varints of zigzag(size - 517), 517 being a plain two-plane block, so that a plain
+// block's size costs one byte.
+
+constexpr std::int64_t usual_block_bytes = 5 + 2 * static_cast<std::int64_t>(plane_bytes);
 
 void write_planes(const sequence& s, std::vector<std::byte>& out) {
     const auto& core = s.codes().core();
     const std::size_t blocks = (s.size() + block_values - 1) / block_values;
-    const std::size_t table = out.size();
-    out.resize(table + 2 * blocks);
+    std::string sizes;
+    std::vector<std::byte> body;
     std::array<std::byte, codec::max_block_bytes> scratch;
     for (std::size_t b = 0; b < blocks; ++b) {
         std::span<const std::byte> bytes;
@@ -157,48 +162,55 @@ void write_planes(const sequence& s, std::vector<std::byte>& out) {
         } else {
             bytes = std::span<const std::byte>(scratch).first(codec::encode_block(core.tail(), false, scratch));
         }
-        store_le<std::uint16_t>(out.data() + table + 2 * b, static_cast<std::uint16_t>(bytes.size()));
-        out.insert(out.end(), bytes.begin(), bytes.end());
+        const std::int64_t delta = static_cast<std::int64_t>(bytes.size()) - usual_block_bytes;
+        put_varint(sizes, static_cast<std::uint64_t>(delta < 0 ? -2 * delta - 1 : 2 * delta));
+        body.insert(body.end(), bytes.begin(), bytes.end());
     }
+    const auto* p = reinterpret_cast<const std::byte*>(sizes.data());
+    out.insert(out.end(), p, p + sizes.size());
+    out.insert(out.end(), body.begin(), body.end());
 }
 
 bitplane::vector<std::uint32_t> read_planes(std::span<const std::byte> payload, std::uint64_t base, std::uint64_t letters) {
     const std::uint64_t blocks = (letters + block_values - 1) / block_values;
-    bitplane::detail::byte_reader in(payload, base);
-    if (blocks > payload.size() / 3) throw format_error("packed DNA: " + std::to_string(blocks) + " blocks cannot fit in the payload", base);
+    // A block takes at least 6 bytes (one of size, five of header).
+    if (blocks > payload.size() / 6) throw format_error("packed DNA: " + std::to_string(blocks) + " blocks cannot fit in the payload", base);
+    meta_reader sizes(std::string_view(reinterpret_cast<const char*>(payload.data()), payload.size()), base, false);
     std::vector<std::uint64_t> offsets;
-    std::vector<std::uint32_t> sizes;
+    std::vector<std::uint32_t> lengths;
     offsets.reserve(blocks);
-    sizes.reserve(blocks);
+    lengths.reserve(blocks);
     std::uint64_t at = 0;
     for (std::uint64_t b = 0; b < blocks; ++b) {
-        const auto size = in.read<std::uint16_t>("block size");
-        if (size == 0 || size > codec::max_block_bytes) throw format_error("packed DNA: block size " + std::to_string(size), in.offset() - 2);
+        const std::uint64_t z = sizes.varint("block size");
+        const std::int64_t size = usual_block_bytes + ((z & 1u) != 0 ? -static_cast<std::int64_t>((z + 1) / 2) : static_cast<std::int64_t>(z / 2));
+        if (z > 2 * codec::max_block_bytes || size <= 0 || size > static_cast<std::int64_t>(codec::max_block_bytes))
+            sizes.fail("block " + std::to_string(b) + " has an impossible size");
         offsets.push_back(at);
-        sizes.push_back(size);
-        at += size;
+        lengths.push_back(static_cast<std::uint32_t>(size));
+        at += static_cast<std::uint64_t>(size);
     }
-    if (at != in.remaining()) throw format_error("packed DNA: blocks do not fill the payload exactly", in.offset());
-    const std::span<const std::byte> arena = payload.subspan(in.position());
+    const std::size_t table_bytes = payload.size() - sizes.remaining();
+    if (at != sizes.remaining()) throw format_error("packed DNA: blocks do not fill the payload exactly", base + table_bytes);
+    const std::span<const std::byte> arena = payload.subspan(table_bytes);
     const std::uint64_t full = letters / block_values;
     std::vector<std::uint32_t> tail(letters % block_values);
     for (std::uint64_t b = 0; b < blocks; ++b) {
-        const auto bytes = arena.subspan(offsets[b], sizes[b]);
-        const std::size_t count = b < full ? block_values : tail.size();
+        const auto bytes = arena.subspan(offsets[b], lengths[b]);
         try {
             if (b < full) {
-                codec::validate_block(bytes, count);
+                codec::validate_block(bytes, block_values);
             } else {
                 codec::decode_block(bytes, tail);
             }
         } catch (const format_error& e) {
-            throw format_error(std::string("packed DNA block ") + std::to_string(b) + ": " + e.what(), base + in.position() + offsets[b]);
+            throw format_error(std::string("packed DNA block ") + std::to_string(b) + ": " + e.what(), base + table_bytes + offsets[b]);
         }
     }
     bitplane::vector<std::uint32_t> codes;
-    const std::uint64_t arena_bytes = full == 0 ? 0 : offsets[full - 1] + sizes[full - 1];
+    const std::uint64_t arena_bytes = full == 0 ? 0 : offsets[full - 1] + lengths[full - 1];
     codes.core().adopt(arena.first(arena_bytes), std::span<const std::uint64_t>(offsets.data(), full),
-                       std::span<const std::uint32_t>(sizes.data(), full), tail, letters);
+                       std::span<const std::uint32_t>(lengths.data(), full), tail, letters);
     return codes;
 }
 
