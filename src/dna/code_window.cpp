@@ -34,29 +34,28 @@ constexpr codec::encode_options dna_options{false, false, false, false, true, tr
 
 }  // namespace
 
-void code_window::clear() noexcept {
-    for (std::uint32_t bits = nonzero; bits; bits &= bits - 1)
+void code_window::clear(std::uint32_t keep) noexcept {
+    for (std::uint32_t bits = nonzero & ~keep; bits; bits &= bits - 1)
         planes.planes[static_cast<std::size_t>(std::countr_zero(bits))].fill(0);
     nonzero = 0;
 }
 
+const std::byte* two_plane_payload(const bitplane::vector<std::uint32_t>& codes, std::size_t block) noexcept {
+    const auto& core = codes.core();
+    if (block >= core.sealed_block_count() || !core.write_back_values(block).empty()) return nullptr;
+    const std::span<const std::byte> bytes = core.sealed_block(block, {});
+    return is_two_plane_block(bytes) ? bytes.data() + 5 : nullptr;
+}
+
 void read_block(const bitplane::vector<std::uint32_t>& codes, std::size_t block, code_window& out) {
+    if (const std::byte* payload = two_plane_payload(codes, block)) {
+        out.clear(3u);
+        dna_kernels().deinterleave2(payload, out.planes.planes[0].data(), out.planes.planes[1].data());
+        out.nonzero = 3;
+        return;
+    }
     const auto& core = codes.core();
     out.clear();
-    if (block < core.sealed_block_count() && core.write_back_values(block).empty()) {
-        const std::span<const std::byte> bytes = core.sealed_block(block, {});
-        if (is_two_plane_block(bytes)) {
-            const std::byte* payload = bytes.data() + 5;
-            std::uint32_t* p0 = out.planes.planes[0].data();
-            std::uint32_t* p1 = out.planes.planes[1].data();
-            for (std::size_t c = 0; c < plane_words; ++c) {
-                std::memcpy(p0 + c, payload + 8 * c, 4);
-                std::memcpy(p1 + c, payload + 8 * c + 4, 4);
-            }
-            out.nonzero = 3;
-            return;
-        }
-    }
     thread_local bitplane::detail::block_view view;
     thread_local block_planes scratch;
     bitplane::detail::view_block(core, block, view);
@@ -91,10 +90,7 @@ void append_window(bitplane::vector<std::uint32_t>& codes, const code_window& wi
         // Two live planes, neither constant: the all-raw interleaved block, written directly.
         out[0] = std::byte{bitplane::detail::block_flags::all_raw};
         bitplane::detail::store_le<std::uint32_t>(out.data() + 1, 3u);
-        for (std::size_t c = 0; c < plane_words; ++c) {
-            std::memcpy(out.data() + 5 + 8 * c, &p[0][c], 4);
-            std::memcpy(out.data() + 5 + 8 * c + 4, &p[1][c], 4);
-        }
+        dna_kernels().interleave2(p[0].data(), p[1].data(), out.data() + 5);
         size = two_plane_block_bytes;
     } else {
         bool partial_high = false;  // a higher plane neither all zero nor all one: runs pay
@@ -147,14 +143,22 @@ void window_reader::load(std::int64_t start, code_window& out) {
     const std::size_t ws = shift / 32, bs = shift % 32;
     for (std::uint32_t bits = nonzero; bits; bits &= bits - 1) {
         const auto j = static_cast<std::size_t>(std::countr_zero(bits));
-        auto word = [&](std::size_t i) -> std::uint32_t {  // word i of the 128-word concatenation
-            const code_window* part = parts[i / words];
-            return part == nullptr ? 0u : part->planes.planes[j][i % words];
-        };
+        // The plane's words of both blocks, one after another (a missing block reads as 0).
+        alignas(64) std::uint32_t both[2 * plane_words + 8];
+        for (std::size_t b = 0; b < 2; ++b) {
+            if (parts[b] != nullptr) {
+                std::memcpy(both + b * words, parts[b]->planes.planes[j].data(), plane_bytes);
+            } else {
+                std::memset(both + b * words, 0, plane_bytes);
+            }
+        }
+        both[2 * words] = 0;
         std::uint32_t* o = out.planes.planes[j].data();
-        for (std::size_t w = 0; w < words; ++w) {
-            const std::uint32_t low = word(w + ws);
-            o[w] = bs == 0 ? low : (low >> bs) | (word(w + ws + 1) << (32 - bs));
+        const std::uint32_t* src = both + ws;
+        if (bs == 0) {
+            std::memcpy(o, src, plane_bytes);
+        } else {
+            for (std::size_t w = 0; w < words; ++w) o[w] = (src[w] >> bs) | (src[w + 1] << (32 - bs));
         }
     }
     out.nonzero = nonzero;

@@ -27,9 +27,14 @@ struct code_window {
 
     [[nodiscard]] std::uint32_t* data() noexcept { return planes.planes[0].data(); }
     [[nodiscard]] const std::uint32_t* data() const noexcept { return planes.planes[0].data(); }
-    /// Zeroes the planes that `nonzero` says may be set, then clears it.
-    void clear() noexcept;
+    /// Zeroes the planes that `nonzero` says may be set, except those in `keep` (about to be
+    /// overwritten), then clears it.
+    void clear(std::uint32_t keep = 0) noexcept;
 };
+
+/// The interleaved payload of block `block` when it is a sealed two-plane block (plain
+/// upper-case ACGT: see dna_kernels.hpp), else null.
+[[nodiscard]] const std::byte* two_plane_payload(const bitplane::vector<std::uint32_t>& codes, std::size_t block) noexcept;
 
 /// Block `block` of `codes` into `out` (letters past the end of a last, partial block are 0).
 void read_block(const bitplane::vector<std::uint32_t>& codes, std::size_t block, code_window& out);

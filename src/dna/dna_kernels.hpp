@@ -48,6 +48,19 @@ struct dna_kernel_table {
     /// 256 bits, then zeros) of "text letter i matches pattern letter j"; out[w] (32 words) gets
     /// bit b set when every masks[j] has bit 64 w + b + j set, for j < k (1 <= k <= 64).
     void (*shift_and)(const std::uint64_t* const* masks, std::size_t k, std::uint64_t* out);
+
+    // Two-plane blocks (plain upper-case ACGT, the common case) read and written in place: the
+    // all-raw interleaved payload of planes 0 and 1, 64 columns of (word of plane 0, word of
+    // plane 1), 512 bytes at any alignment.
+
+    /// payload -> planes 0 and 1 (64 words each).
+    void (*deinterleave2)(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p1);
+    /// planes 0 and 1 -> payload.
+    void (*interleave2)(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload);
+    /// out[0..3) = C, G, T of the block's 2048 letters (A is the rest).
+    void (*count2)(const std::byte* payload, std::uint64_t* out);
+    /// Letters that differ between two such blocks.
+    std::uint64_t (*mismatch2)(const std::byte* a, const std::byte* b);
 };
 
 const dna_kernel_table& scalar_dna_kernels() noexcept;

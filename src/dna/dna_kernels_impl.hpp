@@ -318,10 +318,131 @@ void shift_and(const std::uint64_t* const* masks, std::size_t k, std::uint64_t* 
     }
 }
 
+// ---- two-plane blocks in place ------------------------------------------------------------------
+// Plain loops: built with each instruction set's flags, GCC vectorizes the shuffles; the
+// popcounts are 64-bit (POPCNT on the AVX2 path): two columns (64 letters) make one 64-bit word
+// of each plane.
+
+inline std::uint64_t load_u64(const std::byte* p) noexcept {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+template <class A>
+void deinterleave2(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p1) {
+    std::uint32_t w[2 * plane_words];
+    std::memcpy(w, payload, sizeof w);
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        p0[c] = w[2 * c];
+        p1[c] = w[2 * c + 1];
+    }
+}
+
+template <class A>
+void interleave2(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload) {
+    std::uint32_t w[2 * plane_words];
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        w[2 * c] = p0[c];
+        w[2 * c + 1] = p1[c];
+    }
+    std::memcpy(payload, w, sizeof w);
+}
+
+// Portable (SSE2) forms: 64-bit words and popcounts.
+inline void count2(const std::byte* payload, std::uint64_t* out, xsimd::sse2) noexcept {
+    std::uint64_t ct = 0, gt = 0, t = 0;
+    constexpr std::uint64_t low = 0xFFFFFFFFull;
+    for (std::size_t c = 0; c < plane_words; c += 2) {
+        const std::uint64_t x0 = load_u64(payload + 8 * c), x1 = load_u64(payload + 8 * c + 8);
+        const std::uint64_t a = (x0 & low) | (x1 << 32);   // plane 0, 64 letters
+        const std::uint64_t b = (x0 >> 32) | (x1 & ~low);  // plane 1
+        ct += popcount64(a, xsimd::sse2{});
+        gt += popcount64(b, xsimd::sse2{});
+        t += popcount64(a & b, xsimd::sse2{});
+    }
+    out[0] = ct - t;
+    out[1] = gt - t;
+    out[2] = t;
+}
+
+inline std::uint64_t mismatch2(const std::byte* a, const std::byte* b, xsimd::sse2) noexcept {
+    std::uint64_t n = 0;
+    constexpr std::uint64_t low = 0xFFFFFFFFull;
+    for (std::size_t c = 0; c < plane_words; c += 2) {
+        const std::uint64_t x0 = load_u64(a + 8 * c) ^ load_u64(b + 8 * c);
+        const std::uint64_t x1 = load_u64(a + 8 * c + 8) ^ load_u64(b + 8 * c + 8);
+        n += popcount64(((x0 | (x0 >> 32)) & low) | ((x1 | (x1 << 32)) & ~low), xsimd::sse2{});
+    }
+    return n;
+}
+
+#if XSIMD_WITH_AVX2
+// Byte popcounts by nibble lookup (pshufb), summed per byte; at most 8 per byte per call.
+inline __m256i byte_popcounts(__m256i v) noexcept {
+    const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,  //
+                                           0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    return _mm256_add_epi8(_mm256_shuffle_epi8(table, _mm256_and_si256(v, nibble)),
+                           _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
+}
+
+inline std::uint64_t sum_bytes(__m256i v) noexcept {
+    const __m256i s = _mm256_sad_epu8(v, _mm256_setzero_si256());
+    return static_cast<std::uint64_t>(_mm256_extract_epi64(s, 0) + _mm256_extract_epi64(s, 1) + _mm256_extract_epi64(s, 2) +
+                                      _mm256_extract_epi64(s, 3));
+}
+
+// 64 bytes (8 columns) at a time: two registers of (plane 0 word, plane 1 word) pairs become one
+// register of plane 0 words and one of plane 1 words (column order does not matter to counts).
+inline void split_planes(const std::byte* p, __m256i& a, __m256i& b) noexcept {
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
+    a = _mm256_blend_epi32(x, _mm256_slli_epi64(y, 32), 0xAA);  // even dwords: plane 0
+    b = _mm256_blend_epi32(_mm256_srli_epi64(x, 32), y, 0xAA);  // odd dwords: plane 1
+}
+
+inline void count2(const std::byte* payload, std::uint64_t* out, xsimd::avx2) noexcept {
+    __m256i ct = _mm256_setzero_si256(), gt = ct, t = ct;  // 8 steps x at most 8 per byte
+    for (std::size_t k = 0; k < 2 * plane_bytes; k += 64) {
+        __m256i a, b;
+        split_planes(payload + k, a, b);
+        ct = _mm256_add_epi8(ct, byte_popcounts(a));
+        gt = _mm256_add_epi8(gt, byte_popcounts(b));
+        t = _mm256_add_epi8(t, byte_popcounts(_mm256_and_si256(a, b)));
+    }
+    const std::uint64_t tt = sum_bytes(t);
+    out[0] = sum_bytes(ct) - tt;
+    out[1] = sum_bytes(gt) - tt;
+    out[2] = tt;
+}
+
+inline std::uint64_t mismatch2(const std::byte* a, const std::byte* b, xsimd::avx2) noexcept {
+    __m256i n = _mm256_setzero_si256();
+    for (std::size_t k = 0; k < 2 * plane_bytes; k += 64) {
+        __m256i a0, a1, b0, b1;
+        split_planes(a + k, a0, a1);
+        split_planes(b + k, b0, b1);
+        n = _mm256_add_epi8(n, byte_popcounts(_mm256_or_si256(_mm256_xor_si256(a0, b0), _mm256_xor_si256(a1, b1))));
+    }
+    return sum_bytes(n);
+}
+#endif
+
+template <class A>
+void count2(const std::byte* payload, std::uint64_t* out) {
+    count2(payload, out, A{});
+}
+
+template <class A>
+std::uint64_t mismatch2(const std::byte* a, const std::byte* b) {
+    return mismatch2(a, b, A{});
+}
+
 template <class A>
 constexpr dna_kernel_table make_table(simd_path path) {
-    return {path, encode_letters<A>, decode_letters<A>, count_codes<A>, mismatch_planes<A>, reverse_complement<A>,
-            shift_and<A>};
+    return {path,          encode_letters<A>, decode_letters<A>, count_codes<A>, mismatch_planes<A>, reverse_complement<A>,
+            shift_and<A>,  deinterleave2<A>,  interleave2<A>,    count2<A>,      mismatch2<A>};
 }
 
 }  // namespace bitplane::dna::detail::BITPLANE_DNA_KERNEL_NS

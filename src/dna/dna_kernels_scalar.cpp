@@ -96,8 +96,46 @@ void shift_and(const std::uint64_t* const* masks, std::size_t k, std::uint64_t* 
     }
 }
 
+std::uint32_t word_at(const std::byte* payload, std::size_t i) noexcept {
+    std::uint32_t w;
+    std::memcpy(&w, payload + 4 * i, 4);
+    return w;
+}
+
+void deinterleave2(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p1) {
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        p0[c] = word_at(payload, 2 * c);
+        p1[c] = word_at(payload, 2 * c + 1);
+    }
+}
+
+void interleave2(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload) {
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        std::memcpy(payload + 8 * c, p0 + c, 4);
+        std::memcpy(payload + 8 * c + 4, p1 + c, 4);
+    }
+}
+
+void count2(const std::byte* payload, std::uint64_t* out) {
+    out[0] = out[1] = out[2] = 0;
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        const std::uint32_t a = word_at(payload, 2 * c), b = word_at(payload, 2 * c + 1);
+        out[0] += popcount32(a & ~b);
+        out[1] += popcount32(~a & b);
+        out[2] += popcount32(a & b);
+    }
+}
+
+std::uint64_t mismatch2(const std::byte* a, const std::byte* b) {
+    std::uint64_t n = 0;
+    for (std::size_t c = 0; c < plane_words; ++c)
+        n += popcount32((word_at(a, 2 * c) ^ word_at(b, 2 * c)) | (word_at(a, 2 * c + 1) ^ word_at(b, 2 * c + 1)));
+    return n;
+}
+
 constexpr dna_kernel_table scalar_table{simd_path::scalar, encode_letters,  decode_letters, count_codes,
-                                        mismatch_planes,   reverse_complement, shift_and};
+                                        mismatch_planes,   reverse_complement, shift_and, deinterleave2,
+                                        interleave2,       count2,             mismatch2};
 
 }  // namespace
 

@@ -68,8 +68,18 @@ base_counts count_bases(const sequence& s, std::size_t first, std::size_t count)
     range_windows windows(s, first, count);
     code_window w;
     base_counts total;
+    const bool aligned = first % block_values == 0;
     for (std::size_t k = 0; k * block_values < count; ++k) {
         const std::size_t n = std::min(block_values, count - k * block_values);
+        if (const std::byte* payload = aligned && n == block_values ? detail::two_plane_payload(s.codes(), first / block_values + k) : nullptr) {
+            std::uint64_t cgt[3];  // plain upper-case ACGT, counted in place
+            kernels.count2(payload, cgt);
+            total.c += cgt[0];
+            total.g += cgt[1];
+            total.t += cgt[2];
+            total.a += block_values - cgt[0] - cgt[1] - cgt[2];
+            continue;
+        }
         windows.load(k, w);
         clip_tail(w, n);
         std::uint64_t c[7];
@@ -101,8 +111,17 @@ std::uint64_t mismatch_count(const sequence& a, std::size_t a_first, const seque
     range_windows wa(a, a_first, count), wb(b, b_first, count);
     code_window x, y;
     std::uint64_t total = 0;
+    const bool aligned = a_first % block_values == 0 && b_first % block_values == 0;
     for (std::size_t k = 0; k * block_values < count; ++k) {
         const std::size_t n = std::min(block_values, count - k * block_values);
+        if (aligned && n == block_values) {  // two plain upper-case blocks: compared in place
+            const std::byte* pa = detail::two_plane_payload(a.codes(), a_first / block_values + k);
+            const std::byte* pb = pa != nullptr ? detail::two_plane_payload(b.codes(), b_first / block_values + k) : nullptr;
+            if (pb != nullptr) {
+                total += kernels.mismatch2(pa, pb);
+                continue;
+            }
+        }
         wa.load(k, x);
         wb.load(k, y);
         clip_tail(x, n);
