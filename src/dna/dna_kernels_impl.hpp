@@ -261,6 +261,47 @@ inline std::uint32_t reverse_bits32(std::uint32_t x) noexcept {
     return ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
 }
 
+// out[w] = (reverse_bits32(in[63 - w]) ^ (flip ? ~0 : 0)) & valid[w] over a plane's 64 words;
+// returns 1 when out has a set bit.
+inline std::uint32_t reverse_plane(const std::uint32_t* in, const std::uint32_t* valid, bool flip, std::uint32_t* out,
+                                   xsimd::sse2) noexcept {
+    std::uint32_t any = 0;
+    const std::uint32_t x = flip ? ~0u : 0u;
+    for (std::size_t w = 0; w < plane_words; ++w) {
+        out[w] = (reverse_bits32(in[plane_words - 1 - w]) ^ x) & valid[w];
+        any |= out[w];
+    }
+    return any != 0 ? 1u : 0u;
+}
+
+#if XSIMD_WITH_AVX2
+inline std::uint32_t reverse_plane(const std::uint32_t* in, const std::uint32_t* valid, bool flip, std::uint32_t* out,
+                                   xsimd::avx2) noexcept {
+    const __m256i reverse_dwords = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m256i reverse_bytes = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,  //
+                                                   3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+    // bit-reversed nibbles, for the low nibble (moved up) and the high nibble (moved down)
+    const __m256i rev_low = _mm256_slli_epi16(
+        _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15, 0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15),
+        4);  // shifted in 16-bit lanes: each byte's value < 16, so no bit crosses into its neighbour
+    const __m256i rev_high = _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15,  //
+                                              0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15);
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    const __m256i x = flip ? _mm256_set1_epi32(-1) : _mm256_setzero_si256();
+    __m256i any = _mm256_setzero_si256();
+    for (std::size_t w = 0; w < plane_words; w += 8) {
+        __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + plane_words - 8 - w));
+        v = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(v, reverse_dwords), reverse_bytes);
+        v = _mm256_or_si256(_mm256_shuffle_epi8(rev_low, _mm256_and_si256(v, nibble)),
+                            _mm256_shuffle_epi8(rev_high, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
+        v = _mm256_and_si256(_mm256_xor_si256(v, x), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(valid + w)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + w), v);
+        any = _mm256_or_si256(any, v);
+    }
+    return _mm256_testz_si256(any, any) ? 0u : 1u;
+}
+#endif
+
 template <class A>
 std::uint32_t reverse_complement(const std::uint32_t* in, std::uint32_t nonzero, std::size_t count, std::uint32_t* out) {
     // valid[w]: the bits of output word w below `count`
@@ -269,20 +310,23 @@ std::uint32_t reverse_complement(const std::uint32_t* in, std::uint32_t nonzero,
         const std::size_t lo = 32 * w;
         valid[w] = count >= lo + 32 ? ~0u : count <= lo ? 0u : (1u << (count - lo)) - 1u;
     }
+    if ((nonzero & ~std::uint32_t{base_mask}) == 0) {
+        // Plain upper-case bases: the complement flips both planes everywhere (A 00 <-> T 11,
+        // C 01 <-> G 10), planes 2-5 stay zero.
+        std::uint32_t result = 0;
+        for (unsigned j = 0; j < 2; ++j)
+            result |= reverse_plane(in + j * plane_words, valid, true, out + j * plane_words, A{}) << j;
+        std::memset(out + 2 * plane_words, 0, (code_planes - 2) * plane_bytes);
+        return result;
+    }
     std::uint32_t result = 0;
     for (unsigned j = 0; j < code_planes; ++j) {
         std::uint32_t* o = out + j * plane_words;
         if (!((nonzero >> j) & 1u)) {
-            for (std::size_t w = 0; w < plane_words; ++w) o[w] = 0;
+            std::memset(o, 0, plane_bytes);
             continue;
         }
-        const std::uint32_t* p = in + j * plane_words;
-        std::uint32_t any = 0;
-        for (std::size_t w = 0; w < plane_words; ++w) {
-            o[w] = reverse_bits32(p[plane_words - 1 - w]) & valid[w];
-            any |= o[w];
-        }
-        result |= static_cast<std::uint32_t>(any != 0) << j;
+        result |= reverse_plane(in + j * plane_words, valid, false, o, A{}) << j;
     }
     // Base bits flip where the letter is a plain base or in ambiguity group 1 or 2.
     std::uint32_t* o0 = out;
@@ -329,8 +373,7 @@ inline std::uint64_t load_u64(const std::byte* p) noexcept {
     return v;
 }
 
-template <class A>
-void deinterleave2(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p1) {
+inline void deinterleave2(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p1, xsimd::sse2) noexcept {
     std::uint32_t w[2 * plane_words];
     std::memcpy(w, payload, sizeof w);
     for (std::size_t c = 0; c < plane_words; ++c) {
@@ -339,14 +382,44 @@ void deinterleave2(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p
     }
 }
 
-template <class A>
-void interleave2(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload) {
+inline void interleave2(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload, xsimd::sse2) noexcept {
     std::uint32_t w[2 * plane_words];
     for (std::size_t c = 0; c < plane_words; ++c) {
         w[2 * c] = p0[c];
         w[2 * c + 1] = p1[c];
     }
     std::memcpy(payload, w, sizeof w);
+}
+
+#if XSIMD_WITH_AVX2
+inline void deinterleave2(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p1, xsimd::avx2) noexcept {
+    const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    for (std::size_t c = 0; c < plane_words; c += 4) {
+        const __m256i x = _mm256_permutevar8x32_epi32(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(payload + 8 * c)), split);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p0 + c), _mm256_castsi256_si128(x));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p1 + c), _mm256_extracti128_si256(x, 1));
+    }
+}
+
+inline void interleave2(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload, xsimd::avx2) noexcept {
+    const __m256i join = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (std::size_t c = 0; c < plane_words; c += 4) {
+        const __m256i x = _mm256_set_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p1 + c)),
+                                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(p0 + c)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(payload + 8 * c), _mm256_permutevar8x32_epi32(x, join));
+    }
+}
+#endif
+
+template <class A>
+void deinterleave2(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p1) {
+    deinterleave2(payload, p0, p1, A{});
+}
+
+template <class A>
+void interleave2(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload) {
+    interleave2(p0, p1, payload, A{});
 }
 
 // Portable (SSE2) forms: 64-bit words and popcounts.
