@@ -69,15 +69,7 @@ void read_block(const bitplane::vector<std::uint32_t>& codes, std::size_t block,
     out.nonzero = nonzero;
 }
 
-void append_window(bitplane::vector<std::uint32_t>& codes, const code_window& window, std::size_t count) {
-    if (count < block_values) {
-        std::array<std::uint32_t, block_values> values;
-        untranspose(window.planes, values);
-        codes.append(std::span<const std::uint32_t>(values.data(), count));
-        return;
-    }
-    alignas(64) std::array<std::byte, codec::max_block_bytes> out;
-    std::size_t size = 0;
+std::size_t encode_window(const code_window& window, std::span<std::byte> out) {
     const auto& p = window.planes.planes;
     std::uint32_t all0 = ~0u, all1 = ~0u;
     if (window.nonzero == 3u) {
@@ -91,22 +83,29 @@ void append_window(bitplane::vector<std::uint32_t>& codes, const code_window& wi
         out[0] = std::byte{bitplane::detail::block_flags::all_raw};
         bitplane::detail::store_le<std::uint32_t>(out.data() + 1, 3u);
         dna_kernels().interleave2(p[0].data(), p[1].data(), out.data() + 5);
-        size = two_plane_block_bytes;
-    } else {
-        bool partial_high = false;  // a higher plane neither all zero nor all one: runs pay
-        const auto& kernels = bitplane::detail::active_kernels();
-        for (std::uint32_t bits = window.nonzero & ~3u; bits; bits &= bits - 1) {
-            const auto set = kernels.popcount_words(p[static_cast<std::size_t>(std::countr_zero(bits))].data(), plane_words);
-            partial_high = partial_high || set != block_values;
-        }
-        if (!partial_high) {
-            size = codec::encode_planes(window.planes, window.nonzero, block_values, out);
-        } else {
-            std::array<std::uint32_t, block_values> values;
-            untranspose(window.planes, values);
-            size = codec::encode_block(values, false, out, dna_options);
-        }
+        return two_plane_block_bytes;
     }
+    bool partial_high = false;  // a higher plane neither all zero nor all one: runs pay
+    const auto& kernels = bitplane::detail::active_kernels();
+    for (std::uint32_t bits = window.nonzero & ~3u; bits; bits &= bits - 1) {
+        const auto set = kernels.popcount_words(p[static_cast<std::size_t>(std::countr_zero(bits))].data(), plane_words);
+        partial_high = partial_high || set != block_values;
+    }
+    if (!partial_high) return codec::encode_planes(window.planes, window.nonzero, block_values, out);
+    std::array<std::uint32_t, block_values> values;
+    untranspose(window.planes, values);
+    return codec::encode_block(values, false, out, dna_options);
+}
+
+void append_window(bitplane::vector<std::uint32_t>& codes, const code_window& window, std::size_t count) {
+    if (count < block_values) {
+        std::array<std::uint32_t, block_values> values;
+        untranspose(window.planes, values);
+        codes.append(std::span<const std::uint32_t>(values.data(), count));
+        return;
+    }
+    alignas(64) std::array<std::byte, codec::max_block_bytes> out;
+    const std::size_t size = encode_window(window, out);
     codes.core().append_encoded_block(std::span<const std::byte>(out.data(), size));
 }
 

@@ -47,6 +47,10 @@ void read_block(const bitplane::vector<std::uint32_t>& codes, std::size_t block,
 /// whose planes are its codes.
 void append_window(bitplane::vector<std::uint32_t>& codes, const code_window& window, std::size_t count);
 
+/// Encodes a full window (2048 letters) as append_window would append it; `out` holds
+/// codec::max_block_bytes. Returns the bytes written.
+std::size_t encode_window(const code_window& window, std::span<std::byte> out);
+
 /// Windows of 2048 letters starting anywhere, letters outside [lo, hi) read as code 0. Keeps
 /// the last two blocks it read, so that consecutive windows decode each block once.
 class window_reader {

@@ -61,6 +61,13 @@ struct dna_kernel_table {
     void (*count2)(const std::byte* payload, std::uint64_t* out);
     /// Letters that differ between two such blocks.
     std::uint64_t (*mismatch2)(const std::byte* a, const std::byte* b);
+
+    /// Reverse complement of plain upper-case letters straight into a payload: p0 and p1 hold
+    /// 128 words each of planes 0 and 1 (two consecutive blocks); the window is letters
+    /// [shift, shift + 2048) (shift < 2048) and payload letter i gets the complement of window
+    /// letter 2047 - i. Returns bit j set when plane j of the result is neither all zero nor all
+    /// one (3: the payload is a valid two-plane block).
+    std::uint32_t (*revcomp2)(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload);
 };
 
 const dna_kernel_table& scalar_dna_kernels() noexcept;

@@ -302,6 +302,89 @@ inline std::uint32_t reverse_plane(const std::uint32_t* in, const std::uint32_t*
 }
 #endif
 
+inline void interleave2(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload, xsimd::sse2) noexcept;
+
+inline std::uint32_t revcomp2(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload,
+                              xsimd::sse2) noexcept {
+    static constexpr std::uint32_t all_valid[plane_words] = {~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
+                                                             ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
+                                                             ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
+                                                             ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
+                                                             ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u};
+    const std::size_t ws = shift / 32, bs = shift % 32;
+    std::uint32_t window[2][plane_words], out[2][plane_words];
+    const std::uint32_t* in[2] = {p0, p1};
+    std::uint32_t result = 0;
+    for (unsigned j = 0; j < 2; ++j) {
+        for (std::size_t w = 0; w < plane_words; ++w)
+            window[j][w] = bs == 0 ? in[j][ws + w] : (in[j][ws + w] >> bs) | (in[j][ws + w + 1] << (32 - bs));
+        reverse_plane(window[j], all_valid, true, out[j], xsimd::sse2{});
+        std::uint32_t any = 0, all = ~0u;
+        for (std::size_t w = 0; w < plane_words; ++w) {
+            any |= out[j][w];
+            all &= out[j][w];
+        }
+        result |= static_cast<std::uint32_t>(any != 0 && all != ~0u) << j;
+    }
+    interleave2(out[0], out[1], payload, xsimd::sse2{});
+    return result;
+}
+
+#if XSIMD_WITH_AVX2
+// Eight words of the reversed, complemented window: window words 56 - w .. 63 - w, each the
+// funnel of two input words, bit-reversed and in reverse order, then inverted.
+inline __m256i revcomp_words(const std::uint32_t* in, std::size_t ws, __m128i right, __m128i left, std::size_t w) noexcept {
+    const std::uint32_t* at = in + ws + plane_words - 8 - w;
+    __m256i v = _mm256_or_si256(_mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), right),
+                                _mm256_sll_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 1)), left));
+    const __m256i reverse_dwords = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m256i reverse_bytes = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,  //
+                                                   3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+    // The complement of the bit-reversed nibble, moved up (low nibbles) or kept low (high
+    // nibbles): their OR is the complemented, bit-reversed byte.
+    const __m256i not_rev_up = _mm256_setr_epi8(-16, 112, -80, 48, -48, 80, -112, 16, -32, 96, -96, 32, -64, 64, -128, 0,  //
+                                                -16, 112, -80, 48, -48, 80, -112, 16, -32, 96, -96, 32, -64, 64, -128, 0);
+    const __m256i not_rev = _mm256_setr_epi8(15, 7, 11, 3, 13, 5, 9, 1, 14, 6, 10, 2, 12, 4, 8, 0,  //
+                                             15, 7, 11, 3, 13, 5, 9, 1, 14, 6, 10, 2, 12, 4, 8, 0);
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    v = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(v, reverse_dwords), reverse_bytes);
+    return _mm256_or_si256(_mm256_shuffle_epi8(not_rev_up, _mm256_and_si256(v, nibble)),
+                           _mm256_shuffle_epi8(not_rev, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
+}
+
+inline std::uint32_t revcomp2(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload,
+                              xsimd::avx2) noexcept {
+    const std::size_t ws = shift / 32, bs = shift % 32;
+    // Shift counts of 32 give zeros, so bs = 0 needs no case of its own.
+    const __m128i right = _mm_cvtsi32_si128(static_cast<int>(bs));
+    const __m128i left = _mm_cvtsi32_si128(static_cast<int>(32 - bs));
+    __m256i any0 = _mm256_setzero_si256(), any1 = any0;
+    __m256i all0 = _mm256_set1_epi32(-1), all1 = all0;
+    for (std::size_t w = 0; w < plane_words; w += 8) {
+        const __m256i a = revcomp_words(p0, ws, right, left, w);
+        const __m256i b = revcomp_words(p1, ws, right, left, w);
+        any0 = _mm256_or_si256(any0, a);
+        all0 = _mm256_and_si256(all0, a);
+        any1 = _mm256_or_si256(any1, b);
+        all1 = _mm256_and_si256(all1, b);
+        // Interleave into columns w .. w + 7: (a0 b0 a1 b1 ...).
+        const __m256i lo = _mm256_unpacklo_epi32(a, b);  // a0 b0 a1 b1 | a4 b4 a5 b5
+        const __m256i hi = _mm256_unpackhi_epi32(a, b);  // a2 b2 a3 b3 | a6 b6 a7 b7
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(payload + 8 * w), _mm256_permute2x128_si256(lo, hi, 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(payload + 8 * w + 32), _mm256_permute2x128_si256(lo, hi, 0x31));
+    }
+    const __m256i ones = _mm256_set1_epi32(-1);
+    const bool live0 = !_mm256_testz_si256(any0, any0) && !_mm256_testc_si256(all0, ones);
+    const bool live1 = !_mm256_testz_si256(any1, any1) && !_mm256_testc_si256(all1, ones);
+    return (live0 ? 1u : 0u) | (live1 ? 2u : 0u);
+}
+#endif
+
+template <class A>
+std::uint32_t revcomp2(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload) {
+    return revcomp2(p0, p1, shift, payload, A{});
+}
+
 template <class A>
 std::uint32_t reverse_complement(const std::uint32_t* in, std::uint32_t nonzero, std::size_t count, std::uint32_t* out) {
     // valid[w]: the bits of output word w below `count`
@@ -515,7 +598,7 @@ std::uint64_t mismatch2(const std::byte* a, const std::byte* b) {
 template <class A>
 constexpr dna_kernel_table make_table(simd_path path) {
     return {path,          encode_letters<A>, decode_letters<A>, count_codes<A>, mismatch_planes<A>, reverse_complement<A>,
-            shift_and<A>,  deinterleave2<A>,  interleave2<A>,    count2<A>,      mismatch2<A>};
+            shift_and<A>,  deinterleave2<A>,  interleave2<A>,    count2<A>,      mismatch2<A>,       revcomp2<A>};
 }
 
 }  // namespace bitplane::dna::detail::BITPLANE_DNA_KERNEL_NS

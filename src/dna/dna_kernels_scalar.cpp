@@ -133,9 +133,32 @@ std::uint64_t mismatch2(const std::byte* a, const std::byte* b) {
     return n;
 }
 
+std::uint32_t revcomp2(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload) {
+    std::uint32_t out[2][plane_words] = {};
+    const std::uint32_t* in[2] = {p0, p1};
+    for (std::size_t i = 0; i < block_values; ++i) {
+        const std::size_t src = shift + block_values - 1 - i;
+        for (unsigned j = 0; j < 2; ++j) {
+            const std::uint32_t bit = ((in[j][src / 32] >> (src % 32)) & 1u) ^ 1u;  // complement: NOT
+            out[j][i / 32] |= bit << (i % 32);
+        }
+    }
+    interleave2(out[0], out[1], payload);
+    std::uint32_t result = 0;
+    for (unsigned j = 0; j < 2; ++j) {
+        std::uint32_t any = 0, all = ~0u;
+        for (std::size_t w = 0; w < plane_words; ++w) {
+            any |= out[j][w];
+            all &= out[j][w];
+        }
+        result |= static_cast<std::uint32_t>(any != 0 && all != ~0u) << j;
+    }
+    return result;
+}
+
 constexpr dna_kernel_table scalar_table{simd_path::scalar, encode_letters,  decode_letters, count_codes,
                                         mismatch_planes,   reverse_complement, shift_and, deinterleave2,
-                                        interleave2,       count2,             mismatch2};
+                                        interleave2,       count2,             mismatch2, revcomp2};
 
 }  // namespace
 

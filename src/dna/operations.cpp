@@ -4,15 +4,19 @@
 // the plane work to the DNA kernels.
 #include <bitplane/dna/sequence.hpp>
 
+#include <bitplane/codec.hpp>
 #include <bitplane/error.hpp>
 
 #include "dna/code_window.hpp"
 #include "dna/dna_kernels.hpp"
 #include "dna/letter_builder.hpp"
 
+#include <boost/container/vector.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace bitplane::dna {
@@ -141,23 +145,73 @@ std::uint64_t mismatch_count(const sequence& a, const sequence& b, case_rule rul
 sequence reverse_complement(const sequence& s, std::size_t first, std::size_t count) {
     count = clip(s, first, count, "reverse_complement");
     const auto& kernels = detail::dna_kernels();
-    window_reader reader(s.codes(), first, first + count);
-    code_window in, out;
     sequence result;
     auto& codes = sequence_access::codes(result);
     const auto end = static_cast<std::int64_t>(first + count);
-    for (std::size_t k = 0; k * block_values < count; ++k) {
-        const std::size_t n = std::min(block_values, count - k * block_values);
-        const std::int64_t start = end - static_cast<std::int64_t>((k + 1) * block_values);
-        if (start >= 0 && static_cast<std::size_t>(start) % block_values == 0) {
-            detail::read_block(s.codes(), static_cast<std::size_t>(start) / block_values, in);
-        } else {
-            reader.load(start, in);
+    // Output block k holds the reverse complement of input letters [end - 2048 (k + 1), end - 2048 k).
+    auto window_start = [&](std::size_t k) { return end - static_cast<std::int64_t>((k + 1) * block_values); };
+    // Whole output blocks. Plain upper-case input blocks take the two-plane path: planes 0 and
+    // 1 of input blocks b0 and b0 + 1, reversed and complemented by one kernel straight into
+    // the output block's bytes. Blocks are written in order into one arena that the result then
+    // adopts (no per-block appends); consecutive windows share an input block, whose planes are
+    // kept (`pair`).
+    const std::size_t full = count / block_values;
+    boost::container::vector<std::byte> arena;  // grown without zero-filling (default_init)
+    std::vector<std::uint64_t> offsets(full);
+    std::vector<std::uint32_t> sizes(full);
+    arena.reserve(full * (5 + 2 * plane_bytes));
+    alignas(64) std::array<std::uint32_t, 2 * plane_words + 8> p0, p1;
+    std::size_t pair_block = static_cast<std::size_t>(-1);  // p0/p1 hold blocks pair_block, pair_block + 1
+    alignas(64) std::array<std::byte, codec::max_block_bytes> out;
+    for (std::size_t k = 0; k < full; ++k) {
+        const auto start = static_cast<std::size_t>(window_start(k));  // >= first: whole windows lie in the range
+        const std::size_t b0 = start / block_values, shift = start % block_values;
+        const std::byte* x = detail::two_plane_payload(s.codes(), b0);
+        const std::byte* y = x != nullptr && shift != 0 ? detail::two_plane_payload(s.codes(), b0 + 1) : nullptr;
+        std::size_t size = 0;
+        if (x != nullptr && (shift == 0 || y != nullptr)) {
+            if (y != nullptr && pair_block == b0 + 1) {
+                std::memcpy(p0.data() + plane_words, p0.data(), plane_bytes);
+                std::memcpy(p1.data() + plane_words, p1.data(), plane_bytes);
+            } else if (y != nullptr) {
+                kernels.deinterleave2(y, p0.data() + plane_words, p1.data() + plane_words);
+            } else {
+                p0[plane_words] = p1[plane_words] = 0;  // read (times zero) by the kernel
+            }
+            kernels.deinterleave2(x, p0.data(), p1.data());
+            pair_block = b0;
+            const std::size_t at = arena.size();
+            arena.resize(at + 5 + 2 * plane_bytes, boost::container::default_init);
+            if (kernels.revcomp2(p0.data(), p1.data(), shift, arena.data() + at + 5) == 3u) {
+                arena[at] = std::byte{0x10};  // all-raw (docs/format.md section 2), live planes 0 and 1
+                arena[at + 1] = std::byte{3};
+                arena[at + 2] = arena[at + 3] = arena[at + 4] = std::byte{0};
+                offsets[k] = at;
+                sizes[k] = static_cast<std::uint32_t>(5 + 2 * plane_bytes);
+                continue;
+            }
+            arena.resize(at);
         }
-        out.clear();
-        out.nonzero = kernels.reverse_complement(in.data(), in.nonzero, n, out.data());
-        detail::append_window(codes, out, n);
+        window_reader reader(s.codes(), first, first + count);
+        code_window in, reversed;
+        reader.load(static_cast<std::int64_t>(start), in);
+        reversed.nonzero = kernels.reverse_complement(in.data(), in.nonzero, block_values, reversed.data());
+        size = detail::encode_window(reversed, out);
+        offsets[k] = arena.size();
+        sizes[k] = static_cast<std::uint32_t>(size);
+        arena.insert(arena.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(size));
     }
+    std::array<std::uint32_t, block_values> tail_values;
+    std::size_t tail = 0;
+    if (const std::size_t n = count % block_values; n != 0) {  // the last, partial output block
+        window_reader reader(s.codes(), first, first + count);
+        code_window in, reversed;
+        reader.load(window_start(full), in);
+        reversed.nonzero = kernels.reverse_complement(in.data(), in.nonzero, n, reversed.data());
+        untranspose(reversed.planes, tail_values);
+        tail = n;
+    }
+    codes.core().adopt(std::span<const std::byte>(arena.data(), arena.size()), offsets, sizes, std::span<const std::uint32_t>(tail_values.data(), tail), count);
     return result;
 }
 
