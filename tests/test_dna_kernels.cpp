@@ -145,3 +145,63 @@ TEST(DnaKernels, ShiftAndMatchesScalar) {
 }
 
 }  // namespace
+
+namespace {
+
+// A two-plane payload (planes 0 and 1 interleaved by column) of random plain bases.
+std::vector<std::byte> random_payload(std::mt19937_64& rng) {
+    std::vector<std::byte> p(2 * bitplane::plane_bytes);
+    for (auto& b : p) b = static_cast<std::byte>(rng());
+    return p;
+}
+
+TEST(DnaKernels, TwoPlaneKernelsMatchScalarOnEveryPath) {
+    const auto& scalar = detail::scalar_dna_kernels();
+    std::mt19937_64 rng(bitplane_test::case_seed("two-plane"));
+    for (const auto path : paths()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        const auto& t = table_of(path);
+        for (int round = 0; round < 40; ++round) {
+            auto a = random_payload(rng), b = random_payload(rng);
+            if (round % 4 == 1) b = a;                                                     // identical
+            if (round % 4 == 2) std::fill(a.begin(), a.end(), std::byte{0});              // all A
+            if (round % 4 == 3) std::fill(b.begin(), b.begin() + 256, std::byte{0xFF});    // mixed
+            std::array<std::uint32_t, plane_words> s0, s1, t0, t1;
+            scalar.deinterleave2(a.data(), s0.data(), s1.data());
+            t.deinterleave2(a.data(), t0.data(), t1.data());
+            ASSERT_EQ(s0, t0);
+            ASSERT_EQ(s1, t1);
+            std::vector<std::byte> back(a.size());
+            t.interleave2(t0.data(), t1.data(), back.data());
+            ASSERT_EQ(back, a);
+            std::uint64_t cs[3], ct[3];
+            scalar.count2(a.data(), cs);
+            t.count2(a.data(), ct);
+            ASSERT_TRUE(std::equal(cs, cs + 3, ct));
+            // Against the general kernels on the same planes.
+            std::array<std::uint32_t, window_words> planes{}, other{};
+            std::copy(s0.begin(), s0.end(), planes.begin());
+            std::copy(s1.begin(), s1.end(), planes.begin() + plane_words);
+            std::uint64_t general[7];
+            scalar.count_codes(planes.data(), 3u, general);
+            ASSERT_TRUE(std::equal(cs, cs + 3, general));
+            scalar.deinterleave2(b.data(), other.data(), other.data() + plane_words);
+            ASSERT_EQ(t.mismatch2(a.data(), b.data()), scalar.mismatch_planes(planes.data(), other.data(), 3u));
+            ASSERT_EQ(scalar.mismatch2(a.data(), b.data()), scalar.mismatch_planes(planes.data(), other.data(), 3u));
+            // Reverse complement across two blocks at every kind of shift.
+            std::array<std::uint32_t, 2 * plane_words + 8> p0{}, p1{};
+            scalar.deinterleave2(a.data(), p0.data(), p1.data());
+            scalar.deinterleave2(b.data(), p0.data() + plane_words, p1.data() + plane_words);
+            for (const std::size_t shift : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{1000},
+                                            std::size_t{2047}, static_cast<std::size_t>(rng() % 2048)}) {
+                std::vector<std::byte> rs(a.size()), rt(a.size());
+                const auto fs = scalar.revcomp2(p0.data(), p1.data(), shift, rs.data());
+                const auto ft = t.revcomp2(p0.data(), p1.data(), shift, rt.data());
+                ASSERT_EQ(rs, rt) << "shift " << shift;
+                ASSERT_EQ(fs, ft) << "shift " << shift;
+            }
+        }
+    }
+}
+
+}  // namespace
