@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake g++ clang libclang-rt-14-dev libgtest-dev libbenchmark-dev libxsimd-dev libboost-container-dev libxxhash-dev
-          libtbb-dev libroaring-dev libopenblas-dev)
+          libtbb-dev libroaring-dev libopenblas-dev zlib1g-dev libzstd-dev)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -22,7 +22,7 @@ TEST(DnaFastq, RealReadsRoundTrip) {
 
 TEST(DnaFastq, EdgeFilesRoundTrip) {
     for (const std::string text : {"", "@a\nACGT\n+\nIIII\n", "@a desc\nACGT\n+a desc\n!!~~", "@a\r\nAC\r\n+\r\nII\r\n",
-                                   "@a\nnnRY\n+\n####\n@b\nA\n+\nI\n"}) {
+                                   "@a\nnnRY\n+\n####\n@b\nA\n+\nI\n", "@empty\n\n+\n\n"}) {
         const fastq q = fastq::parse(text);
         EXPECT_EQ(q.to_text(), text) << text;
     }
@@ -44,6 +44,7 @@ TEST(DnaFastq, ErrorsNameTheRead) {
     EXPECT_NE(error_of(">a\nACGT\n").find("expected '@'"), std::string::npos);
     EXPECT_NE(error_of("@a\nACGT\n+\nII I\n").find("column 3: space"), std::string::npos);
     EXPECT_NE(error_of("@a\nACGT\n").find("ends inside a read"), std::string::npos);
+    EXPECT_NE(error_of("@a\n\n+\n").find("no quality line"), std::string::npos);
 }
 
 }  // namespace

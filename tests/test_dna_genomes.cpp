@@ -13,11 +13,12 @@ using bitplane::dna::fasta;
 struct genome_case {
     const char* file;
     bool plain_upper;  // N-free upper case: planes form at most 2.05 bits per base
+    bool large = false;  // megabases: the modeled form (2 MB/s) is left out under sanitizers
 };
 
 const genome_case genomes[] = {
-    {"lambda_phage.fa.gz", true},       {"ecoli_k12_mg1655.fa.gz", true},
-    {"vcholerae_o1.fa.gz", false},      {"pseudopig_softmasked.fa.gz", false},
+    {"lambda_phage.fa.gz", true},         {"ecoli_k12_mg1655.fa.gz", true, true},
+    {"vcholerae_o1.fa.gz", false, true},  {"pseudopig_softmasked.fa.gz", false},
 };
 
 void check_genome(const genome_case& g) {
@@ -34,6 +35,10 @@ void check_genome(const genome_case& g) {
     const double bases = static_cast<double>(f.letters().size());
     const auto twobit = bitplane::dna::twobit_bytes(f);
     for (const auto mode : {bitplane::dna::pack_mode::planes, bitplane::dna::pack_mode::modeled}) {
+        if (mode == bitplane::dna::pack_mode::modeled && g.large && bitplane_test::quick_mode()) {
+            std::printf("  %s: modeled form skipped in quick mode (sanitizers or BITPLANE_TEST_QUICK)\n", g.file);
+            continue;
+        }
         std::vector<std::byte> bytes;
         bitplane::dna::pack(f, bytes, mode);
         const fasta back = bitplane::dna::unpack(bytes);
@@ -98,7 +103,7 @@ TEST(DnaGenomesSlow, HumanChr20) {
     if (!path) {
         GTEST_SKIP() << "human_chr20_grch37.fa.gz not downloaded (run scripts/fetch-genomes.sh)";
     }
-    check_genome({"human_chr20_grch37.fa.gz", false});
+    check_genome({"human_chr20_grch37.fa.gz", false, false});
 }
 
 // The planes form of chr20 alone, fast enough for every run.

@@ -11,6 +11,7 @@
 #include <bitplane/codec.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cstring>
 
@@ -85,11 +86,24 @@ std::size_t encode_window(const code_window& window, std::span<std::byte> out) {
         dna_kernels().interleave2(p[0].data(), p[1].data(), out.data() + 5);
         return two_plane_block_bytes;
     }
-    bool partial_high = false;  // a higher plane neither all zero nor all one: runs pay
+    // A higher plane (case, N, ambiguity) that is neither all zero nor all one: when its set bits
+    // form a few long runs (soft-masked or N runs), a run list is far smaller than positions or
+    // raw bits, and only the full encoder tries runs; scattered letters (an ambiguity code here
+    // and there) are positions, which the quick plane encoder writes.
+    bool partial_high = false;
     const auto& kernels = bitplane::detail::active_kernels();
     for (std::uint32_t bits = window.nonzero & ~3u; bits; bits &= bits - 1) {
-        const auto set = kernels.popcount_words(p[static_cast<std::size_t>(std::countr_zero(bits))].data(), plane_words);
-        partial_high = partial_high || set != block_values;
+        const auto& plane = p[static_cast<std::size_t>(std::countr_zero(bits))];
+        const auto set = kernels.popcount_words(plane.data(), plane_words);
+        if (set == block_values) continue;
+        std::uint64_t edges = 0;  // run starts and ends
+        std::uint32_t carry = 0;
+        for (std::size_t w = 0; w < plane_words; ++w) {
+            edges += static_cast<std::uint64_t>(std::popcount(plane[w] ^ ((plane[w] << 1) | carry)));
+            carry = plane[w] >> 31;
+        }
+        const std::uint64_t run_bytes = 2 * (edges + 1);  // 4 bytes a run
+        partial_high = partial_high || run_bytes < std::min<std::uint64_t>(2 * set, plane_bytes);
     }
     if (!partial_high) return codec::encode_planes(window.planes, window.nonzero, block_values, out);
     std::array<std::uint32_t, block_values> values;

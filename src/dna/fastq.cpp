@@ -81,8 +81,9 @@ fastq fastq::parse(std::string_view text) {
                  "expected the '+' line, found " + detail::describe_byte(text[start]) + " (multi-line FASTQ is not accepted)");
         q.text_.append(text.data() + start + 1, end - start - 1);
         e.plus_end = q.text_.size();
-        if (pos >= text.size() && e.size > 0) fail(read, line_no, 1, "the file ends inside a read (no quality line)");
-        start = pos < text.size() ? next_line(read, end) : (end = pos);
+        // Even an empty read has its (empty) quality line.
+        if (pos >= text.size()) fail(read, line_no, 1, "the file ends inside a read (no quality line)");
+        start = next_line(read, end);
         if (end - start != e.size)
             fail(read, line_no - 1, 1, std::to_string(end - start) + " qualities for " + std::to_string(e.size) + " letters");
         for (std::size_t i = start; i < end; ++i)

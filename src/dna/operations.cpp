@@ -159,7 +159,9 @@ sequence reverse_complement(const sequence& s, std::size_t first, std::size_t co
     boost::container::vector<std::byte> arena;  // grown without zero-filling (default_init)
     std::vector<std::uint64_t> offsets(full);
     std::vector<std::uint32_t> sizes(full);
-    arena.reserve(full * (5 + 2 * plane_bytes));
+    // Plain blocks take 517 bytes; blocks with a few ambiguity codes a little more (positions):
+    // room for those, so that the arena is not moved while it grows.
+    arena.reserve(full * (5 + 2 * plane_bytes) + full * 8 + 65536);
     alignas(64) std::array<std::uint32_t, 2 * plane_words + 8> p0, p1;
     std::size_t pair_block = static_cast<std::size_t>(-1);  // p0/p1 hold blocks pair_block, pair_block + 1
     alignas(64) std::array<std::byte, codec::max_block_bytes> out;

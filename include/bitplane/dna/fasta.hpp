@@ -136,8 +136,9 @@ void pack(const fasta& f, std::vector<std::byte>& out, pack_mode mode = pack_mod
 
 /// Reads a packed file from untrusted bytes. Everything is checked (header, checksum, every
 /// size against the bytes present, layouts against letter counts, every block, every code);
-/// format_error with the byte offset otherwise. Nothing is allocated beyond what the bytes
-/// present can fill.
+/// format_error with the byte offset otherwise. Allocation is bounded by the letter count, which
+/// is bounded by the payload (at most 2048 letters per payload byte: N runs compress that well);
+/// the modeled mode also allocates its model tables (at most about 200 MiB).
 [[nodiscard]] fasta unpack(std::span<const std::byte> bytes);
 
 // ---- sizes of other formats, for comparison ----------------------------------------------------
