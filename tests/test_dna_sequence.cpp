@@ -234,3 +234,26 @@ TEST(DnaSequence, PlainUpperCaseCostsTwoPlanes) {
 }
 
 }  // namespace
+
+namespace {
+
+// Long plain sequences, where the reverse complement keeps input blocks in a ring of slots and
+// falls back to the general path around blocks with other letters.
+TEST(DnaSequence, ReverseComplementOfLongSequencesWithIslands) {
+    path_guard guard;
+    for (const auto path : bitplane::available_simd_paths()) {
+        bitplane::set_simd_path(path);
+        std::string text = make_letters(letters_shape::acgt, 100 * 2048 + 777, bitplane_test::case_seed("rc-long"));
+        std::mt19937_64 rng(bitplane_test::case_seed("rc-islands"));
+        for (int k = 0; k < 6; ++k) text[rng() % text.size()] = "NRYacgt"[k];
+        const sequence s(text);
+        for (const auto& [first, count] : std::vector<std::pair<std::size_t, std::size_t>>{
+                 {0, text.size()}, {2048, 80 * 2048}, {5, 70 * 2048 + 3}, {1000, text.size() - 1000}}) {
+            ASSERT_EQ(bitplane::dna::reverse_complement(s, first, count).to_string(),
+                      reference_reverse_complement(std::string_view(text).substr(first, count)))
+                << bitplane::to_string(path) << " [" << first << "+" << count << ")";
+        }
+    }
+}
+
+}  // namespace

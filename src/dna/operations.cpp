@@ -153,8 +153,7 @@ sequence reverse_complement(const sequence& s, std::size_t first, std::size_t co
     // Whole output blocks. Plain upper-case input blocks take the two-plane path: planes 0 and
     // 1 of input blocks b0 and b0 + 1, reversed and complemented by one kernel straight into
     // the output block's bytes. Blocks are written in order into one arena that the result then
-    // adopts (no per-block appends); consecutive windows share an input block, whose planes are
-    // kept (`pair`).
+    // adopts (no per-block appends).
     const std::size_t full = count / block_values;
     boost::container::vector<std::byte> arena;  // grown without zero-filling (default_init)
     std::vector<std::uint64_t> offsets(full);
@@ -162,9 +161,21 @@ sequence reverse_complement(const sequence& s, std::size_t first, std::size_t co
     // Plain blocks take 517 bytes; blocks with a few ambiguity codes a little more (positions):
     // room for those, so that the arena is not moved while it grows.
     arena.reserve(full * (5 + 2 * plane_bytes) + full * 8 + 65536);
-    alignas(64) std::array<std::uint32_t, 2 * plane_words + 8> p0, p1;
-    std::size_t pair_block = static_cast<std::size_t>(-1);  // p0/p1 hold blocks pair_block, pair_block + 1
+    // Planes 0 and 1 of input blocks in `slots` consecutive slots: window k needs blocks b0 and
+    // b0 + 1 side by side, and window k + 1 needs b0 - 1 and b0, so blocks are placed downward,
+    // one new block per window, and the buffer is refilled from its top when it runs out.
+    constexpr std::size_t slots = 32;
+    // (zeroed: with a shift of 0 the kernel reads one word of the slot above, times zero)
+    auto p0 = std::make_unique<std::uint32_t[]>((slots + 1) * plane_words + 8);
+    auto p1 = std::make_unique<std::uint32_t[]>((slots + 1) * plane_words + 8);
+    std::size_t low_slot = slots;                          // slot of block low_block
+    std::size_t low_block = static_cast<std::size_t>(-1);  // slots hold low_block, low_block + 1, ...
+    auto place = [&](std::size_t slot, const std::byte* payload) {
+        kernels.deinterleave2(payload, p0.get() + slot * plane_words, p1.get() + slot * plane_words);
+    };
     alignas(64) std::array<std::byte, codec::max_block_bytes> out;
+    window_reader reader(s.codes(), first, first + count);
+    code_window in, reversed;
     for (std::size_t k = 0; k < full; ++k) {
         const auto start = static_cast<std::size_t>(window_start(k));  // >= first: whole windows lie in the range
         const std::size_t b0 = start / block_values, shift = start % block_values;
@@ -172,19 +183,20 @@ sequence reverse_complement(const sequence& s, std::size_t first, std::size_t co
         const std::byte* y = x != nullptr && shift != 0 ? detail::two_plane_payload(s.codes(), b0 + 1) : nullptr;
         std::size_t size = 0;
         if (x != nullptr && (shift == 0 || y != nullptr)) {
-            if (y != nullptr && pair_block == b0 + 1) {
-                std::memcpy(p0.data() + plane_words, p0.data(), plane_bytes);
-                std::memcpy(p1.data() + plane_words, p1.data(), plane_bytes);
-            } else if (y != nullptr) {
-                kernels.deinterleave2(y, p0.data() + plane_words, p1.data() + plane_words);
+            const bool have_next = low_block != static_cast<std::size_t>(-1) && low_block == b0 + 1;
+            if (have_next && low_slot > 0) {
+                place(--low_slot, x);  // the usual step: one new block below the last
             } else {
-                p0[plane_words] = p1[plane_words] = 0;  // read (times zero) by the kernel
+                // Start over at the top: b0 in slot slots - 2, b0 + 1 (if needed) above it.
+                low_slot = slots - 2;
+                if (y != nullptr) place(slots - 1, y);
+                place(low_slot, x);
             }
-            kernels.deinterleave2(x, p0.data(), p1.data());
-            pair_block = b0;
+            low_block = b0;
             const std::size_t at = arena.size();
             arena.resize(at + 5 + 2 * plane_bytes, boost::container::default_init);
-            if (kernels.revcomp2(p0.data(), p1.data(), shift, arena.data() + at + 5) == 3u) {
+            if (kernels.revcomp2(p0.get() + low_slot * plane_words, p1.get() + low_slot * plane_words, shift,
+                                 arena.data() + at + 5) == 3u) {
                 arena[at] = std::byte{0x10};  // all-raw (docs/format.md section 2), live planes 0 and 1
                 arena[at + 1] = std::byte{3};
                 arena[at + 2] = arena[at + 3] = arena[at + 4] = std::byte{0};
@@ -193,9 +205,9 @@ sequence reverse_complement(const sequence& s, std::size_t first, std::size_t co
                 continue;
             }
             arena.resize(at);
+        } else {
+            low_block = static_cast<std::size_t>(-1);
         }
-        window_reader reader(s.codes(), first, first + count);
-        code_window in, reversed;
         reader.load(static_cast<std::int64_t>(start), in);
         reversed.nonzero = kernels.reverse_complement(in.data(), in.nonzero, block_values, reversed.data());
         size = detail::encode_window(reversed, out);
@@ -206,8 +218,6 @@ sequence reverse_complement(const sequence& s, std::size_t first, std::size_t co
     std::array<std::uint32_t, block_values> tail_values;
     std::size_t tail = 0;
     if (const std::size_t n = count % block_values; n != 0) {  // the last, partial output block
-        window_reader reader(s.codes(), first, first + count);
-        code_window in, reversed;
         reader.load(window_start(full), in);
         reversed.nonzero = kernels.reverse_complement(in.data(), in.nonzero, n, reversed.data());
         untranspose(reversed.planes, tail_values);
