@@ -229,3 +229,55 @@ TEST(DnaFasta, UnpackRejectsEveryTruncationAndCorruption) {
 }
 
 }  // namespace
+
+namespace {
+
+// Random near-FASTA bytes: every input either parses and writes back exactly, or is a
+// parse_error; never a crash or another exception (a bounded stand-in for the fuzzer the
+// parser is written for).
+TEST(DnaFastaRandomBytes, ParseRoundTripsOrRejectsRandomText) {
+    std::mt19937_64 rng(bitplane_test::case_seed("fasta-fuzzish"));
+    const std::string alphabet = ">>\n\n\n\r ACGTNacgtnRYKM-x;\t";
+    const int rounds = bitplane_test::quick_mode() ? 300 : 3000;
+    int accepted = 0;
+    for (int k = 0; k < rounds; ++k) {
+        std::string text;
+        const std::size_t n = rng() % 300;
+        for (std::size_t i = 0; i < n; ++i) text += alphabet[rng() % alphabet.size()];
+        if (k % 2 == 0) text.insert(0, ">");
+        try {
+            const fasta f = fasta::parse(text);
+            ASSERT_EQ(f.to_text(), text) << "case " << k;
+            std::vector<std::byte> bytes;
+            bitplane::dna::pack(f, bytes, k % 3 == 0 ? bitplane::dna::pack_mode::modeled : bitplane::dna::pack_mode::planes);
+            ASSERT_EQ(bitplane::dna::unpack(bytes).to_text(), text) << "case " << k;
+            ++accepted;
+        } catch (const bitplane::parse_error&) {
+        }
+    }
+    EXPECT_GT(accepted, 0);
+}
+
+TEST(DnaFastaRandomBytes, UnpackRejectsRandomBytesWithAValidHeader) {
+    std::mt19937_64 rng(bitplane_test::case_seed("unpack-fuzzish"));
+    const fasta f = fasta::parse(">a b\nACGTN\nacg\n>c\n\n");
+    std::vector<std::byte> good;
+    bitplane::dna::pack(f, good);
+    const int rounds = bitplane_test::quick_mode() ? 300 : 3000;
+    for (int k = 0; k < rounds; ++k) {
+        std::vector<std::byte> bytes = good;
+        const int edits = 1 + static_cast<int>(rng() % 4);
+        for (int e = 0; e < edits; ++e) {
+            const std::size_t at = 8 + rng() % (bytes.size() - 8);  // keep the magic
+            bytes[at] = static_cast<std::byte>(rng());
+        }
+        if (rng() % 4 == 0) bytes.resize(64 + rng() % (bytes.size() - 63));
+        reseal(bytes);
+        try {
+            (void)bitplane::dna::unpack(bytes).to_text();
+        } catch (const bitplane::format_error&) {
+        }
+    }
+}
+
+}  // namespace

@@ -48,3 +48,25 @@ TEST(DnaFastq, ErrorsNameTheRead) {
 }
 
 }  // namespace
+
+namespace {
+
+// Random near-FASTQ text: parsed and written back exactly, or a parse_error; nothing else.
+TEST(DnaFastqRandomText, ParseRoundTripsOrRejectsRandomText) {
+    std::mt19937_64 rng(bitplane_test::case_seed("fastq-fuzzish"));
+    const std::vector<std::string> pieces = {"@r", "\n", "ACGT", "N", "+", "IIII", "!", "\r\n", " ", "x", "@", "acgt"};
+    int accepted = 0;
+    for (int k = 0; k < (bitplane_test::quick_mode() ? 300 : 3000); ++k) {
+        std::string text = k % 2 == 0 ? "@r\nACGT\n+\nIIII\n" : "";
+        for (std::size_t i = 0, n = rng() % 30; i < n; ++i) text += pieces[rng() % pieces.size()];
+        try {
+            const fastq q = fastq::parse(text);
+            ASSERT_EQ(q.to_text(), text) << "case " << k;
+            ++accepted;
+        } catch (const bitplane::parse_error&) {
+        }
+    }
+    EXPECT_GT(accepted, 0);
+}
+
+}  // namespace

@@ -34,6 +34,8 @@ sequence fasta::sequence_of(std::size_t index) const {
 void fasta::add(std::string_view header, std::string_view letters, std::uint64_t line_width) {
     if (header.find('\n') != std::string_view::npos)
         throw parse_error("dna::fasta::add: the header holds a line feed");
+    if (!header.empty() && header.back() == '\r')  // would read back as part of a CRLF line end
+        throw parse_error("dna::fasta::add: the header ends with a carriage return");
     letters_.append(letters);  // parse_error (and nothing appended) for a bad letter
     entry e;
     e.header_begin = headers_.size();

@@ -107,8 +107,6 @@ void read_metadata(meta_reader& in, std::uint64_t record_count, std::uint64_t le
         fasta_access::entry e;
         const std::string_view header = in.take(in.varint("header length"), "header");
         if (header.find('\n') != std::string_view::npos) in.fail("record " + std::to_string(i + 1) + ": header holds a line feed");
-        if (i == 0 && !crlf && !header.empty() && header.back() == '\r')
-            in.fail("first header ends with CR in an LF file (it would read back as CRLF)");
         e.header_begin = headers.size();
         headers.append(header);
         e.header_end = headers.size();
@@ -140,6 +138,13 @@ void read_metadata(meta_reader& in, std::uint64_t record_count, std::uint64_t le
     if (!final_newline && !records.empty() && records.back().run_end > records.back().run_begin &&
         runs.back().length == 0)
         in.fail("an empty last line in a file without a final line ending");
+    // In an LF file, a first line ending in CR followed by a line feed would read back as CRLF.
+    if (!crlf && !records.empty()) {
+        const auto& first = records.front();
+        const bool ends_in_cr = first.header_end > first.header_begin && headers[first.header_end - 1] == '\r';
+        const bool line_feed_follows = records.size() > 1 || first.run_end > first.run_begin || final_newline;
+        if (ends_in_cr && line_feed_follows) in.fail("first header ends with CR in an LF file (it would read back as CRLF)");
+    }
 }
 
 // ---- planes payload: block sizes, then the blocks --------------------------------------------

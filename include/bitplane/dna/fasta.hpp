@@ -76,7 +76,7 @@ public:
 
     /// Appends a record: header (after '>', no line break) and letters cut into lines of
     /// `line_width` letters (0: one line). parse_error for a letter that is not one, or a
-    /// header holding a line break.
+    /// header holding a line feed or ending with a carriage return.
     void add(std::string_view header, std::string_view letters, std::uint64_t line_width = 60);
 
     [[nodiscard]] std::size_t size() const noexcept { return records_.size(); }
