@@ -7,7 +7,7 @@
 #
 # Environment:
 #   BITPLANE_JOBS=N   build parallelism (default: nproc)
-#   BITPLANE_SIMD=... forces a SIMD path in the library (scalar|sse2|avx2), see simd.hpp
+#   BITPLANE_SIMD=... forces a SIMD path in the library (scalar|sse2|avx2|avx512), see simd.hpp
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

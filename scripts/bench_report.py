@@ -179,6 +179,51 @@ def acceptance(r):
     return table(["acceptance figure", "measured", "ratio", "target", "status"], rows)
 
 
+def operations(r):
+    """Issue #3's acceptance ratios (baseline time / bitplane time, same run)."""
+    rows = []
+
+    def faster(name, ours, base, target, time=None):
+        t = time or r.cpu_ns
+        x = ratio(t(base), t(ours))
+        if x is None:
+            return
+        rows.append([name, f"{fmt_time(t(ours))} vs {fmt_time(t(base))}", fmt(x, 2, "x"),
+                     "(informational)" if target is None else f">= {target:g}x",
+                     "-" if target is None else status(x >= target)])
+
+    faster("sum, 10-bit vs plain loop", "BM_ReduceSum/bitplane/10", "BM_ReduceSum/loop/10", 4)
+    faster("dot, 3-bit vs AVX2 loop", "BM_ReduceDot/bitplane/3", "BM_ReduceDot/dense_avx2/3", 3)
+    faster("dot, 8-bit vs AVX2 loop", "BM_ReduceDot/bitplane/8", "BM_ReduceDot/dense_avx2/8", 1)
+    faster("dot, 8-bit vs std::inner_product", "BM_ReduceDot/bitplane/8", "BM_ReduceDot/inner_product/8", None)
+    faster("dot, 8-bit vs cblas_ddot", "BM_ReduceDot/bitplane/8", "BM_ReduceDot/cblas_ddot/8", None)
+    widths = [(k, ratio(r.cpu_ns(f"BM_ReduceDot/dense_avx2/{k}"), r.cpu_ns(f"BM_ReduceDot/bitplane/{k}")))
+              for k in range(1, 33)]
+    widths = [(k, x) for k, x in widths if x is not None]
+    if widths:
+        k, worst = min(widths, key=lambda w: w[1])
+        rows.append(["dot, worst width 1..32 vs AVX2 loop", f"{k} bits", fmt(worst, 2, "x"),
+                     ">= 0.67x (never > 1.5x slower)", status(worst >= 1 / 1.5)])
+        rows.append(["dot, every width 1..32 vs AVX2 loop", " ".join(fmt(x, 2) for _, x in widths), "", "", "-"])
+    faster("find_eq, 10-bit vs branch-free scan", "BM_Scan/uniform10/find_eq/bitplane",
+           "BM_Scan/uniform10/find_eq/dense", 5)
+    faster("find_range, 10-bit vs branch-free scan", "BM_Scan/uniform10/find_range/bitplane",
+           "BM_Scan/uniform10/find_range/dense", 3)
+    faster("find_eq, 10-bit vs AVX2 dense scan", "BM_Scan/uniform10/find_eq/bitplane",
+           "BM_Scan/uniform10/find_eq/dense_avx2", None)
+    faster("find_range, 10-bit vs AVX2 dense scan", "BM_Scan/uniform10/find_range/bitplane",
+           "BM_Scan/uniform10/find_range/dense_avx2", None)
+    for op in ("and", "or", "xor", "andnot"):
+        faster(f"bitwise {op}, 10-bit vs dense loop (wall)", f"BM_Bitwise/{op}/1", f"BM_BitwiseDenseLoop/{op}", 2,
+               r.real_ns)
+    for op in ("And", "Or", "Xor", "AndNot", "AndCount"):
+        for density, label in (("5000", "50%"), ("100", "1%"), ("1", "0.01%")):
+            faster(f"bitset {op} at {label} vs CRoaring", f"BM_Bitset{op}/{density}", f"BM_Roaring{op}/{density}", 1)
+    if not rows:
+        return None
+    return table(["operation (16M values, one thread)", "bitplane vs baseline", "speed-up", "target", "status"], rows)
+
+
 def per_shape(r):
     rows = []
     memcpy = r.get("BM_DecodeDense", "bytes_per_second")
@@ -212,7 +257,7 @@ def per_shape(r):
 
 
 def kernels(r):
-    paths = [p for p in ("scalar", "sse2", "avx2") if f"transpose/{p}" in r.m]
+    paths = [p for p in ("scalar", "sse2", "avx2", "avx512") if f"transpose/{p}" in r.m]
     if not paths and "seed_transpose_hamming" not in r.m:
         return None
     lines = []
@@ -270,6 +315,12 @@ def main(argv):
     print()
     print(acceptance(r))
     print()
+    ops = operations(r)
+    if ops:
+        print("### Operations (issue #3)")
+        print()
+        print(ops)
+        print()
     print("### Per shape (16M values each)")
     print()
     print(per_shape(r))

@@ -2,6 +2,7 @@
 # Builds the libFuzzer targets with clang (ASan + UBSan + coverage) in build/fuzz, writes seed
 # corpora of every data shape, and runs each target for BITPLANE_FUZZ_SECONDS (default 60).
 # Exits non-zero on any finding (the crashing input is left in build/fuzz/findings/).
+#   BITPLANE_FUZZ_TARGETS="a b"  run only these targets (default: every tests/fuzz/fuzz_*.cpp)
 #   BITPLANE_FUZZ_SECONDS=N   time per target
 #   BITPLANE_FUZZ_RUNS=N      stop each target after N executions instead (0 = time only)
 set -euo pipefail
@@ -15,16 +16,34 @@ bash scripts/install-deps.sh
 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DBITPLANE_FUZZ=ON -DBITPLANE_CUDA=OFF -DBITPLANE_BUILD_TESTS=OFF -DBITPLANE_BUILD_BENCHMARKS=OFF \
   -DBITPLANE_BUILD_TOOLS=OFF >/dev/null
-cmake --build build/fuzz -j "$jobs" --target bitplane_fuzz_load_vector bitplane_fuzz_decode_block bitplane_fuzz_make_corpus
+cmake --build build/fuzz -j "$jobs" --target bitplane_fuzz_all
 
 corpus=build/fuzz/corpus
 rm -rf "$corpus" build/fuzz/findings
 mkdir -p build/fuzz/findings
-build/fuzz/tests/fuzz/bitplane_fuzz_make_corpus "$corpus/load_vector" "$corpus/decode_block"
+build/fuzz/tests/fuzz/bitplane_fuzz_make_corpus "$corpus"
+# Checked-in seeds (real files, earlier findings) join the generated ones.
+shopt -s nullglob
+if [[ -d tests/fuzz/corpus ]]; then
+  for dir in tests/fuzz/corpus/*/; do
+    mkdir -p "$corpus/$(basename "$dir")"
+    cp -r "$dir". "$corpus/$(basename "$dir")/"
+  done
+fi
+
+# Every target: build/fuzz/tests/fuzz/bitplane_fuzz_<name> (make_corpus is not one).
+targets=()
+for binary in build/fuzz/tests/fuzz/bitplane_fuzz_*; do
+  name="${binary##*/bitplane_fuzz_}"
+  [[ "$name" == make_corpus ]] && continue
+  targets+=("$name")
+done
+if [[ -n "${BITPLANE_FUZZ_TARGETS:-}" ]]; then read -r -a targets <<<"$BITPLANE_FUZZ_TARGETS"; fi
 
 status=0
-for target in load_vector decode_block; do
+for target in "${targets[@]}"; do
   echo "=== fuzz.sh: $target for ${seconds} s ==="
+  mkdir -p "$corpus/$target"
   args=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10
         -artifact_prefix="build/fuzz/findings/${target}-" -print_final_stats=1)
   if [[ "$runs" != "0" ]]; then args+=(-runs="$runs"); fi

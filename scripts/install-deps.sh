@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(cmake g++ clang libclang-rt-14-dev libgtest-dev libbenchmark-dev libxsimd-dev libboost-container-dev libxxhash-dev
-          libtbb-dev libroaring-dev libopenblas-dev zlib1g-dev libzstd-dev)
+          libtbb-dev libroaring-dev libopenblas-dev
+          libcli11-dev nlohmann-json3-dev zlib1g-dev libzstd-dev gnuplot-nox python3)
 
 missing=()
 for package in "${packages[@]}"; do

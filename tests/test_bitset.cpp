@@ -728,6 +728,8 @@ TEST(BitsetFile, RoundTripsForEveryShapeAndSize) {
             bitplane::save(s, f);
             EXPECT_EQ(f[0], std::byte{0xAB});
             const bitset loaded = bitplane::load_bitset(std::span<const std::byte>(f).subspan(1));
+            EXPECT_NO_THROW(loaded.validate());
+            EXPECT_NO_THROW(s.validate());
             ASSERT_TRUE(matches(loaded, ref));
             EXPECT_EQ(loaded, s);
             std::stringstream stream;

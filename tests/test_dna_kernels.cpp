@@ -24,7 +24,8 @@ const detail::dna_kernel_table& table_of(bitplane::simd_path path) {
     bitplane::set_simd_path(path);
     const auto& table = detail::dna_kernels();
     bitplane::set_simd_path(saved);
-    EXPECT_EQ(table.path, path);
+    // The avx512 path runs the AVX2 DNA kernels.
+    EXPECT_EQ(table.path, path == bitplane::simd_path::avx512 ? bitplane::simd_path::avx2 : path);
     return table;
 }
 

@@ -589,16 +589,17 @@ TEST(BlockApi, HammingMatrixOfAllOnes) {
 // ---- path selection --------------------------------------------------------------------------------
 
 TEST(SimdPath, NamesRoundTrip) {
-    for (const simd_path p : {simd_path::scalar, simd_path::sse2, simd_path::avx2}) {
+    for (const simd_path p : {simd_path::scalar, simd_path::sse2, simd_path::avx2, simd_path::avx512}) {
         EXPECT_EQ(bitplane::parse_simd_path(bitplane::to_string(p)), p);
     }
     EXPECT_EQ(bitplane::to_string(simd_path::scalar), "scalar");
     EXPECT_EQ(bitplane::to_string(simd_path::sse2), "sse2");
     EXPECT_EQ(bitplane::to_string(simd_path::avx2), "avx2");
+    EXPECT_EQ(bitplane::to_string(simd_path::avx512), "avx512");
 }
 
 TEST(SimdPath, BadNameIsArgumentError) {
-    for (const char* bad : {"", "bogus", "AVX2", "avx512", "sse2 ", "neon"}) {
+    for (const char* bad : {"", "bogus", "AVX2", "AVX512", "avx512f", "sse2 ", "neon"}) {
         SCOPED_TRACE(bad);
         EXPECT_THROW((void)bitplane::parse_simd_path(bad), bitplane::argument_error);
         try {
@@ -628,7 +629,7 @@ TEST(SimdPath, SetAndRestore) {
         EXPECT_EQ(bitplane::active_simd_path(), p);
         EXPECT_EQ(bitplane::detail::active_kernels().path, p);
     }
-    for (const simd_path p : {simd_path::scalar, simd_path::sse2, simd_path::avx2}) {
+    for (const simd_path p : {simd_path::scalar, simd_path::sse2, simd_path::avx2, simd_path::avx512}) {
         const auto paths = bitplane::available_simd_paths();
         if (std::find(paths.begin(), paths.end(), p) == paths.end()) {
             EXPECT_THROW(bitplane::set_simd_path(p), bitplane::argument_error);

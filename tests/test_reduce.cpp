@@ -441,18 +441,25 @@ TEST(Reduce, CostModelPicksPlanesForNarrowAndDecodeForWideBlocks) {
     // Interleaved blocks: the plane method pays for de-interleaving, decode is a fixed cost.
     using bitplane::detail::choose_raw_dot_method;
     auto low = [](std::uint32_t w) { return w >= 32 ? ~0u : (1u << w) - 1u; };
-    EXPECT_EQ(choose_raw_dot_method(low(3), low(3), false), dot_method::planes);
-    EXPECT_EQ(choose_raw_dot_method(low(32), low(32), false), dot_method::decode);
-    EXPECT_EQ(choose_raw_dot_method(low(32), 0, true), dot_method::decode);
-    EXPECT_EQ(choose_raw_dot_method(low(1), 0, true), dot_method::planes);
-    flips = 0;
-    last = dot_method::planes;
-    for (std::uint32_t w = 0; w <= 32; ++w) {
-        const dot_method m = choose_raw_dot_method(low(w), low(w), false);
-        if (m != last) ++flips;
-        last = m;
+    for (const bool fused : {false, true}) {
+        SCOPED_TRACE(fused ? "fused kernel" : "transpose + multiply");
+        EXPECT_EQ(choose_raw_dot_method(low(3), low(3), false, fused), dot_method::planes);
+        EXPECT_EQ(choose_raw_dot_method(low(32), low(32), false, fused), dot_method::decode);
+        EXPECT_EQ(choose_raw_dot_method(low(32), 0, true, fused), dot_method::decode);
+        EXPECT_EQ(choose_raw_dot_method(low(1), 0, true, fused), dot_method::planes);
+        flips = 0;
+        last = dot_method::planes;
+        std::uint32_t first_decode = 0;
+        for (std::uint32_t w = 0; w <= 32; ++w) {
+            const dot_method m = choose_raw_dot_method(low(w), low(w), false, fused);
+            if (m != last) ++flips;
+            if (m == dot_method::decode && first_decode == 0) first_decode = w;
+            last = m;
+        }
+        EXPECT_EQ(flips, 1);
+        // Where they were measured (codec/thresholds.hpp): decode from 7 bits, fused from 5.
+        EXPECT_EQ(first_decode, fused ? 5u : 7u);
     }
-    EXPECT_EQ(flips, 1);
 }
 
 // ---- errors ----------------------------------------------------------------------------------------

@@ -15,4 +15,5 @@
 #include <bitplane/similarity.hpp>
 #include <bitplane/simd.hpp>
 #include <bitplane/stats.hpp>
+#include <bitplane/stream_writer.hpp>
 #include <bitplane/vector.hpp>

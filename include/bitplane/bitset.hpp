@@ -69,6 +69,10 @@ public:
     /// Every set position, ascending.
     [[nodiscard]] std::vector<std::uint64_t> to_positions() const;
 
+    /// Re-checks the whole structure with the checks load_bitset applies (summary against
+    /// blocks, each block's encoding and count); throws format_error. O(size() / 2048 + bytes).
+    void validate() const;
+
     /// Forward iterator over set positions, ascending.
     class const_iterator {
     public:

@@ -1,6 +1,6 @@
 // Runtime choice of the SIMD code path. Each kernel is compiled once per instruction set;
 // the best path the CPU supports is picked on first use. The environment variable
-// BITPLANE_SIMD=scalar|sse2|avx2 forces a path (an unsupported one is an argument_error at
+// BITPLANE_SIMD=scalar|sse2|avx2|avx512 forces a path (an unsupported one is an argument_error at
 // first use), and tests call `set_simd_path` to run every path.
 #pragma once
 
@@ -9,9 +9,11 @@
 
 namespace bitplane {
 
-enum class simd_path { scalar, sse2, avx2 };
+/// avx512: the avx2 kernels with the bit-matrix transposes done by AVX-512 VBMI byte permutes
+/// and GFNI affine instructions (needs AVX-512 F, BW, VBMI and GFNI: Ice Lake and later).
+enum class simd_path { scalar, sse2, avx2, avx512 };
 
-/// Name of a path: "scalar", "sse2", "avx2".
+/// Name of a path: "scalar", "sse2", "avx2", "avx512".
 [[nodiscard]] std::string_view to_string(simd_path path) noexcept;
 
 /// Parses a path name; throws argument_error for an unknown name.

@@ -117,6 +117,10 @@ public:
     /// buffers, and the object itself.
     [[nodiscard]] size_type memory_bytes() const noexcept { return core_.memory_bytes(); }
     [[nodiscard]] vector_stats stats() const { return core_.stats(); }
+    /// Re-checks the whole structure as load() does (every block validated and decoded, the
+    /// block table against the blocks); throws format_error naming the block. For vectors
+    /// built over bytes from elsewhere; O(size()).
+    void validate() const { core_.validate(); }
     [[nodiscard]] size_type block_count() const noexcept { return core_.block_count(); }
 
     void swap(vector& other) noexcept { core_.swap(other.core_); }

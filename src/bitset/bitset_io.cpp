@@ -266,6 +266,14 @@ void save(const bitset& set, std::ostream& out) {
 
 bitset load_bitset(std::span<const std::byte> bytes) { return parse_file(bytes); }
 
+// The loader is the one place every rule of a well-formed bitset is written down: validate
+// serializes this bitset and runs it, rather than keep a second copy of the rules in step.
+void bitset::validate() const {
+    std::vector<std::byte> bytes;
+    save(*this, bytes);
+    (void)parse_file(bytes);
+}
+
 bitset load_bitset(std::istream& in) {
     std::vector<std::byte> bytes(header_bytes);
     in.read(reinterpret_cast<char*>(bytes.data()), header_bytes);

@@ -128,7 +128,7 @@ const bitset_kernel_table& portable_bitset_kernels() noexcept { return portable_
 
 const bitset_kernel_table& bitset_kernels() {
 #if defined(BITPLANE_X86)
-    if (active_kernels().path == simd_path::avx2) return avx2_bitset_kernels();
+    if (active_kernels().path >= simd_path::avx2) return avx2_bitset_kernels();  // avx512 runs AVX2's too
 #endif
     return portable_table;
 }

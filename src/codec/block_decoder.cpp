@@ -219,10 +219,21 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
 
 void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
                    std::span<std::uint32_t> out) {
+    const kernel_table& kernels = active_kernels();
+    if (block.interleaved && !block.sparse && out.size() == block_values) {
+        // Interleaved payloads transpose to values in place: no planes in between.
+        const auto* payload = reinterpret_cast<const std::uint8_t*>(bytes.data()) +
+                              (block.stored != 0 ? block.planes[0].payload_offset : 0);
+        kernels.interleaved_transpose(payload, block.live, out.data(), nullptr, 0);
+        if (block.ones != 0) {
+            for (std::uint32_t& v : out) v |= block.ones;
+        }
+        undo_transform(block, out);
+        return;
+    }
     block_planes planes;
     plane mask;
     rebuild_planes(block, bytes, base_offset, planes, mask);
-    const kernel_table& kernels = active_kernels();
     if (!block.sparse && out.size() == block_values) {
         // A full dense block untransposes straight into the caller's buffer.
         kernels.untranspose(planes.planes[0].data(), block.live | block.ones, out.data());

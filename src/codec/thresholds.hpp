@@ -86,6 +86,12 @@ inline constexpr std::uint32_t dot_untranspose_block_ns = 200;  // view -> value
 inline constexpr std::uint32_t dot_untranspose_plane_ns = 45;   //   per non-zero plane,
 inline constexpr std::uint32_t dot_scatter_block_ns = 3000;     //   and per sparse block
 inline constexpr std::uint32_t dot_multiply_ns = 300;           // 2048 exact products summed
+// The avx512 path's fused kernel (GFNI transposes of both operands and the products in
+// registers) costs ~780 ns per block pair at any width below ~16 bits (compute-bound; more
+// above, where it streams as fast as memory does): BM_ReduceDotMethod/decode/3..8 6.3-6.9 ms
+// per 8192 block pairs, planes 4.9 ms at k = 3, 5.9 at 4, 7.5 at 5, 8.8 at 6. 700 puts the
+// switch between 4 and 5 live planes per operand, where that run measured it.
+inline constexpr std::uint32_t dot_fused_block_ns = 700;
 inline constexpr std::uint32_t dot_compact_plane_ns = 60;       // a plane compacted to shared positions
 
 }  // namespace bitplane::detail::thresholds

@@ -44,6 +44,33 @@ vector_core::block_entry vector_core::make_entry(std::uint64_t offset, std::span
     return e;
 }
 
+void vector_core::validate() const {
+    const auto fail = [](std::size_t block, const std::string& what) {
+        throw format_error("vector block " + std::to_string(block) + ": " + what, 0);
+    };
+    if (size_ != blocks_.size() * block_values + tail_.size() || tail_.size() >= block_values)
+        throw format_error("vector size " + std::to_string(size_) + " disagrees with " +
+                               std::to_string(blocks_.size()) + " sealed blocks and a tail of " +
+                               std::to_string(tail_.size()),
+                           0);
+    if (hot_block_ != no_block && (hot_block_ >= blocks_.size() || hot_.size() != block_values))
+        throw format_error("write-back block " + std::to_string(hot_block_) + " is not a sealed block", 0);
+    alignas(64) std::uint32_t values[block_values];
+    for (std::size_t b = 0; b < blocks_.size(); ++b) {
+        const block_entry& e = blocks_[b];
+        if (e.bytes == 0 || e.offset > arena_.size() || arena_.size() - e.offset < e.bytes)
+            fail(b, "extent [" + std::to_string(e.offset) + ", +" + std::to_string(e.bytes) + ") outside the arena of " +
+                        std::to_string(arena_.size()) + " bytes");
+        const std::span<const std::byte> bytes = arena_block(b);
+        codec::validate_block(bytes, block_values);  // format_error with the offset in the block
+        const block_entry expected = make_entry(e.offset, bytes);
+        if (expected.direct != e.direct || expected.header != e.header || expected.live != e.live ||
+            expected.ones != e.ones || expected.base != e.base)
+            fail(b, "block table entry disagrees with the block's header");
+        codec::decode_block(bytes, values);
+    }
+}
+
 void vector_core::push_back(std::uint32_t bits) {
     if (tail_.capacity() == 0) tail_.reserve(block_values);
     tail_.push_back(bits);

@@ -3,7 +3,8 @@
 // One table per instruction set: dna_kernels_scalar.cpp (portable, the reference every other
 // table is tested against), dna_kernels_sse2.cpp and dna_kernels_avx2.cpp (dna_kernels_impl.hpp
 // written once over the xsimd architecture tag, compiled with each set's flags). The table
-// follows the library's SIMD path (active_simd_path(), BITPLANE_SIMD, set_simd_path).
+// follows the library's SIMD path (active_simd_path(), BITPLANE_SIMD, set_simd_path); the avx512
+// path uses the AVX2 table.
 #pragma once
 
 #include <bitplane/block.hpp>

@@ -167,6 +167,9 @@ const dna_kernel_table& scalar_dna_kernels() noexcept { return scalar_table; }
 const dna_kernel_table& dna_kernels() {
 #if defined(BITPLANE_X86)
     switch (bitplane::detail::active_kernels().path) {
+        // The avx512 path's letters kernels are the AVX2 ones (AVX-512 CPUs run AVX2; the avx512
+        // path differs from avx2 only in the codec's bit-matrix transposes).
+        case simd_path::avx512:
         case simd_path::avx2: return avx2_dna_kernels();
         case simd_path::sse2: return sse2_dna_kernels();
         default: break;

@@ -85,9 +85,7 @@ struct not_op {
     static constexpr bool unary = true;
     static std::uint32_t apply(std::uint32_t a, std::uint32_t /*b*/) noexcept { return ~a; }
     static std::uint32_t planes(std::uint32_t /*a*/, std::uint32_t /*b*/) noexcept { return ~0u; }
-    static constexpr answer left_zero = answer::compute;
-    static constexpr answer right_zero = answer::compute;
-    static constexpr answer same = answer::compute;
+    // No shortcut answers: a unary operation never takes the two-operand shortcuts.
 };
 
 // Per-thread working memory (~41 KiB): two views, the result planes and two value buffers.

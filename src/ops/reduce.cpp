@@ -332,7 +332,7 @@ dot_method choose_dot_method(std::uint32_t live_a, std::uint32_t live_b, std::ui
     return plane_cost <= decode_cost ? dot_method::planes : dot_method::decode;
 }
 
-dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same) noexcept {
+dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same, bool fused) noexcept {
     namespace t = thresholds;
     const auto stored_a = static_cast<std::uint64_t>(std::popcount(planes_a));
     const auto stored_b = static_cast<std::uint64_t>(std::popcount(planes_b));
@@ -343,7 +343,8 @@ dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b,
                : planes < (1u << 16) ? t::dot_transpose16_block_ns
                                      : t::dot_transpose32_block_ns;
     };
-    const std::uint64_t decode_cost = transpose(planes_a) + (same ? 0 : transpose(planes_b)) + t::dot_multiply_ns;
+    const std::uint64_t decode_cost =
+        fused ? t::dot_fused_block_ns : transpose(planes_a) + (same ? 0 : transpose(planes_b)) + t::dot_multiply_ns;
     return plane_cost <= decode_cost ? dot_method::planes : dot_method::decode;
 }
 
@@ -413,11 +414,21 @@ namespace {
 // Decode-and-multiply of two interleaved blocks, straight from their payloads.
 acc_t raw_dot(const raw_block& a, const raw_block& b, bool same, bool is_signed, const kernel_table& kernels,
               std::span<const std::byte> ahead_a, std::span<const std::byte> ahead_b) {
+    std::uint64_t out[2];
+    if (kernels.interleaved_dot != nullptr) {
+        const auto operand = [](const raw_block& r, std::span<const std::byte> ahead) {
+            return interleaved_operand{r.payload, r.header.live, r.header.ones, static_cast<std::uint32_t>(r.form.base),
+                                       as_u8(ahead), ahead.size()};
+        };
+        const interleaved_operand oa = operand(a, ahead_a);
+        const interleaved_operand ob = same ? oa : operand(b, ahead_b);
+        kernels.interleaved_dot(&oa, &ob, is_signed, out);
+        return (static_cast<acc_t>(out[1]) << 64) | out[0];
+    }
     alignas(64) std::uint32_t va[block_values];
     alignas(64) std::uint32_t vb[block_values];
     raw_values(a, kernels, va, ahead_a);
     if (!same) raw_values(b, kernels, vb, ahead_b);
-    std::uint64_t out[2];
     kernels.dot_values(va, same ? va : vb, block_values, is_signed, out);
     return (static_cast<acc_t>(out[1]) << 64) | out[0];
 }
@@ -442,7 +453,8 @@ acc_t dot_vectors(const vector<T>& a, const vector<T>& b) {
                 if (raw_interleaved(ca, block, is_signed, ra) && (same || raw_interleaved(cb, block, is_signed, rb))) {
                     if (method == dot_method::automatic) {
                         method = choose_raw_dot_method(ra.header.live | ra.header.ones,
-                                                       same ? 0u : rb.header.live | rb.header.ones, same);
+                                                       same ? 0u : rb.header.live | rb.header.ones, same,
+                                                       kernels.interleaved_dot != nullptr);
                     }
                     if (method == dot_method::decode) {
                         const std::size_t next = block + 1 < last ? block + 1 : block_limit;
@@ -458,6 +470,35 @@ acc_t dot_vectors(const vector<T>& a, const vector<T>& b) {
         },
         [](acc_t& total, const acc_t& part) { total += part; });
 }
+
+}  // namespace
+
+uint128 dot_block_range(const vector_core& ca, const vector_core& cb, bool is_signed, std::size_t first,
+                        std::size_t last) {
+    const kernel_table& kernels = active_kernels();
+    const bool same = &ca == &cb;
+    raw_block ra;
+    raw_block rb;
+    block_view va;
+    block_view vb;
+    acc_t part = 0;
+    for (std::size_t block = first; block < last; ++block) {
+        if (raw_interleaved(ca, block, is_signed, ra) && (same || raw_interleaved(cb, block, is_signed, rb)) &&
+            choose_raw_dot_method(ra.header.live | ra.header.ones, same ? 0u : rb.header.live | rb.header.ones,
+                                  same, kernels.interleaved_dot != nullptr) == dot_method::decode) {
+            const std::size_t next = block + 1 < last ? block + 1 : block_limit;
+            part += raw_dot(ra, same ? ra : rb, same, is_signed, kernels, arena_bytes(ca, next),
+                            same ? std::span<const std::byte>() : arena_bytes(cb, next));
+            continue;
+        }
+        view_block(ca, block, va);
+        if (!same) view_block(cb, block, vb);
+        part += dot_block(va, same ? va : vb, same, is_signed, dot_method::automatic);
+    }
+    return part;
+}
+
+namespace {
 
 // Differing bits and differing positions of two blocks, on their value planes.
 struct difference {

@@ -6,6 +6,7 @@
 
 #include "ops/block_view.hpp"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace bitplane::detail {
@@ -30,14 +31,22 @@ enum class dot_method {
 /// The method for two interleaved all-raw blocks (read in place) whose non-zero planes are
 /// `planes_a` and `planes_b` (stored and all-one): viewing them (de-interleaving) for the plane
 /// method, or transposing their payloads into values, which costs less when every plane is
-/// below 16 or 8. `same`: one block (sum_of_squares; planes_b is not used).
-[[nodiscard]] dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same) noexcept;
+/// below 16 or 8, and less again when the path has a fused interleaved_dot kernel (`fused`).
+/// `same`: one block (sum_of_squares; planes_b is not used).
+[[nodiscard]] dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same,
+                                               bool fused) noexcept;
 
 /// Sum over the block of a[i] * b[i] (values of the column type: int32 when `is_signed`),
 /// modulo 2^128. `same`: a and b are the same block (b is not read). `method` other than
 /// automatic forces that method where it applies (delta and zigzag blocks always decode).
 /// May rewrite the views' planes (compacted in place).
 [[nodiscard]] uint128 dot_block(block_view& a, block_view& b, bool same, bool is_signed, dot_method method);
+
+/// Sum of a[i] * b[i] over blocks [first, last) of two vectors of equal size (`is_signed`: int32
+/// columns), modulo 2^128, serially on the calling thread, with the block methods dot() uses.
+/// For callers that split blocks themselves (the CUDA part's CPU+GPU executor).
+[[nodiscard]] uint128 dot_block_range(const vector_core& a, const vector_core& b, bool is_signed,
+                                      std::size_t first, std::size_t last);
 
 /// Forces the method of every block pair of dot() and sum_of_squares() from now on
 /// (automatic restores the cost model). For tests and benchmarks; not synchronized with

@@ -25,6 +25,7 @@ namespace {
 struct cpu_features {
     bool sse2 = false;
     bool avx2 = false;
+    bool avx512 = false;  // AVX-512 F + BW + VBMI and GFNI (kernels_avx512.cpp)
 };
 
 cpu_features probe_cpu() noexcept {
@@ -40,6 +41,9 @@ cpu_features probe_cpu() noexcept {
     __builtin_cpu_init();
     f.avx2 = f.avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
              __builtin_cpu_supports("bmi2");
+    // libgcc also checks XCR0 for the ZMM state before it reports any AVX-512 feature.
+    f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
 #endif
 #endif
     return f;
@@ -57,6 +61,7 @@ bool usable(simd_path path) noexcept {
 #if defined(BITPLANE_X86)
         case simd_path::sse2: return cpu().sse2;
         case simd_path::avx2: return cpu().avx2;
+        case simd_path::avx512: return cpu().avx512;
 #endif
         default: return false;
     }
@@ -67,12 +72,14 @@ const detail::kernel_table& table_for(simd_path path) noexcept {
 #if defined(BITPLANE_X86)
         case simd_path::sse2: return detail::sse2_kernels();
         case simd_path::avx2: return detail::avx2_kernels();
+        case simd_path::avx512: return detail::avx512_kernels();
 #endif
         default: return detail::scalar_kernels();
     }
 }
 
 simd_path best_path() noexcept {
+    if (usable(simd_path::avx512)) return simd_path::avx512;
     if (usable(simd_path::avx2)) return simd_path::avx2;
     if (usable(simd_path::sse2)) return simd_path::sse2;
     return simd_path::scalar;
@@ -90,7 +97,7 @@ simd_path initial_path() {
         path = parse_simd_path(name);
     } catch (const argument_error&) {
         throw argument_error("BITPLANE_SIMD='" + std::string(name) +
-                             "' is not a SIMD path (expected scalar, sse2 or avx2)");
+                             "' is not a SIMD path (expected scalar, sse2, avx2 or avx512)");
     }
     if (!usable(path)) {
         throw argument_error("BITPLANE_SIMD='" + std::string(name) +
@@ -119,22 +126,23 @@ std::string_view to_string(simd_path path) noexcept {
         case simd_path::scalar: return "scalar";
         case simd_path::sse2: return "sse2";
         case simd_path::avx2: return "avx2";
+        case simd_path::avx512: return "avx512";
     }
     return "unknown";
 }
 
 simd_path parse_simd_path(std::string_view name) {
-    for (const simd_path path : {simd_path::scalar, simd_path::sse2, simd_path::avx2}) {
+    for (const simd_path path : {simd_path::scalar, simd_path::sse2, simd_path::avx2, simd_path::avx512}) {
         if (name == to_string(path)) {
             return path;
         }
     }
-    throw argument_error("unknown SIMD path '" + std::string(name) + "' (expected scalar, sse2 or avx2)");
+    throw argument_error("unknown SIMD path '" + std::string(name) + "' (expected scalar, sse2, avx2 or avx512)");
 }
 
 std::vector<simd_path> available_simd_paths() {
     std::vector<simd_path> paths;
-    for (const simd_path path : {simd_path::scalar, simd_path::sse2, simd_path::avx2}) {
+    for (const simd_path path : {simd_path::scalar, simd_path::sse2, simd_path::avx2, simd_path::avx512}) {
         if (usable(path)) {
             paths.push_back(path);
         }

@@ -50,6 +50,17 @@ struct compare_job {
     std::uint32_t offset[plane_count] = {};
 };
 
+/// One operand of interleaved_dot: an interleaved all-raw payload (as for
+/// interleaved_transpose) whose value i is (residual i | ones) + base, mod 2^32.
+struct interleaved_operand {
+    const std::uint8_t* payload = nullptr;
+    std::uint32_t live = 0;
+    std::uint32_t ones = 0;
+    std::uint32_t base = 0;
+    const std::uint8_t* ahead = nullptr;  // prefetched meanwhile, as for interleaved_transpose
+    std::size_t ahead_bytes = 0;
+};
+
 struct kernel_table {
     simd_path path;
 
@@ -115,11 +126,19 @@ struct kernel_table {
     /// bits of `select`, in order, from bit 0, and zeros after them. Only the first `words`
     /// words (at most plane_words) of each are read and written; `out` must not overlap.
     void (*extract_plane)(const std::uint32_t* p, const std::uint32_t* select, std::size_t words, std::uint32_t* out);
+
+    /// Optional (null where a path has no fused kernel: the caller then transposes both
+    /// operands and calls dot_values): the exact sum over a block's 2048 values of a_i b_i,
+    /// as dot_values writes it (int32 values when `is_signed`), each column transposed and
+    /// multiplied in registers.
+    void (*interleaved_dot)(const interleaved_operand* a, const interleaved_operand* b, bool is_signed,
+                            std::uint64_t* out) = nullptr;
 };
 
 const kernel_table& scalar_kernels() noexcept;
 const kernel_table& sse2_kernels() noexcept;  // x86-64 only
 const kernel_table& avx2_kernels() noexcept;  // x86-64 only
+const kernel_table& avx512_kernels() noexcept;  // x86-64 only: avx2's table, GFNI transposes
 
 /// The table for the active path (see simd.hpp). Cheap: one atomic load.
 const kernel_table& active_kernels();

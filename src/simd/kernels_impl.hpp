@@ -1050,7 +1050,7 @@ constexpr kernel_table make_table(simd_path path) noexcept {
     return kernel_table{path,         &transpose<A>,     &untranspose<A>, &pair_popcounts<A>,
                         &popcount_words<A>, &stats<A>, &and_popcounts<A>, &dot_values<A>,
                         &deposit_plane<A>, &compare_planes<A>, &interleaved_popcounts<A>,
-                        &interleaved_transpose<A>, &extract_plane<A>};
+                        &interleaved_transpose<A>, &extract_plane<A>, nullptr};
 }
 
 }  // namespace bitplane::detail::BITPLANE_KERNEL_NS

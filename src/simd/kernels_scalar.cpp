@@ -263,7 +263,7 @@ void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std:
 
 constexpr kernel_table table{simd_path::scalar, &transpose,     &untranspose,   &pair_popcounts, &popcount_words,
                              &stats,            &and_popcounts, &dot_values,    &deposit_plane, &compare_planes,
-                             &interleaved_popcounts, &interleaved_transpose, &extract_plane};
+                             &interleaved_popcounts, &interleaved_transpose, &extract_plane, nullptr};
 
 }  // namespace
 

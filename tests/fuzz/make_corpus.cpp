@@ -36,13 +36,37 @@ std::vector<std::vector<std::uint32_t>> shapes() {
     return out;
 }
 
+// Saved bitsets of many densities and layouts (empty, full, runs, single bits, partial last
+// block), for fuzz_load_bitset.
+std::vector<bitplane::bitset> bitsets() {
+    std::mt19937_64 rng(11);
+    std::vector<bitplane::bitset> out;
+    out.emplace_back();
+    for (const std::uint64_t size : {std::uint64_t{1}, std::uint64_t{2047}, std::uint64_t{2048}, std::uint64_t{10000}}) {
+        for (const double density : {0.0, 0.0001, 0.01, 0.5, 0.99, 1.0}) {
+            std::vector<std::uint64_t> positions;
+            for (std::uint64_t p = 0; p < size; ++p)
+                if (static_cast<double>(rng() % 1000000) < density * 1000000.0) positions.push_back(p);
+            out.push_back(bitplane::bitset::from_positions(positions, size));
+        }
+    }
+    std::vector<std::uint64_t> runs;
+    for (std::uint64_t p = 0; p < 6000; ++p)
+        if ((p / 300) % 2 == 0) runs.push_back(p);
+    out.push_back(bitplane::bitset::from_positions(runs, 6000));
+    return out;
+}
+
 }  // namespace
 
+// Usage: make_corpus ROOT. Writes ROOT/<target> for load_vector, decode_block, load_bitset and
+// simd_decode.
 int main(int argc, char** argv) {
-    if (argc != 3) return 2;
-    const std::filesystem::path vectors = argv[1], blocks = argv[2];
-    std::filesystem::create_directories(vectors);
-    std::filesystem::create_directories(blocks);
+    if (argc != 2) return 2;
+    const std::filesystem::path root = argv[1];
+    const std::filesystem::path vectors = root / "load_vector", blocks = root / "decode_block",
+                                sets = root / "load_bitset", decode_paths = root / "simd_decode";
+    for (const auto& dir : {vectors, blocks, sets, decode_paths}) std::filesystem::create_directories(dir);
     int n = 0;
     for (const auto& values : shapes()) {
         std::vector<std::byte> file;
@@ -60,7 +84,15 @@ int main(int argc, char** argv) {
         const std::size_t bytes = bitplane::codec::encode_block(std::span(values).first(count), false,
                                                                 std::span(block).subspan(2));
         write(blocks / ("block_" + std::to_string(n)), std::span(block).first(2 + bytes));
+        // simd_decode takes the same block inputs as decode_block.
+        write(decode_paths / ("block_" + std::to_string(n)), std::span(block).first(2 + bytes));
         ++n;
+    }
+    n = 0;
+    for (const bitplane::bitset& set : bitsets()) {
+        std::vector<std::byte> file;
+        bitplane::save(set, file);
+        write(sets / ("bitset_" + std::to_string(n++)), file);
     }
     return 0;
 }

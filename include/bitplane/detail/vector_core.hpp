@@ -64,6 +64,10 @@ public:
     }
     [[nodiscard]] std::size_t memory_bytes() const noexcept;
     [[nodiscard]] vector_stats stats() const;
+    /// Checks every invariant load() establishes: sizes agree, each block table entry lies
+    /// in the arena and caches what its block's header says, and every sealed block passes
+    /// codec::validate_block and decodes. Throws format_error naming the block; O(size()).
+    void validate() const;
 
     // ---- appending already encoded blocks (bitplane's own operations) -------------------
     // Preconditions, checked (size_error otherwise): the vector has no tail

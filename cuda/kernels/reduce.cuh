@@ -1,0 +1,315 @@
+// Kernels of the exact reductions (sum, dot) over device-resident encoded blocks. Included by
+// cuda/reduce.cu only.
+//
+// dot runs in two kernels:
+//  - dot_planes: one warp per block pair, for pairs where both blocks are dense, plain or
+//    frame of reference, full (2048 values), all-raw (interleaved) and have no plane at or
+//    above 16 (uniform narrow data: the common case). The warp copies both payloads into
+//    shared memory with asynchronous copies (cp.async, all words in flight at once), each lane takes two 32-bit columns and computes
+//    sum_{j,k} 2^(j+k) popcount(A_j AND B_k) with both operands' words in registers, plus the
+//    frame-of-reference terms. Other pairs are appended to a work list.
+//  - dot_values: one CTA per listed pair; both blocks are decoded in shared memory
+//    (block_device.cuh) and their values multiplied.
+// Each CTA writes one 128-bit partial; reduce_partials adds them.
+#pragma once
+
+#include "block_device.cuh"
+
+#include <cuda_pipeline.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace bitplane::cuda::kernels {
+
+using u128 = unsigned __int128;
+
+struct blocks_ref {
+    const std::uint8_t* payload;
+    const std::uint64_t* offsets;
+    std::uint64_t blocks;
+    std::uint64_t size;  // values
+};
+
+__device__ __forceinline__ unsigned block_count_of(const blocks_ref& v, std::uint64_t block) {
+    const std::uint64_t first = block * block_values;
+    const std::uint64_t left = v.size - first;
+    return left < block_values ? static_cast<unsigned>(left) : block_values;
+}
+
+/// Warp-level header of a block for dot_planes; ok == false when it does not qualify.
+struct fast_header {
+    bool ok;
+    std::uint32_t live;
+    std::uint32_t ones;
+    std::uint32_t base;
+    unsigned stored;
+    const std::uint8_t* payload;
+};
+
+__device__ __forceinline__ fast_header fast_parse(const std::uint8_t* b, bool is_signed) {
+    fast_header h;
+    const unsigned flags = b[0];
+    const unsigned transform = flags & 3u;
+    unsigned pos = 1;
+    h.base = 0;
+    if (transform == transform_for) {
+        h.base = load_u32(b + 1);
+        pos = 5;
+    }
+    h.live = load_u32(b + pos);
+    pos += 4;
+    h.ones = 0;
+    if (flags & 8u) {
+        h.ones = load_u32(b + pos);
+        pos += 4;
+    }
+    h.stored = static_cast<unsigned>(__popc(h.live));
+    h.payload = b + pos;
+    const std::uint32_t nonzero = h.live | h.ones;
+    // The residual form v = base + r must hold without passing the type's maximum (the
+    // encoder never writes otherwise; such blocks go to the decoding kernel).
+    const long long top = is_signed ? 0x7fffffffLL : 0xffffffffLL;
+    const long long base = is_signed ? static_cast<long long>(static_cast<std::int32_t>(h.base))
+                                     : static_cast<long long>(h.base);
+    h.ok = (flags & 4u) == 0 && transform <= transform_for && ((flags & 0x10u) != 0 || h.stored == 0) &&
+           (nonzero >> 16) == 0 && base + static_cast<long long>(nonzero) <= top;
+    return h;
+}
+
+inline constexpr int planes_warps = 4;                   // warps per CTA of dot_planes
+inline constexpr unsigned fast_planes = 16;              // planes a fast block may use
+inline constexpr unsigned fast_words = fast_planes * plane_words;
+
+/// Starts copying the aligned words covering a block's interleaved payload (stored * 64 words
+/// from an unaligned byte, so one word more) into `dst`, asynchronously (cp.async): every
+/// word of both operands is in flight at once, with no register staging. column_planes
+/// realigns them with a funnel shift.
+__device__ __forceinline__ void copy_payload(const std::uint8_t* src, unsigned words, std::uint32_t* dst, unsigned lane) {
+    const auto* q = reinterpret_cast<const std::uint32_t*>(reinterpret_cast<std::uintptr_t>(src) & ~std::uintptr_t{3});
+    for (unsigned w = lane; w <= words; w += 32u) __pipeline_memcpy_async(dst + w, q + w, 4);
+}
+
+/// The words of column `c` of a fast block, by plane: live planes from the copied payload
+/// (word c of rank r at c * stored + r, shifted by the payload's misalignment), all-one planes
+/// as ~0, others 0.
+__device__ __forceinline__ void column_planes(const std::uint32_t* words, const fast_header& h, unsigned c,
+                                              std::uint32_t (&out)[fast_planes]) {
+    unsigned at = c * h.stored;
+    const unsigned shift = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(h.payload) & 3u) * 8u;
+#pragma unroll
+    for (unsigned j = 0; j < fast_planes; ++j) {
+        if ((h.live >> j) & 1u) {
+            out[j] = __funnelshift_r(words[at], words[at + 1], shift);
+            ++at;
+        } else {
+            out[j] = ((h.ones >> j) & 1u) ? ~0u : 0u;
+        }
+    }
+}
+
+/// Sums a 128-bit value over the CTA into partial[blockIdx.x] (lo, hi).
+template <int THREADS>
+__device__ inline void write_partial(u128 value, std::uint64_t* partial) {
+    __shared__ std::uint64_t lo[THREADS];
+    __shared__ std::uint64_t hi[THREADS];
+    // Warp sums first: 128-bit adds through two 64-bit halves with carry.
+    for (int offset = 16; offset > 0; offset /= 2) {
+        const std::uint64_t l = __shfl_down_sync(0xffffffffu, static_cast<std::uint64_t>(value), offset);
+        const std::uint64_t h = __shfl_down_sync(0xffffffffu, static_cast<std::uint64_t>(value >> 64), offset);
+        value += (static_cast<u128>(h) << 64) | l;
+    }
+    const unsigned lane = threadIdx.x % 32u;
+    const unsigned warp = threadIdx.x / 32u;
+    if (lane == 0) {
+        lo[warp] = static_cast<std::uint64_t>(value);
+        hi[warp] = static_cast<std::uint64_t>(value >> 64);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u128 total = 0;
+        for (int w = 0; w < THREADS / 32; ++w) total += (static_cast<u128>(hi[w]) << 64) | lo[w];
+        partial[2 * blockIdx.x] = static_cast<std::uint64_t>(total);
+        partial[2 * blockIdx.x + 1] = static_cast<std::uint64_t>(total >> 64);
+    }
+}
+
+/// dot over block pairs [first, last) (see the file comment). Pairs that do not qualify are
+/// appended to list[0 .. *listed).
+__global__ void __launch_bounds__(planes_warps * 32)
+dot_planes(blocks_ref a, blocks_ref b, bool is_signed, std::uint64_t first, std::uint64_t last, std::uint64_t* partial,
+           std::uint64_t* list, unsigned long long* listed) {
+    __shared__ std::uint32_t words[planes_warps][2][fast_words + 4];
+    const unsigned lane = threadIdx.x % 32u;
+    const unsigned warp = threadIdx.x / 32u;
+    std::uint32_t* wa = words[warp][0];
+    std::uint32_t* wb = words[warp][1];
+    const bool same = a.payload == b.payload && a.offsets == b.offsets;
+    u128 total = 0;
+    const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * planes_warps;
+    std::uint64_t pair = first + static_cast<std::uint64_t>(blockIdx.x) * planes_warps + warp;
+    std::uint64_t next_a = pair < last ? a.offsets[pair] : 0;
+    std::uint64_t next_b = pair < last ? b.offsets[pair] : 0;
+    for (; pair < last; pair += warps) {
+        const std::uint8_t* ba = a.payload + next_a;
+        const std::uint8_t* bb = b.payload + next_b;
+        // The next pair's offsets load while this pair is worked on.
+        if (pair + warps < last) {
+            next_a = a.offsets[pair + warps];
+            next_b = b.offsets[pair + warps];
+        }
+        const fast_header ha = fast_parse(ba, is_signed);
+        const fast_header hb = same ? ha : fast_parse(bb, is_signed);
+        if (!ha.ok || !hb.ok || block_count_of(a, pair) != block_values) {
+            if (lane == 0) list[atomicAdd(listed, 1ull)] = pair;
+            continue;
+        }
+        __syncwarp();
+        copy_payload(ha.payload, ha.stored * plane_words, wa, lane);
+        if (!same) copy_payload(hb.payload, hb.stored * plane_words, wb, lane);
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncwarp();
+        const std::uint32_t* sb = same ? wa : wb;
+        std::uint32_t a0[fast_planes], a1[fast_planes], b0[fast_planes], b1[fast_planes];
+        column_planes(wa, ha, lane, a0);
+        column_planes(wa, ha, lane + 32u, a1);
+        column_planes(sb, hb, lane, b0);
+        column_planes(sb, hb, lane + 32u, b1);
+        const std::uint32_t za = ha.live | ha.ones;
+        const std::uint32_t zb = hb.live | hb.ones;
+        std::uint64_t product = 0;
+#pragma unroll
+        for (unsigned j = 0; j < fast_planes; ++j) {
+            if (!((za >> j) & 1u)) continue;
+            std::uint32_t row = 0;  // sum_k 2^k popcounts: < 16 * 64 * 2^15
+#pragma unroll
+            for (unsigned k = 0; k < fast_planes; ++k) {
+                if (!((zb >> k) & 1u)) continue;
+                row += static_cast<std::uint32_t>(__popc(a0[j] & b0[k]) + __popc(a1[j] & b1[k])) << k;
+            }
+            product += static_cast<std::uint64_t>(row) << j;
+        }
+        total += product;
+        if (ha.base != 0 || hb.base != 0) {
+            // (ba + ra)(bb + rb) = ra rb + bb ra + ba rb + ba bb, bases as integers of the type.
+            std::uint64_t sa = 0;
+            std::uint64_t sb_sum = 0;
+#pragma unroll
+            for (unsigned j = 0; j < fast_planes; ++j) {
+                sa += static_cast<std::uint64_t>(__popc(a0[j]) + __popc(a1[j])) << j;
+                sb_sum += static_cast<std::uint64_t>(__popc(b0[j]) + __popc(b1[j])) << j;
+            }
+            const u128 base_a = is_signed ? static_cast<u128>(static_cast<__int128>(static_cast<std::int32_t>(ha.base)))
+                                          : static_cast<u128>(ha.base);
+            const u128 base_b = is_signed ? static_cast<u128>(static_cast<__int128>(static_cast<std::int32_t>(hb.base)))
+                                          : static_cast<u128>(hb.base);
+            total += base_b * sa + base_a * sb_sum;
+            if (lane == 0) total += base_a * base_b * block_values;
+        }
+    }
+    write_partial<planes_warps * 32>(total, partial);
+}
+
+inline constexpr int values_threads = 256;
+
+/// dot of the listed pairs by decoding both blocks (one CTA per pair, grid-stride).
+__global__ void __launch_bounds__(values_threads)
+dot_values(blocks_ref a, blocks_ref b, bool is_signed, const std::uint64_t* list, const unsigned long long* listed,
+           std::uint64_t* partial) {
+    __shared__ block_smem s;
+    __shared__ typename block_values_traits<values_threads>::scan::TempStorage scan;
+    constexpr int items = block_values_traits<values_threads>::items;
+    const unsigned long long count = *listed;
+    u128 total = 0;
+    for (unsigned long long i = blockIdx.x; i < count; i += gridDim.x) {
+        const std::uint64_t pair = list[i];
+        const unsigned n = block_count_of(a, pair);
+        std::uint32_t va[items];
+        std::uint32_t vb[items];
+        load_block_planes(a.payload + a.offsets[pair], n, s);
+        decode_values<values_threads>(s, scan, va);
+        __syncthreads();
+        load_block_planes(b.payload + b.offsets[pair], n, s);
+        decode_values<values_threads>(s, scan, vb);
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < items; ++q) {
+            if (is_signed) {
+                const long long p = static_cast<long long>(static_cast<std::int32_t>(va[q])) *
+                                    static_cast<long long>(static_cast<std::int32_t>(vb[q]));
+                total += static_cast<u128>(static_cast<__int128>(p));
+            } else {
+                total += static_cast<u128>(static_cast<std::uint64_t>(va[q]) * vb[q]);
+            }
+        }
+    }
+    write_partial<values_threads>(total, partial);
+}
+
+/// Sum of each block's values (one CTA per block, grid-stride), by decoding.
+__global__ void __launch_bounds__(values_threads)
+sum_values(blocks_ref v, bool is_signed, std::uint64_t* partial) {
+    __shared__ block_smem s;
+    __shared__ typename block_values_traits<values_threads>::scan::TempStorage scan;
+    constexpr int items = block_values_traits<values_threads>::items;
+    u128 total = 0;
+    for (std::uint64_t block = blockIdx.x; block < v.blocks; block += gridDim.x) {
+        std::uint32_t values[items];
+        load_block_planes(v.payload + v.offsets[block], block_count_of(v, block), s);
+        decode_values<values_threads>(s, scan, values);
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < items; ++q)
+            total += is_signed ? static_cast<u128>(static_cast<__int128>(static_cast<std::int32_t>(values[q])))
+                               : static_cast<u128>(values[q]);
+    }
+    write_partial<values_threads>(total, partial);
+}
+
+/// result (lo, hi) += sum of `count` partials (one CTA).
+__global__ void reduce_partials(const std::uint64_t* partial, unsigned count, std::uint64_t* result) {
+    u128 total = 0;
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x)
+        total += (static_cast<u128>(partial[2 * i + 1]) << 64) | partial[2 * i];
+    __shared__ std::uint64_t lo[256];
+    __shared__ std::uint64_t hi[256];
+    lo[threadIdx.x] = static_cast<std::uint64_t>(total);
+    hi[threadIdx.x] = static_cast<std::uint64_t>(total >> 64);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u128 sum = (static_cast<u128>(result[1]) << 64) | result[0];
+        for (unsigned t = 0; t < blockDim.x; ++t) sum += (static_cast<u128>(hi[t]) << 64) | lo[t];
+        result[0] = static_cast<std::uint64_t>(sum);
+        result[1] = static_cast<std::uint64_t>(sum >> 64);
+    }
+}
+
+/// Decodes every block into out (one CTA per block, grid-stride).
+__global__ void __launch_bounds__(values_threads)
+decode_blocks(blocks_ref v, std::uint32_t* out) {
+    __shared__ block_smem s;
+    __shared__ typename block_values_traits<values_threads>::scan::TempStorage scan;
+    constexpr int items = block_values_traits<values_threads>::items;
+    for (std::uint64_t block = blockIdx.x; block < v.blocks; block += gridDim.x) {
+        const unsigned n = block_count_of(v, block);
+        std::uint32_t values[items];
+        load_block_planes(v.payload + v.offsets[block], n, s);
+        decode_values<values_threads>(s, scan, values);
+        std::uint32_t* target = out + block * block_values;
+        const unsigned first = threadIdx.x * static_cast<unsigned>(items);
+        if (n == block_values) {
+            auto* vec = reinterpret_cast<uint4*>(target + first);
+#pragma unroll
+            for (int q = 0; q < items / 4; ++q)
+                vec[q] = make_uint4(values[4 * q], values[4 * q + 1], values[4 * q + 2], values[4 * q + 3]);
+        } else {
+#pragma unroll
+            for (int q = 0; q < items; ++q)
+                if (first + static_cast<unsigned>(q) < n) target[first + static_cast<unsigned>(q)] = values[q];
+        }
+        __syncthreads();
+    }
+}
+
+}  // namespace bitplane::cuda::kernels

@@ -1,0 +1,269 @@
+// vector_writer: the file of docs/format.md section 3 from values that arrive in pieces.
+// Full blocks are encoded as soon as they are complete (in parallel over blocks) and kept
+// encoded; finish() writes header, offsets table and blocks, checksumming them on the way.
+// tests/test_stream_writer.cpp checks that the bytes equal save()'s for the same values.
+#include <bitplane/stream_writer.hpp>
+
+#include <bitplane/codec.hpp>
+
+#include "codec/byte_io.hpp"
+#include "core/file_header.hpp"
+#include "core/parallel.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace bitplane {
+
+namespace {
+
+using detail::store_le;
+namespace file = detail::file;
+
+constexpr std::size_t payload_alignment = 64;          // docs/format.md section 3
+constexpr std::size_t chunk_bytes = std::size_t{4} << 20;  // encoded bytes kept per chunk
+// Blocks encoded per parallel window, and per task within it: the same split as
+// vector_core::append, so that a window's encoded bytes stay small (at most 9 MiB).
+constexpr std::size_t window_blocks = 1024;
+constexpr std::size_t batch_blocks = 16;
+
+constexpr std::uint64_t align_up(std::uint64_t n, std::uint64_t a) { return (n + a - 1) / a * a; }
+
+// Bytes appended at the end only, in fixed-size chunks: growing never moves what is there,
+// so the writer never holds two copies of the output (as a doubling buffer would while it
+// reallocates). grow() then write_at() lets several threads fill disjoint ranges.
+class chunked_bytes {
+public:
+    /// Makes the size `size() + n`; the new bytes are to be written with write_at.
+    void grow(std::uint64_t n) {
+        size_ += n;
+        while (chunks_.size() * chunk_bytes < size_) chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(chunk_bytes));
+    }
+    /// Copies `bytes` to [at, at + bytes.size()), which must lie below size().
+    void write_at(std::uint64_t at, std::span<const std::byte> bytes) {
+        while (!bytes.empty()) {
+            const std::size_t offset = static_cast<std::size_t>(at % chunk_bytes);
+            const std::size_t take = std::min(bytes.size(), chunk_bytes - offset);
+            std::memcpy(chunks_[static_cast<std::size_t>(at / chunk_bytes)].get() + offset, bytes.data(), take);
+            at += take;
+            bytes = bytes.subspan(take);
+        }
+    }
+    void append(std::span<const std::byte> bytes) {
+        const std::uint64_t at = size_;
+        grow(bytes.size());
+        write_at(at, bytes);
+    }
+    [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
+    [[nodiscard]] std::uint64_t capacity() const noexcept { return chunks_.size() * chunk_bytes; }
+    template <class F>
+    void for_each_piece(F&& f) const {
+        for (std::size_t i = 0; i < chunks_.size(); ++i)
+            f(std::span<const std::byte>(chunks_[i].get(), std::min<std::uint64_t>(chunk_bytes, size_ - i * chunk_bytes)));
+    }
+
+private:
+    std::vector<std::unique_ptr<std::byte[]>> chunks_;
+    std::uint64_t size_ = 0;
+};
+
+}  // namespace
+
+template <column_value T>
+struct vector_writer<T>::state {
+    std::uint64_t values = 0;
+    chunked_bytes payload;
+    std::vector<std::uint64_t> ends;   // end of each block in the payload
+    std::vector<std::uint32_t> tail;   // the values of the partial last block
+    bool finished = false;
+
+    // Encoding buffers of the parallel path, kept from one append to the next: each batch of
+    // blocks is encoded straight into its own buffer, which grows to the largest batch seen.
+    struct batch {
+        std::vector<std::byte> bytes;
+        std::size_t used = 0;
+        std::uint64_t offset = 0;  // in the payload
+        std::array<std::uint16_t, batch_blocks> sizes{};
+    };
+    std::vector<batch> batches;
+
+    void push_block(std::span<const std::byte> bytes) {
+        payload.append(bytes);
+        ends.push_back(payload.size());
+    }
+
+    void encode_full_blocks(std::span<const std::uint32_t> bits) {
+        const std::size_t count = bits.size() / block_values;
+        if (thread_count() == 1 || count < 2 * batch_blocks) {
+            std::array<std::byte, codec::max_block_bytes> encoded;
+            for (std::size_t b = 0; b < count; ++b)
+                push_block(std::span<const std::byte>(encoded).first(
+                    codec::encode_block(bits.subspan(b * block_values, block_values), std::is_signed_v<T>, encoded)));
+            return;
+        }
+        // A window at a time: batches of blocks are encoded in parallel, each straight into
+        // its own buffer (reused from window to window); once their sizes give every batch its
+        // place in the payload, they are copied there in parallel too.
+        if (batches.empty()) batches.resize(window_blocks / batch_blocks);
+        for (std::size_t window = 0; window < count; window += window_blocks) {
+            const std::size_t blocks = std::min(window_blocks, count - window);
+            const std::size_t used = (blocks + batch_blocks - 1) / batch_blocks;
+            auto blocks_of = [&](std::size_t k) { return std::min(batch_blocks, blocks - k * batch_blocks); };
+            detail::parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
+                for (std::size_t k = first; k < last; ++k) {
+                    batch& b = batches[k];
+                    b.used = 0;
+                    for (std::size_t i = 0; i < blocks_of(k); ++i) {
+                        const std::size_t at = (window + k * batch_blocks + i) * block_values;
+                        if (b.bytes.size() < b.used + codec::max_block_bytes) b.bytes.resize(b.used + codec::max_block_bytes);
+                        const std::size_t n = codec::encode_block(bits.subspan(at, block_values), std::is_signed_v<T>,
+                                                                  {b.bytes.data() + b.used, codec::max_block_bytes});
+                        b.sizes[i] = static_cast<std::uint16_t>(n);
+                        b.used += n;
+                    }
+                }
+            });
+            std::uint64_t end = payload.size();
+            for (std::size_t k = 0; k < used; ++k) {
+                batches[k].offset = end;
+                for (std::size_t i = 0; i < blocks_of(k); ++i) ends.push_back(end += batches[k].sizes[i]);
+            }
+            payload.grow(end - payload.size());
+            detail::parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
+                for (std::size_t k = first; k < last; ++k)
+                    payload.write_at(batches[k].offset, {batches[k].bytes.data(), batches[k].used});
+            });
+        }
+    }
+
+    void check_open(const char* what) const {
+        if (finished)
+            throw argument_error(std::string("bitplane::vector_writer::") + what + ": the writer is finished");
+    }
+};
+
+template <column_value T>
+vector_writer<T>::vector_writer() : state_(std::make_unique<state>()) {}
+template <column_value T>
+vector_writer<T>::vector_writer(vector_writer&&) noexcept = default;
+template <column_value T>
+vector_writer<T>& vector_writer<T>::operator=(vector_writer&&) noexcept = default;
+template <column_value T>
+vector_writer<T>::~vector_writer() = default;
+
+template <column_value T>
+void vector_writer<T>::append(std::span<const T> values) {
+    state& s = *state_;
+    s.check_open("append");
+    std::span<const std::uint32_t> bits(reinterpret_cast<const std::uint32_t*>(values.data()), values.size());
+    s.values += bits.size();
+    // Complete a partial block first; then whole blocks straight from the caller's span.
+    if (!s.tail.empty()) {
+        const std::size_t take = std::min(bits.size(), block_values - s.tail.size());
+        s.tail.insert(s.tail.end(), bits.begin(), bits.begin() + static_cast<std::ptrdiff_t>(take));
+        bits = bits.subspan(take);
+        if (s.tail.size() < block_values) return;
+        s.encode_full_blocks(s.tail);
+        s.tail.clear();
+    }
+    const std::size_t full = bits.size() / block_values * block_values;
+    s.encode_full_blocks(bits.first(full));
+    s.tail.assign(bits.begin() + static_cast<std::ptrdiff_t>(full), bits.end());
+}
+
+template <column_value T>
+std::uint64_t vector_writer<T>::size() const noexcept {
+    return state_->values;
+}
+
+template <column_value T>
+std::uint64_t vector_writer<T>::encoded_bytes() const noexcept {
+    return state_->payload.size();
+}
+
+template <column_value T>
+std::uint64_t vector_writer<T>::memory_bytes() const noexcept {
+    const state& s = *state_;
+    std::uint64_t buffers = 0;
+    for (const auto& b : s.batches) buffers += b.bytes.capacity();
+    return sizeof(state) + s.payload.capacity() + s.ends.capacity() * sizeof(std::uint64_t) +
+           s.tail.capacity() * sizeof(std::uint32_t) + buffers;
+}
+
+template <column_value T>
+std::uint64_t vector_writer<T>::finish(const sink& out) {
+    state& s = *state_;
+    s.check_open("finish");
+    s.finished = true;
+    if (!s.tail.empty()) {
+        std::array<std::byte, codec::max_block_bytes> encoded;
+        const std::size_t n = codec::encode_block(s.tail, std::is_signed_v<T>, encoded);
+        s.push_block(std::span<const std::byte>(encoded).first(n));
+        s.tail = {};
+    }
+
+    const std::uint64_t blocks = s.ends.size();
+    const std::uint64_t payload_offset = align_up(file::header_bytes + 8 * (blocks + 1), payload_alignment);
+    // Offsets table and the zero padding up to the payload, after the 64-byte header, as
+    // words (the host is little-endian, byte_io.hpp checks it): entry 0 is 0, entry b + 1 the
+    // end of block b.
+    std::vector<std::uint64_t> table_words((payload_offset - file::header_bytes) / 8, 0);
+    std::copy(s.ends.begin(), s.ends.end(), table_words.begin() + 1);
+    const auto table = std::as_bytes(std::span<const std::uint64_t>(table_words));
+
+    std::array<std::byte, file::header_bytes> header{};
+    std::byte* h = header.data();
+    std::copy(file::magic.begin(), file::magic.end(), reinterpret_cast<char*>(h));
+    store_le<std::uint16_t>(h + 8, file::format_version);
+    h[10] = static_cast<std::byte>(file::kind_vector);
+    h[11] = static_cast<std::byte>(std::is_signed_v<T> ? 1 : 0);
+    store_le<std::uint32_t>(h + 12, static_cast<std::uint32_t>(file::header_bytes));
+    store_le<std::uint64_t>(h + 16, s.values);
+    store_le<std::uint64_t>(h + 24, blocks);
+    store_le<std::uint64_t>(h + 32, file::header_bytes);
+    store_le<std::uint64_t>(h + 40, payload_offset);
+    store_le<std::uint64_t>(h + 48, s.payload.size());
+
+    // The checksum (file_header.hpp) covers the header up to its own field, then everything
+    // after the header: the table and the blocks, which are hashed where they lie.
+    XXH3_state_t hash;
+    XXH3_64bits_reset(&hash);
+    XXH3_64bits_update(&hash, h, file::checksum_offset);
+    XXH3_64bits_update(&hash, table.data(), table.size());
+    s.payload.for_each_piece([&](std::span<const std::byte> piece) { XXH3_64bits_update(&hash, piece.data(), piece.size()); });
+    store_le<std::uint64_t>(h + file::checksum_offset, XXH3_64bits_digest(&hash));
+
+    out(header);
+    out(table);
+    s.payload.for_each_piece([&](std::span<const std::byte> piece) { out(piece); });
+    return payload_offset + s.payload.size();
+}
+
+template <column_value T>
+std::uint64_t vector_writer<T>::finish(std::ostream& out) {
+    std::uint64_t written = 0;
+    const auto total = finish([&](std::span<const std::byte> bytes) {
+        auto failed = [&] {
+            return "bitplane::vector_writer::finish: writing to the stream failed after " + std::to_string(written) +
+                   " bytes";
+        };
+        try {  // streams with exceptions() enabled throw instead of setting badbit
+            out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        } catch (const std::ios_base::failure& e) {
+            throw io_error(failed() + ": " + e.what());
+        }
+        if (!out) throw io_error(failed());
+        written += bytes.size();
+    });
+    return total;
+}
+
+template class vector_writer<std::uint32_t>;
+template class vector_writer<std::int32_t>;
+
+}  // namespace bitplane

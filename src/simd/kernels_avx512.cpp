@@ -1,0 +1,293 @@
+// The AVX-512 path: the AVX2 table with the 32x32 bit-matrix transposes done by GFNI.
+//
+// Why a separate path: every untranspose in the AVX2 kernels is a movemask per 32 bits moved
+// (32 movemasks, adds and stores per column of 32 values). GFNI's affine instruction transposes
+// an 8x8 bit matrix per 64-bit lane in one instruction, and VBMI's two-register byte permute
+// regroups bytes across 128 bytes in one more; a column of 32 values becomes two masked loads,
+// two permutes, two affines, two permutes and two stores. That is what makes decode-and-multiply
+// `dot` of wide (17-32 bit) data cheaper than the dense loop's memory traffic.
+//
+// Built with -mavx512f -mavx512bw -mavx512vbmi -mgfni (plus the AVX2 flags); dispatch.cpp hands
+// the table out only when the CPU and OS support all of them (simd.hpp: simd_path::avx512).
+#include "simd/kernels.hpp"
+
+// GCC 12 reports the intrinsics' own _mm512_undefined_* pass-through operands as (maybe)
+// uninitialized: a false positive inside avx512fintrin.h once inlined here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <immintrin.h>
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#if !defined(__AVX512VBMI__) || !defined(__GFNI__) || !defined(__AVX512BW__)
+#error "kernels_avx512.cpp must be compiled with -mavx512f -mavx512bw -mavx512vbmi -mgfni"
+#endif
+
+namespace bitplane::detail {
+namespace {
+
+constexpr std::size_t column_values = 32;  // values per plane word (one column)
+
+// Byte indices of the two-register permutes, over the 128 bytes of a column (register pair
+// lo:hi, byte 4w + k = byte k of word w).
+//
+// gather: qword q = 4k + g gets byte k of words 8g+7 .. 8g (reversed: the affine instruction
+//   reads its matrix rows from the top byte down), so that after the affine transposition its
+//   byte b is byte g of value 8k + b.
+// scatter: value v = 8k + b, byte g (position 4v + g) comes from byte b of qword 4k + g.
+struct permute_tables {
+    alignas(64) std::array<std::uint8_t, 128> gather{};
+    alignas(64) std::array<std::uint8_t, 128> scatter{};
+};
+
+constexpr permute_tables make_permute_tables() {
+    permute_tables t;
+    for (std::size_t k = 0; k < 4; ++k) {
+        for (std::size_t g = 0; g < 4; ++g) {
+            for (std::size_t p = 0; p < 8; ++p) {
+                const std::size_t word = 8 * g + 7 - p;
+                t.gather[8 * (4 * k + g) + p] = static_cast<std::uint8_t>(4 * word + k);
+            }
+        }
+    }
+    for (std::size_t v = 0; v < column_values; ++v) {
+        for (std::size_t g = 0; g < 4; ++g) {
+            const std::size_t k = v / 8;
+            const std::size_t b = v % 8;
+            t.scatter[4 * v + g] = static_cast<std::uint8_t>(8 * (4 * k + g) + b);
+        }
+    }
+    return t;
+}
+
+constexpr permute_tables tables = make_permute_tables();
+
+// With the data as the affine instruction's matrix and byte b of x = 1 << b, output byte b
+// bit i = bit b of data byte 7 - i: the transpose of each 8x8 bit matrix (rows reversed).
+inline __m512i transpose_8x8(__m512i data) noexcept {
+    return _mm512_gf2p8affine_epi64_epi8(_mm512_set1_epi64(static_cast<long long>(0x8040201008040201ull)), data, 0);
+}
+
+// Plane words 0..15 in lo, 16..31 in hi -> values 0..15 in lo, 16..31 in hi.
+[[gnu::always_inline]] inline void untranspose_column(__m512i& lo, __m512i& hi, __m512i gather_lo,
+                                                      __m512i gather_hi, __m512i scatter_lo,
+                                                      __m512i scatter_hi) noexcept {
+    const __m512i q_lo = transpose_8x8(_mm512_permutex2var_epi8(lo, gather_lo, hi));
+    const __m512i q_hi = transpose_8x8(_mm512_permutex2var_epi8(lo, gather_hi, hi));
+    lo = _mm512_permutex2var_epi8(q_lo, scatter_lo, q_hi);
+    hi = _mm512_permutex2var_epi8(q_lo, scatter_hi, q_hi);
+}
+
+// Prefetches `ahead`, a few lines per column, so that the next block's loads overlap this work.
+struct prefetcher {
+    const std::uint8_t* ahead;
+    std::size_t lines;
+    std::size_t per_step;
+    std::size_t next = 0;
+
+    prefetcher(const std::uint8_t* p, std::size_t bytes, std::size_t steps) noexcept
+        : ahead(p), lines(p == nullptr ? 0 : (bytes + 63) / 64), per_step((lines + steps - 1) / steps) {}
+    void step() noexcept {
+        const std::size_t end = next + per_step < lines ? next + per_step : lines;
+        for (; next < end; ++next) _mm_prefetch(reinterpret_cast<const char*>(ahead + 64 * next), _MM_HINT_T0);
+    }
+    void rest() noexcept {
+        for (; next < lines; ++next) _mm_prefetch(reinterpret_cast<const char*>(ahead + 64 * next), _MM_HINT_T0);
+    }
+};
+
+// The columns of one interleaved payload. A column is `stored` little-endian words, one per
+// live plane in plane order. Low planes (live = 0..stored-1, uniform data) are two masked
+// loads; any other live set is two expand loads, which put the words at their planes' lanes.
+// Masked lanes are never read, so the last column needs no care at the payload's end.
+template <bool Low>
+struct column_reader {
+    const std::uint8_t* payload;
+    __mmask16 mask_lo;
+    __mmask16 mask_hi;
+    std::size_t lo_bytes;      // bytes of the planes below 16 in a column
+    std::size_t column_bytes;  // bytes of a column
+
+    column_reader(const std::uint8_t* p, std::uint32_t live) noexcept
+        : payload(p),
+          mask_lo(static_cast<__mmask16>(live & 0xFFFFu)),
+          mask_hi(static_cast<__mmask16>(live >> 16)),
+          lo_bytes(4 * static_cast<std::size_t>(std::popcount(live & 0xFFFFu))),
+          column_bytes(4 * static_cast<std::size_t>(std::popcount(live))) {}
+
+    // Plane words of column c: planes 0..15 in lo, 16..31 in hi (zero where not live).
+    [[gnu::always_inline]] void load(std::size_t c, __m512i& lo, __m512i& hi) const noexcept {
+        const std::uint8_t* column = payload + column_bytes * c;
+        if constexpr (Low) {
+            lo = _mm512_maskz_loadu_epi32(mask_lo, column);
+            hi = _mm512_maskz_loadu_epi32(mask_hi, column + 64);
+        } else {
+            lo = _mm512_maskz_expandloadu_epi32(mask_lo, column);
+            hi = _mm512_maskz_expandloadu_epi32(mask_hi, column + lo_bytes);
+        }
+    }
+};
+
+// The permute tables in registers, loaded once per call.
+struct transposer {
+    __m512i gather_lo = _mm512_load_si512(tables.gather.data());
+    __m512i gather_hi = _mm512_load_si512(tables.gather.data() + 64);
+    __m512i scatter_lo = _mm512_load_si512(tables.scatter.data());
+    __m512i scatter_hi = _mm512_load_si512(tables.scatter.data() + 64);
+
+    [[gnu::always_inline]] void operator()(__m512i& lo, __m512i& hi) const noexcept {
+        untranspose_column(lo, hi, gather_lo, gather_hi, scatter_lo, scatter_hi);
+    }
+};
+
+bool low_planes(std::uint32_t live) noexcept {
+    return (live & (live + 1)) == 0;  // 0..k-1 (or none, or all 32)
+}
+
+template <bool Low>
+void interleaved_columns(const std::uint8_t* payload, std::uint32_t live, std::uint32_t* out,
+                         prefetcher& prefetch) noexcept {
+    const column_reader<Low> reader(payload, live);
+    const transposer transpose;
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        prefetch.step();
+        __m512i lo;
+        __m512i hi;
+        reader.load(c, lo, hi);
+        transpose(lo, hi);
+        _mm512_storeu_si512(out + column_values * c, lo);
+        _mm512_storeu_si512(out + column_values * c + 16, hi);
+    }
+}
+
+void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std::uint32_t* out,
+                           const std::uint8_t* ahead, std::size_t ahead_bytes) noexcept {
+    prefetcher prefetch(ahead, ahead_bytes, plane_words);
+    if (live == 0) {
+        for (std::size_t i = 0; i < plane_words * column_values; i += 16) _mm512_storeu_si512(out + i, _mm512_setzero_si512());
+        prefetch.rest();
+        return;
+    }
+    if (low_planes(live)) {
+        interleaved_columns<true>(payload, live, out, prefetch);
+    } else {
+        interleaved_columns<false>(payload, live, out, prefetch);
+    }
+}
+
+// ---- interleaved_dot ----------------------------------------------------------------------------
+//
+// Both operands' columns are transposed and multiplied in registers, column by column, so the
+// two payloads stream side by side as in a dense dot loop and nothing goes through memory.
+// Exactness: each 32x32-bit product is split into its low and high 32-bit halves, summed in
+// 64-bit lanes (a block adds at most 256 halves of < 2^32 per lane). Signed values are
+// biased to unsigned (a' = a + 2^31) and corrected at the end:
+//   sum a b = sum a' b' - 2^31 (sum a' + sum b') + 2048 * 2^62.
+struct lane_sums {
+    __m512i lo = _mm512_setzero_si512();
+    __m512i hi = _mm512_setzero_si512();
+    __m512i sum_a = _mm512_setzero_si512();  // sum of a' (signed only)
+    __m512i sum_b = _mm512_setzero_si512();
+};
+
+[[gnu::always_inline]] inline __m512i add_halves(__m512i acc, __m512i x, __m512i low) noexcept {
+    return _mm512_add_epi64(acc, _mm512_add_epi64(_mm512_and_si512(x, low), _mm512_srli_epi64(x, 32)));
+}
+
+template <bool Signed>
+[[gnu::always_inline]] inline void multiply_add(__m512i x, __m512i y, lane_sums& s, __m512i low) noexcept {
+    const __m512i even = _mm512_mul_epu32(x, y);
+    const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(y, 32));
+    s.lo = _mm512_add_epi64(s.lo, _mm512_add_epi64(_mm512_and_si512(even, low), _mm512_and_si512(odd, low)));
+    s.hi = _mm512_add_epi64(s.hi, _mm512_add_epi64(_mm512_srli_epi64(even, 32), _mm512_srli_epi64(odd, 32)));
+    if constexpr (Signed) {
+        s.sum_a = add_halves(s.sum_a, x, low);
+        s.sum_b = add_halves(s.sum_b, y, low);
+    }
+}
+
+std::uint64_t lane_total(__m512i v) noexcept {
+    return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(v));
+}
+
+template <bool LowA, bool LowB, bool Signed>
+void dot_columns(const interleaved_operand& a, const interleaved_operand& b, std::uint64_t* out) noexcept {
+    __extension__ typedef unsigned __int128 wide;
+    const column_reader<LowA> reader_a(a.payload, a.live);
+    const column_reader<LowB> reader_b(b.payload, b.live);
+    const transposer transpose;
+    prefetcher ahead_a(a.ahead, a.ahead_bytes, plane_words);
+    prefetcher ahead_b(b.ahead, b.ahead_bytes, plane_words);
+    const __m512i ones_a = _mm512_set1_epi32(static_cast<int>(a.ones));
+    const __m512i ones_b = _mm512_set1_epi32(static_cast<int>(b.ones));
+    // The bias of signed values folds into the base: (r | ones) + base + 2^31.
+    const std::uint32_t bias = Signed ? 0x80000000u : 0u;
+    const __m512i base_a = _mm512_set1_epi32(static_cast<int>(a.base + bias));
+    const __m512i base_b = _mm512_set1_epi32(static_cast<int>(b.base + bias));
+    const __m512i low = _mm512_set1_epi64(0xFFFFFFFFll);
+    lane_sums s;
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        ahead_a.step();
+        ahead_b.step();
+        __m512i a_lo;
+        __m512i a_hi;
+        __m512i b_lo;
+        __m512i b_hi;
+        reader_a.load(c, a_lo, a_hi);
+        reader_b.load(c, b_lo, b_hi);
+        transpose(a_lo, a_hi);
+        transpose(b_lo, b_hi);
+        multiply_add<Signed>(_mm512_add_epi32(_mm512_or_si512(a_lo, ones_a), base_a),
+                             _mm512_add_epi32(_mm512_or_si512(b_lo, ones_b), base_b), s, low);
+        multiply_add<Signed>(_mm512_add_epi32(_mm512_or_si512(a_hi, ones_a), base_a),
+                             _mm512_add_epi32(_mm512_or_si512(b_hi, ones_b), base_b), s, low);
+    }
+    wide total = wide{lane_total(s.lo)} + (wide{lane_total(s.hi)} << 32);
+    if constexpr (Signed) {
+        total -= (wide{lane_total(s.sum_a)} + wide{lane_total(s.sum_b)}) << 31;
+        total += wide{block_values} << 62;
+    }
+    out[0] = static_cast<std::uint64_t>(total);
+    out[1] = static_cast<std::uint64_t>(total >> 64);
+}
+
+template <bool Signed>
+void dot_signedness(const interleaved_operand& a, const interleaved_operand& b, std::uint64_t* out) noexcept {
+    const bool low_a = low_planes(a.live);
+    const bool low_b = low_planes(b.live);
+    if (low_a && low_b) return dot_columns<true, true, Signed>(a, b, out);
+    if (low_a) return dot_columns<true, false, Signed>(a, b, out);
+    if (low_b) return dot_columns<false, true, Signed>(a, b, out);
+    dot_columns<false, false, Signed>(a, b, out);
+}
+
+void interleaved_dot(const interleaved_operand* a, const interleaved_operand* b, bool is_signed,
+                     std::uint64_t* out) noexcept {
+    if (is_signed) {
+        dot_signedness<true>(*a, *b, out);
+    } else {
+        dot_signedness<false>(*a, *b, out);
+    }
+}
+
+kernel_table make_table() noexcept {
+    kernel_table table = avx2_kernels();
+    table.path = simd_path::avx512;
+    table.interleaved_transpose = &interleaved_transpose;
+    table.interleaved_dot = &interleaved_dot;
+    return table;
+}
+
+}  // namespace
+
+const kernel_table& avx512_kernels() noexcept {
+    static const kernel_table table = make_table();
+    return table;
+}
+
+}  // namespace bitplane::detail

@@ -1,0 +1,53 @@
+// libFuzzer target: bitplane::load_bitset on arbitrary bytes. It must either throw
+// format_error or return a bitset whose every query agrees with its own position list
+// (count, contains, rank, select, iteration), and which survives save + load unchanged.
+#include <bitplane/bitplane.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <vector>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
+    bitplane::bitset set;
+    try {
+        set = bitplane::load_bitset(bytes);
+    } catch (const bitplane::format_error&) {
+        return 0;
+    }
+    set.validate();  // whatever load accepts, validate accepts too
+    // Constant blocks take a few bytes for 2048 positions: keep the position list bounded.
+    if (set.count() > (std::uint64_t{1} << 22)) {
+        const std::uint64_t last = set.select(set.count() - 1);
+        if (!set.contains(last) || set.rank(last) != set.count() - 1) std::abort();
+        return 0;
+    }
+    const std::vector<std::uint64_t> positions = set.to_positions();
+    if (positions.size() != set.count()) std::abort();
+    std::uint64_t previous = 0;
+    for (std::size_t k = 0; k < positions.size(); ++k) {
+        if (positions[k] >= set.size() || (k > 0 && positions[k] <= previous)) std::abort();
+        previous = positions[k];
+    }
+    // A sample of positions and ranks (all of them would make big sets cost seconds).
+    const std::size_t step = 1 + positions.size() / 64;
+    for (std::size_t k = 0; k < positions.size(); k += step) {
+        if (!set.contains(positions[k]) || set.select(k) != positions[k] || set.rank(positions[k]) != k) std::abort();
+    }
+    if (set.size() > 0 && set.count() < set.size()) {
+        // A position that is not in the set must be reported absent.
+        std::uint64_t gap = 0;
+        for (const std::uint64_t p : positions) {
+            if (p != gap) break;
+            ++gap;
+        }
+        if (set.contains(gap)) std::abort();
+    }
+    std::vector<std::byte> again;
+    bitplane::save(set, again);
+    const bitplane::bitset reloaded = bitplane::load_bitset(again);
+    if (reloaded.size() != set.size() || reloaded.to_positions() != positions) std::abort();
+    return 0;
+}

@@ -1,0 +1,99 @@
+#include "output_file.hpp"
+
+#include "signals.hpp"
+
+#include <bitplane/error.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace bitplane::cli {
+
+namespace {
+
+bool sync_outputs = false;
+
+std::string system_message(int error) { return std::strerror(error); }
+
+// The permissions a plainly created file would get (0666 less the umask): mkstemp makes 0600.
+mode_t default_mode() {
+    static const mode_t mode = [] {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        return static_cast<mode_t>(0666 & ~mask);
+    }();
+    return mode;
+}
+
+void stall(const std::string& temporary) {
+    std::fprintf(stderr, "bitplane: test hook: stalled writing %s\n", temporary.c_str());
+    std::fflush(stderr);
+    for (int i = 0; i < 600; ++i) {
+        timespec tenth{0, 100'000'000};
+        ::nanosleep(&tenth, nullptr);
+    }
+}
+
+}  // namespace
+
+output_file::output_file(std::string path) : path_(std::move(path)) {
+    if (path_ == "-") {
+        fd_ = STDOUT_FILENO;
+        return;
+    }
+    temporary_ = path_ + ".partial-XXXXXX";
+    fd_ = ::mkostemp(temporary_.data(), O_CLOEXEC);
+    if (fd_ < 0) throw io_error("cannot create a temporary file next to it: " + system_message(errno));
+    slot_ = register_cleanup(temporary_.c_str());
+    ::fchmod(fd_, default_mode());
+    const char* hook = std::getenv("BITPLANE_TEST_STALL_WRITE");
+    stall_ = hook != nullptr && *hook != '\0';
+}
+
+output_file::~output_file() {
+    if (fd_ < 0 || fd_ == STDOUT_FILENO) return;
+    ::close(fd_);
+    if (!committed_) {
+        ::unlink(temporary_.c_str());
+        unregister_cleanup(slot_);
+    }
+}
+
+void output_file::write(std::span<const std::byte> bytes) {
+    const std::byte* at = bytes.data();
+    std::size_t left = bytes.size();
+    while (left > 0) {
+        const ssize_t done = ::write(fd_, at, std::min<std::size_t>(left, std::size_t{1} << 30));
+        if (done < 0) {
+            if (errno == EINTR) continue;
+            throw io_error("write failed: " + system_message(errno));
+        }
+        at += done;
+        left -= static_cast<std::size_t>(done);
+    }
+    written_ += bytes.size();
+    if (stall_) {
+        stall_ = false;
+        stall(temporary_);
+    }
+}
+
+void output_file::set_sync_outputs(bool sync) noexcept { sync_outputs = sync; }
+
+void output_file::commit() {
+    if (fd_ == STDOUT_FILENO) return;
+    // Data on disk before the name: a power cut right after the rename must not show an empty file.
+    if (sync_outputs && ::fsync(fd_) != 0) throw io_error("flushing to disk failed: " + system_message(errno));
+    if (::rename(temporary_.c_str(), path_.c_str()) != 0)
+        throw io_error("cannot rename the finished temporary file onto it: " + system_message(errno));
+    committed_ = true;
+    unregister_cleanup(slot_);
+}
+
+}  // namespace bitplane::cli

@@ -1,0 +1,58 @@
+// An output file that appears complete or not at all: bytes go to a temporary file next to
+// the destination ("<path>.partial-XXXXXX"), which commit() flushes to disk and renames onto
+// the destination. If the program fails before commit (an exception: the destructor) or is
+// interrupted (SIGINT, SIGTERM, SIGHUP, SIGPIPE: the handlers of signals.hpp), the temporary
+// file is removed and an existing file at the destination is left as it was. Only SIGKILL or
+// a crash can leave a "*.partial-*" file behind, never a truncated file under the real name.
+//
+// Interruption is what this guards against. Durability against a power cut needs the data
+// on disk before the rename (fsync), which costs as much as a third of a fast pack: it is
+// asked for with set_sync_outputs(true) (`bitplane --sync`), as gzip --synchronous does.
+//
+// "-" writes to standard output directly (no temporary file, nothing to commit).
+//
+// Test hook: with BITPLANE_TEST_STALL_WRITE set, the first write() writes its bytes, prints
+// "bitplane: test hook: stalled writing <temporary path>" on stderr and sleeps for up to a
+// minute, so that tests can interrupt a write half done.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace bitplane::cli {
+
+class output_file {
+public:
+    /// Creates the temporary file; io_error when its directory cannot hold it.
+    explicit output_file(std::string path);
+    output_file(const output_file&) = delete;
+    output_file& operator=(const output_file&) = delete;
+    /// Removes the temporary file unless committed.
+    ~output_file();
+
+    /// Appends bytes; io_error on failure (disk full, ...).
+    void write(std::span<const std::byte> bytes);
+    void write(std::string_view text) { write(std::as_bytes(std::span<const char>(text.data(), text.size()))); }
+    /// Whether commit() flushes to disk before renaming (default false); for the whole program.
+    static void set_sync_outputs(bool sync) noexcept;
+
+    /// Renames onto the destination (after flushing to disk with set_sync_outputs(true));
+    /// io_error on failure.
+    void commit();
+
+    [[nodiscard]] const std::string& path() const noexcept { return path_; }
+    [[nodiscard]] std::uint64_t bytes_written() const noexcept { return written_; }
+
+private:
+    std::string path_;
+    std::string temporary_;
+    int fd_ = -1;
+    int slot_ = -1;  // in the signal handlers' cleanup list
+    bool committed_ = false;
+    bool stall_ = false;
+    std::uint64_t written_ = 0;
+};
+
+}  // namespace bitplane::cli
