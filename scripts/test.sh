@@ -60,6 +60,7 @@ trap summary EXIT
 
 begin "install-deps"
 bash scripts/install-deps.sh
+bash scripts/fetch-genomes.sh  # real genomes for the DNA tests (build/genomes; they skip without it)
 echo "jobs: $jobs; $(cmake --version | head -n1); $(g++ --version | head -n1);" \
   "nvcc: $(command -v nvcc || echo 'none on PATH (CMake may still find /usr/local/cuda)')"
 end "install-deps"

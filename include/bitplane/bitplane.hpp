@@ -5,6 +5,7 @@
 #include <bitplane/bitwise.hpp>
 #include <bitplane/block.hpp>
 #include <bitplane/codec.hpp>
+#include <bitplane/dna/dna.hpp>
 #include <bitplane/error.hpp>
 #include <bitplane/int128.hpp>
 #include <bitplane/parallel.hpp>

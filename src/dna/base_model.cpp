@@ -1,0 +1,417 @@
+// The modeled payload (base_model.hpp).
+//
+// Layout: u64 size of the rest-part, the rest-part, u64 plain base count, the coded bases.
+// The rest-part is the vector of r(letter) = lower | special << 1 | group << 2 | (special ?
+// base bits : 0) << 4 as u16 block sizes (0 = an all-zero block, not stored) and the blocks.
+// The coded bases are the 2-bit base of every plain letter, in order, each as two binary
+// decisions (high bit, then low bit) predicted by mixing context models of orders 1 to 24 over
+// the preceding plain bases.
+#include "dna/base_model.hpp"
+
+#include <bitplane/codec.hpp>
+#include <bitplane/error.hpp>
+
+#include "codec/byte_io.hpp"
+#include "dna/code_window.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <memory>
+#include <string>
+
+namespace bitplane::dna::detail {
+namespace {
+
+using bitplane::detail::load_le;
+using bitplane::detail::store_le;
+
+// ---- the model -------------------------------------------------------------------------------
+
+// Logistic helpers over 12-bit probabilities, as in lpaq: stretch(p) = ln(p / (1 - p)), squash
+// its inverse, both scaled by 256.
+struct logistic {
+    std::array<std::int16_t, 4096> stretch_table{};
+    logistic() {
+        for (int i = 0; i < 4096; ++i) {
+            const double p = (i + 0.5) / 4096.0;
+            stretch_table[static_cast<std::size_t>(i)] = static_cast<std::int16_t>(std::lround(std::log(p / (1 - p)) * 256.0));
+        }
+    }
+    [[nodiscard]] int stretch(int p) const noexcept { return stretch_table[static_cast<std::size_t>(p)]; }
+    static int squash(int x) noexcept {  // x in 1/256 units -> 12-bit probability
+        if (x > 2047) x = 2047;
+        if (x < -2047) x = -2047;
+        const double p = 1.0 / (1.0 + std::exp(-x / 256.0));
+        return std::clamp(static_cast<int>(p * 4096.0), 1, 4095);
+    }
+};
+
+struct squash_table {
+    std::array<std::int16_t, 4096> t{};
+    squash_table() {
+        for (int i = 0; i < 4096; ++i) t[static_cast<std::size_t>(i)] = static_cast<std::int16_t>(logistic::squash(i - 2048));
+    }
+    [[nodiscard]] int operator()(int x) const noexcept {
+        x = std::clamp(x, -2047, 2047);
+        return t[static_cast<std::size_t>(x + 2048)];
+    }
+};
+
+const logistic& logit() {
+    static const logistic l;
+    return l;
+}
+const squash_table& squasher() {
+    static const squash_table s;
+    return s;
+}
+
+// Context orders: how many preceding plain bases each model reads. Low orders index a table
+// directly; high orders hash into a table sized for the sequence (2^16 to 2^22 slots of 8
+// bytes: at most 32 MiB a model). Chosen on lambda, E. coli and human chr20 (docs/dna.md):
+// more or other orders changed E. coli by under 0.01 bit per base and cost time.
+constexpr std::array<unsigned, 6> orders = {2, 3, 6, 11, 16, 22};
+// Orders from this one up also learn from the reverse complement of what they see (inverted
+// repeats: a gene on the other strand), as GeCo does; worth 0.01-0.05 bit per base.
+constexpr unsigned inverted_repeat_order = 11;
+constexpr unsigned model_count = orders.size();
+constexpr unsigned inputs = model_count + 1;  // + a bias input
+
+// A slot: the counters of the three binary decisions of one context (node 0: high bit;
+// nodes 1, 2: low bit after high bit 0 or 1), each a 12-bit probability and a 4-bit count.
+struct slot {
+    std::uint16_t node[4];
+};
+
+class model {
+public:
+    explicit model(std::uint64_t plain) {
+        // Tables of high orders: about one slot per base, 2^16 .. 2^22 slots.
+        unsigned bits = 16;
+        while (bits < 22 && (std::uint64_t{1} << bits) < plain) ++bits;
+        for (unsigned m = 0; m < model_count; ++m) {
+            const unsigned direct = 2 * orders[m];
+            table_bits_[m] = direct <= bits ? direct : bits;
+            tables_[m] = std::make_unique<slot[]>(std::size_t{1} << table_bits_[m]);
+            for (std::size_t i = 0; i < (std::size_t{1} << table_bits_[m]); ++i)
+                for (auto& n : tables_[m][i].node) n = static_cast<std::uint16_t>(2048 << 4);
+        }
+        for (auto& w : weights_) w = (1 << 16) / static_cast<int>(model_count);
+        for (unsigned k = 0; k < 17; ++k) recip_[k] = static_cast<int>(65536.0 / (k + 1.5));
+    }
+
+    // Point every model at the context of the next base.
+    void start_base() {
+        for (unsigned m = 0; m < model_count; ++m) current_[m] = &tables_[m][index(m, history_)];
+    }
+
+    // Probability (12 bits) that the bit of decision `node` is 1.
+    int predict(unsigned node) {
+        node_ = node;
+        const logistic& l = logit();
+        int dot = 0;
+        const int* w = &weights_[weight_set(node) * inputs];
+        for (unsigned m = 0; m < model_count; ++m) {
+            st_[m] = l.stretch(current_[m]->node[node] >> 4);
+            dot += w[m] * st_[m];
+        }
+        st_[model_count] = 256;
+        dot += w[model_count] * 256;
+        p_ = squasher()(dot >> 16);
+        return p_;
+    }
+
+    void update(int bit) {
+        // Mixer: gradient step on coding cost (a small rate: DNA is noisy).
+        const int err = ((bit << 12) - p_) * 2;
+        int* w = &weights_[weight_set(node_) * inputs];
+        for (unsigned m = 0; m < inputs; ++m) w[m] += (st_[m] * err) >> 12;
+        for (unsigned m = 0; m < model_count; ++m) learn(current_[m]->node[node_], bit, limit_[m]);
+    }
+
+    void end_base(unsigned base) {
+        history_ = (history_ << 2) | base;
+        reverse_ = (reverse_ >> 2) | (std::uint64_t{3u - base} << 62);
+        // Inverted repeats: the (o+1)-mer that ends here, reverse-complemented, is context
+        // (the complements of the last o bases, newest first) followed by the complement of
+        // the base before them.
+        for (unsigned m = 0; m < model_count; ++m) {
+            const unsigned o = orders[m];
+            if (o < inverted_repeat_order) continue;
+            const std::uint64_t ctx = reverse_ >> (64 - 2 * o);
+            const auto symbol = static_cast<unsigned>(3u - ((history_ >> (2 * o)) & 3u));
+            slot& s = tables_[m][index(m, ctx)];
+            const int high = static_cast<int>(symbol >> 1);
+            learn(s.node[0], high, limit_[m]);
+            learn(s.node[1 + high], static_cast<int>(symbol & 1u), limit_[m]);
+        }
+    }
+
+private:
+    [[nodiscard]] static unsigned weight_set(unsigned node) noexcept { return node; }
+
+    [[nodiscard]] std::size_t index(unsigned m, std::uint64_t history) const noexcept {
+        const unsigned o = orders[m];
+        const std::uint64_t ctx = history & ((std::uint64_t{1} << (2 * o)) - 1);
+        if (2 * o <= table_bits_[m]) return static_cast<std::size_t>(ctx);
+        return static_cast<std::size_t>(((ctx + o) * 0x9E3779B97F4A7C15ull) >> (64 - table_bits_[m]));
+    }
+
+    // A counter moves toward the bit by 1/(count + 1.5): a frequency estimate while the context
+    // is young, then (count capped at `limit`) an adaptive one.
+    void learn(std::uint16_t& n, int bit, int limit) const noexcept {
+        const int p = n >> 4, count = n & 15;
+        const int target = bit ? 4095 : 0;
+        const int next = p + (((target - p) * recip_[static_cast<std::size_t>(count)]) >> 16);
+        n = static_cast<std::uint16_t>((std::clamp(next, 1, 4095) << 4) | std::min(count + 1, limit));
+    }
+
+    std::array<std::unique_ptr<slot[]>, model_count> tables_;
+    std::array<unsigned, model_count> table_bits_{};
+    std::array<slot*, model_count> current_{};
+    std::array<int, 3 * inputs> weights_{};
+    std::array<int, inputs> st_{};
+    std::array<int, 17> recip_{};
+    static constexpr std::array<int, model_count> limit_ = {15, 15, 15, 15, 6, 4};
+    std::uint64_t history_ = 0;  // plain bases, newest in the low bits
+    std::uint64_t reverse_ = 0;  // their complements, newest in the high bits
+    unsigned node_ = 0;
+    int p_ = 2048;
+};
+
+// Soft-masking, one binary decision a letter ("lower case?"), predicted from the previous
+// letter's case and how long its run has been (in powers of two): masked runs of real genomes
+// are hundreds of letters long, so a case change costs about log2(run length) bits and a
+// letter inside a run almost nothing.
+class case_model {
+public:
+    case_model() {
+        for (auto& c : cells_) c = {32768, 0};
+    }
+    [[nodiscard]] int predict() const noexcept { return std::clamp(cells_[context()].p >> 4, 1, 4095); }
+    void update(int lower) noexcept {
+        cell& c = cells_[context()];
+        // Frequency estimate (1 / (n + 1.5)) for the first thousand letters of a context, so
+        // that a genome without soft-masking pays a few bits in all, not a bit per thousand.
+        const int target = lower ? 65535 : 0;
+        c.p += static_cast<int>((static_cast<std::int64_t>(target - c.p) * 2) / (2 * c.n + 3));
+        c.n = std::min(c.n + 1, 1023);
+        run_ = lower == last_ ? run_ + 1 : 1;
+        last_ = lower;
+    }
+
+private:
+    struct cell {
+        int p;  // probability of lower case, 16 bits
+        int n;  // letters seen in this context (capped)
+    };
+    [[nodiscard]] std::size_t context() const noexcept {
+        return static_cast<std::size_t>(last_) * 13 + std::min<std::size_t>(std::bit_width(run_), 12);
+    }
+    std::array<cell, 26> cells_{};
+    std::uint64_t run_ = 0;
+    int last_ = 0;
+};
+
+// ---- binary arithmetic coder (carry-less, 32-bit, as in lpaq) --------------------------------
+
+class encoder {
+public:
+    explicit encoder(std::vector<std::byte>& out) : out_(out) {}
+    void code(int bit, int p) {  // p: 12-bit probability of a 1
+        const std::uint32_t mid = x1_ + static_cast<std::uint32_t>((static_cast<std::uint64_t>(x2_ - x1_) * static_cast<std::uint32_t>(p)) >> 12);
+        if (bit) x2_ = mid; else x1_ = mid + 1;
+        while (((x1_ ^ x2_) & 0xFF000000u) == 0) {
+            out_.push_back(static_cast<std::byte>(x2_ >> 24));
+            x1_ <<= 8;
+            x2_ = (x2_ << 8) | 255;
+        }
+    }
+    void flush() {
+        for (int k = 0; k < 4; ++k) {
+            out_.push_back(static_cast<std::byte>(x1_ >> 24));
+            x1_ <<= 8;
+        }
+    }
+
+private:
+    std::vector<std::byte>& out_;
+    std::uint32_t x1_ = 0, x2_ = 0xFFFFFFFFu;
+};
+
+class decoder {
+public:
+    explicit decoder(std::span<const std::byte> in) : in_(in) {
+        for (int k = 0; k < 4; ++k) x_ = (x_ << 8) | next_byte();
+    }
+    int code(int p) {
+        const std::uint32_t mid = x1_ + static_cast<std::uint32_t>((static_cast<std::uint64_t>(x2_ - x1_) * static_cast<std::uint32_t>(p)) >> 12);
+        const int bit = x_ <= mid ? 1 : 0;
+        if (bit) x2_ = mid; else x1_ = mid + 1;
+        while (((x1_ ^ x2_) & 0xFF000000u) == 0) {
+            x1_ <<= 8;
+            x2_ = (x2_ << 8) | 255;
+            x_ = (x_ << 8) | next_byte();
+        }
+        return bit;
+    }
+
+private:
+    std::uint32_t next_byte() noexcept {  // past the end: zeros (the checksum vouches for the bytes)
+        return pos_ < in_.size() ? static_cast<std::uint32_t>(in_[pos_++]) : 0u;
+    }
+    std::span<const std::byte> in_;
+    std::size_t pos_ = 0;
+    std::uint32_t x1_ = 0, x2_ = 0xFFFFFFFFu, x_ = 0;
+};
+
+// ---- the rest-part ---------------------------------------------------------------------------
+
+// The rest-part value of a code: special << 1 | group << 2 | (special ? base bits : 0) << 4
+// (bit 0 is always 0: case is coded by case_model).
+std::uint32_t rest_of(std::uint32_t c) noexcept {
+    const std::uint32_t special = (c >> 3) & 1u;
+    return special << 1 | ((c >> 4) & 3u) << 2 | (special ? (c & 3u) : 0u) << 4;
+}
+std::uint32_t code_of(std::uint32_t rest, std::uint32_t base, std::uint32_t lower) noexcept {
+    const std::uint32_t special = (rest >> 1) & 1u;
+    return (special ? (rest >> 4) & 3u : base) | lower << 2 | special << 3 | ((rest >> 2) & 3u) << 4;
+}
+
+constexpr codec::encode_options rest_options{false, false, false, false, true, true};
+
+}  // namespace
+
+void write_modeled(const sequence& s, std::vector<std::byte>& out) {
+    const std::size_t n = s.size();
+    const std::size_t blocks = (n + block_values - 1) / block_values;
+    // Pass 1: the rest-part, and the plain base count.
+    const std::size_t rest_start = out.size();
+    out.resize(rest_start + 8 + 2 * blocks);
+    std::array<std::uint32_t, block_values> codes, rest;
+    std::array<std::byte, codec::max_block_bytes> scratch;
+    std::uint64_t plain = 0;
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t count = std::min(block_values, n - b * block_values);
+        s.codes().decode(b * block_values, std::span<std::uint32_t>(codes.data(), count));
+        std::uint32_t any = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            rest[i] = rest_of(codes[i]);
+            any |= rest[i];
+            plain += ((codes[i] >> 3) & 1u) ^ 1u;
+        }
+        std::size_t size = 0;
+        if (any != 0) {
+            size = codec::encode_block(std::span<const std::uint32_t>(rest.data(), count), false, scratch, rest_options);
+            out.insert(out.end(), scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(size));
+        }
+        store_le<std::uint16_t>(out.data() + rest_start + 8 + 2 * b, static_cast<std::uint16_t>(size));
+    }
+    store_le<std::uint64_t>(out.data() + rest_start, out.size() - rest_start - 8);
+    // Pass 2: the plain bases.
+    const std::size_t count_at = out.size();
+    out.resize(count_at + 8);
+    store_le<std::uint64_t>(out.data() + count_at, plain);
+    model m(plain);
+    case_model cases;
+    encoder enc(out);
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t count = std::min(block_values, n - b * block_values);
+        s.codes().decode(b * block_values, std::span<std::uint32_t>(codes.data(), count));
+        for (std::size_t i = 0; i < count; ++i) {
+            const int lower = static_cast<int>((codes[i] >> 2) & 1u);
+            enc.code(lower, cases.predict());
+            cases.update(lower);
+            if (codes[i] & special_bit) continue;
+            const unsigned base = codes[i] & 3u;
+            m.start_base();
+            const int high = static_cast<int>(base >> 1);
+            enc.code(high, m.predict(0));
+            m.update(high);
+            const int low = static_cast<int>(base & 1u);
+            enc.code(low, m.predict(1u + static_cast<unsigned>(high)));
+            m.update(low);
+            m.end_base(base);
+        }
+    }
+    enc.flush();
+}
+
+bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload, std::uint64_t base, std::uint64_t letters) {
+    bitplane::detail::byte_reader in(payload, base);
+    const auto rest_bytes = in.read<std::uint64_t>("rest-part size");
+    in.need(rest_bytes, "rest-part");
+    const std::uint64_t blocks = (letters + block_values - 1) / block_values;
+    if (blocks > rest_bytes / 2) throw format_error("packed DNA: rest-part too small for " + std::to_string(letters) + " letters", in.offset());
+    const std::size_t table_at = in.position();
+    in.take(2 * blocks, "block sizes");
+    std::uint64_t total = 0;
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+        const auto size = load_le<std::uint16_t>(payload.data() + table_at + 2 * b);
+        if (size > codec::max_block_bytes) throw format_error("packed DNA: block size " + std::to_string(size), base + table_at + 2 * b);
+        total += size;
+    }
+    if (total != rest_bytes - 2 * blocks) throw format_error("packed DNA: rest-part blocks do not fill it exactly", base + table_at);
+    const std::size_t blocks_at = in.position();
+    in.take(total, "rest-part blocks");
+    const auto plain = in.read<std::uint64_t>("plain base count");
+    if (plain > letters) throw format_error("packed DNA: more plain bases than letters", in.offset() - 8);
+    decoder dec(payload.subspan(in.position()));
+    model m(plain);
+    case_model cases;
+    bitplane::vector<std::uint32_t> out;
+    std::array<std::uint32_t, block_values> rest, codes;
+    std::uint64_t decoded = 0;
+    std::size_t at = blocks_at;
+    code_window window;
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+        const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(block_values, letters - b * block_values));
+        const auto size = load_le<std::uint16_t>(payload.data() + table_at + 2 * b);
+        if (size == 0) {
+            std::fill(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(count), 0u);
+        } else {
+            try {
+                codec::decode_block(payload.subspan(at, size), std::span<std::uint32_t>(rest.data(), count));
+            } catch (const format_error& e) {
+                throw format_error(std::string("packed DNA rest-part block ") + std::to_string(b) + ": " + e.what(), base + at);
+            }
+            at += size;
+        }
+        std::uint32_t any = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            const bool special = (rest[i] & 2u) != 0;
+            if (rest[i] >= 64 || (rest[i] & 1u) != 0 || (!special && rest[i] != 0) ||
+                (special && !is_valid_code(code_of(rest[i], 0, 0))))
+                throw format_error("packed DNA: rest-part value " + std::to_string(rest[i]) + " of letter " +
+                                       std::to_string(b * block_values + i) + " is not one",
+                                   base + at);
+            const int lower = dec.code(cases.predict());
+            cases.update(lower);
+            unsigned bits = 0;
+            if (!special) {
+                if (++decoded > plain) throw format_error("packed DNA: more plain letters than the count says", base);
+                m.start_base();
+                const int high = dec.code(m.predict(0));
+                m.update(high);
+                const int low = dec.code(m.predict(1u + static_cast<unsigned>(high)));
+                m.update(low);
+                bits = static_cast<unsigned>(high << 1 | low);
+                m.end_base(bits);
+            }
+            codes[i] = code_of(rest[i], bits, static_cast<std::uint32_t>(lower));
+            if (!is_valid_code(codes[i]))  // a lower-case gap
+                throw format_error("packed DNA: letter " + std::to_string(b * block_values + i) + " decodes to no letter", base);
+            any |= codes[i];
+        }
+        window.clear();
+        transpose(std::span<const std::uint32_t>(codes.data(), count), window.planes);
+        window.nonzero = any;
+        append_window(out, window, count);
+    }
+    if (decoded != plain) throw format_error("packed DNA: fewer plain letters than the count says", base);
+    return out;
+}
+
+}  // namespace bitplane::dna::detail

@@ -1,0 +1,283 @@
+// FASTA text <-> dna::fasta: byte-exact round trips of real excerpts and of randomized files
+// (N runs, IUPAC codes, lower case, empty records, odd and irregular line widths, CRLF, no final
+// line end), errors that name record, line and column, gzip input, and the packed file (both
+// modes) with its validation of untrusted bytes.
+#include "test_dna_support.hpp"
+
+#include "core/file_header.hpp"
+#include "dna/gzip.hpp"
+
+#include <bitplane/error.hpp>
+
+#include <cstring>
+#include <filesystem>
+
+#include <unistd.h>
+
+namespace {
+
+using namespace dna_test;
+using bitplane::dna::fasta;
+
+// A random FASTA file of `records` records.
+std::string random_fasta(std::uint64_t seed, std::size_t records, bool crlf, bool final_newline) {
+    std::mt19937_64 rng(seed);
+    auto below = [&](std::size_t k) { return static_cast<std::size_t>(rng() % k); };
+    const std::string eol = crlf ? "\r\n" : "\n";
+    std::string out;
+    for (std::size_t r = 0; r < records; ++r) {
+        out += ">";
+        const std::string headers[] = {"chr" + std::to_string(r), "seq" + std::to_string(r) + " some description\twith tab ",
+                                       "", " leading space", "gi|123|ref|NC_0001.1| Phage, complete genome", "a>b"};
+        out += headers[below(6)];
+        out += eol;
+        const std::size_t length = below(4) == 0 ? 0 : below(3) == 0 ? below(20) : below(9000);
+        const std::string letters = make_letters(all_letter_shapes()[below(all_letter_shapes().size())], length, rng());
+        const std::size_t widths[] = {1, 7, 60, 61, 70, 80, 100, 2048, 2049, 100000};
+        const std::size_t width = widths[below(10)];
+        const int layout = static_cast<int>(below(5));
+        std::size_t at = 0;
+        while (at < letters.size()) {
+            std::size_t len = std::min(width, letters.size() - at);
+            if (layout == 1 && below(10) == 0) len = std::min(letters.size() - at, 1 + below(2 * width));  // irregular
+            out.append(letters, at, len);
+            out += eol;
+            at += len;
+        }
+        if (layout == 2) out += eol;                     // a blank line after the record
+        if (layout == 3 && length == 0) out += eol + eol;  // blank lines in an empty record
+    }
+    if (!final_newline && out.size() >= eol.size() && out.compare(out.size() - eol.size(), eol.size(), eol) == 0) {
+        // Only strip when the last line is not empty (an empty last line needs its line end).
+        if (out.size() < 2 * eol.size() || out.compare(out.size() - 2 * eol.size(), eol.size(), eol) != 0)
+            out.resize(out.size() - eol.size());
+    }
+    return out;
+}
+
+std::vector<std::byte> as_bytes(std::string_view s) {
+    const auto* p = reinterpret_cast<const std::byte*>(s.data());
+    return std::vector<std::byte>(p, p + s.size());
+}
+
+void expect_packs_back(const fasta& f) {
+    for (const auto mode : {bitplane::dna::pack_mode::planes, bitplane::dna::pack_mode::modeled}) {
+        std::vector<std::byte> bytes;
+        bitplane::dna::pack(f, bytes, mode);
+        const fasta g = bitplane::dna::unpack(bytes);
+        ASSERT_TRUE(g == f) << "mode " << static_cast<int>(mode);
+        ASSERT_EQ(g.to_text(), f.to_text());
+    }
+}
+
+TEST(DnaFasta, RealExcerptsRoundTripByteForByte) {
+    for (const char* name : {"lambda_head.fa", "lambda_tail.fa", "pseudopig_softmasked.fa", "vcholerae_iupac.fa",
+                             "chr20_n_boundary.fa", "biomarks_rrna.fa"}) {
+        SCOPED_TRACE(name);
+        const std::string text = read_bytes(fixture(name));
+        ASSERT_FALSE(text.empty()) << "fixture missing: " << fixture(name);
+        const fasta f = fasta::parse(text);
+        EXPECT_EQ(f.to_text(), text);
+        expect_packs_back(f);
+        // Letters are the text's sequence lines, concatenated.
+        std::string letters;
+        for (std::size_t pos = 0; pos < text.size();) {
+            const std::size_t nl = std::min(text.find('\n', pos), text.size());
+            if (text[pos] != '>') letters.append(text, pos, nl - pos);
+            pos = nl + 1;
+        }
+        EXPECT_EQ(f.letters().to_string(), letters);
+    }
+    const fasta lambda = fasta::parse(read_bytes(fixture("lambda_head.fa")));
+    ASSERT_EQ(lambda.size(), 1u);
+    EXPECT_EQ(lambda[0].name(), "gi|9626243|ref|NC_001416.1|");
+    EXPECT_EQ(lambda[0].description(), "Enterobacteria phage lambda, complete genome");
+    EXPECT_EQ(lambda[0].line_width(), 70u);
+    const fasta tail = fasta::parse(read_bytes(fixture("lambda_tail.fa")));
+    ASSERT_EQ(tail[0].lines.size(), 3u);  // 70 x 2, 62, then the blank line
+    EXPECT_EQ(tail[0].lines[2], (bitplane::dna::line_run{0, 1}));
+    const fasta pig = fasta::parse(read_bytes(fixture("pseudopig_softmasked.fa")));
+    EXPECT_EQ(pig[0].name(), "");
+    EXPECT_EQ(pig[0].description(), "pig1");
+    EXPECT_GT(bitplane::dna::count_bases(pig.letters()).lower, 0u);
+    const fasta vc = fasta::parse(read_bytes(fixture("vcholerae_iupac.fa")));
+    EXPECT_GT(bitplane::dna::count_bases(vc.letters()).ambiguous, 0u);
+}
+
+TEST(DnaFasta, RandomizedFilesRoundTripByteForByte) {
+    BITPLANE_SEED_TRACE();
+    const int rounds = bitplane_test::quick_mode() ? 12 : 60;
+    for (int k = 0; k < rounds; ++k) {
+        const bool crlf = k % 4 == 1, final_newline = k % 3 != 2;
+        const std::string text = random_fasta(bitplane_test::case_seed("fasta", k), 1 + k % 9, crlf, final_newline);
+        SCOPED_TRACE("round " + std::to_string(k) + " crlf=" + std::to_string(crlf));
+        const fasta f = fasta::parse(text);
+        ASSERT_EQ(f.to_text(), text);
+        ASSERT_EQ(f.crlf(), crlf);
+        expect_packs_back(f);
+        // gzip input reads the same.
+        const fasta z = fasta::parse_bytes(as_bytes(bitplane::dna::detail::gzip(text, 6)));
+        ASSERT_TRUE(z == f);
+    }
+}
+
+TEST(DnaFasta, EdgeFilesRoundTrip) {
+    for (const std::string text : {"", ">", ">\n", ">x", ">x\n", ">x\nA", ">x\nA\n", ">x\n\n", ">x\n\n\n>y\n", ">x\r\nAC\r\nG\r\n",
+                                   ">x\r\nAC", ">a\n>b\n>c\nACGT\n", ">x\nAC\nACGT\nA\n\nACG\n", ">\t\n-\n", ">x y\nN\n"}) {
+        SCOPED_TRACE("'" + text + "'");
+        const fasta f = fasta::parse(text);
+        EXPECT_EQ(f.to_text(), text);
+        expect_packs_back(f);
+    }
+}
+
+std::string parse_error_of(std::string_view text) {
+    try {
+        (void)fasta::parse(text);
+    } catch (const bitplane::parse_error& e) {
+        return e.what();
+    }
+    return "(accepted)";
+}
+
+TEST(DnaFasta, ErrorsNameRecordLineAndColumn) {
+    EXPECT_EQ(parse_error_of(">a\nACGT\n>chr2 desc\nACGT\nACXT\n"),
+              "FASTA record 2 ('chr2'), line 5, column 3: 'X' (0x58) is not a DNA letter (ACGTN, IUPAC codes or '-')");
+    EXPECT_NE(parse_error_of("ACGT\n").find("line 1, column 1: expected '>'"), std::string::npos);
+    EXPECT_NE(parse_error_of("\n>a\n").find("line 1, column 1"), std::string::npos);
+    EXPECT_NE(parse_error_of(">a\r\nAC\nGT\r\n").find("line 2, column 3: line ends with LF alone"), std::string::npos);
+    EXPECT_NE(parse_error_of(">a\nAC\r\nGT\n").find("line 2, column 3: carriage return"), std::string::npos);
+    EXPECT_NE(parse_error_of(">a\nAC GT\n").find("column 3: space"), std::string::npos);
+    EXPECT_NE(parse_error_of(">a\nACGU\n").find("column 4: 'U'"), std::string::npos);
+    EXPECT_NE(parse_error_of(">a\n;comment\n").find("line 2, column 1: ';'"), std::string::npos);
+    // A bad byte deep inside a long record of regular lines (the fast pass guesses lines).
+    std::string big = ">big\n";
+    for (int i = 0; i < 2000; ++i) big += make_letters(letters_shape::acgt, 60, i) + "\n";
+    big[5 + 61 * 1500 + 17] = 'x';
+    EXPECT_NE(parse_error_of(big).find("record 1 ('big'), line 1502, column 18: 'x'"), std::string::npos) << parse_error_of(big);
+    // A short line inside regular ones is not an error, just irregular.
+    std::string irregular = ">r\n" + std::string(60, 'A') + "\n" + std::string(30, 'C') + "\n" + std::string(60, 'G') + "\n";
+    EXPECT_EQ(fasta::parse(irregular).to_text(), irregular);
+}
+
+TEST(DnaFasta, GzipFilesAndCorruptGzip) {
+    const auto dir = std::filesystem::temp_directory_path() / ("bitplane-dna-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string text = random_fasta(3, 4, false, true);
+    const fasta f = fasta::parse(text);
+    f.write_file((dir / "a.fa.gz").string(), 9);
+    f.write_file((dir / "a.fa").string());
+    EXPECT_TRUE(fasta::read_file((dir / "a.fa.gz").string()) == f);
+    EXPECT_EQ(read_bytes(dir / "a.fa"), text);
+    std::string gz = read_bytes(dir / "a.fa.gz");
+    // Two members back to back (bgzip) read as one text.
+    const fasta twice = fasta::parse_bytes(as_bytes(gz + gz));
+    EXPECT_EQ(twice.to_text(), text + text);
+    EXPECT_THROW((void)fasta::parse_bytes(as_bytes(gz.substr(0, gz.size() / 2))), bitplane::format_error);
+    gz[gz.size() / 2] = static_cast<char>(gz[gz.size() / 2] ^ 0x55);
+    EXPECT_THROW((void)fasta::parse_bytes(as_bytes(gz)), bitplane::error);
+    EXPECT_THROW((void)fasta::read_file((dir / "missing.fa").string()), bitplane::io_error);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(DnaFasta, AddBuildsRegularRecords) {
+    fasta f;
+    f.add("one first", "ACGTACGTAC", 4);
+    f.add("two", "", 60);
+    f.add("three", "nnnnACGT", 0);
+    EXPECT_EQ(f.to_text(), ">one first\nACGT\nACGT\nAC\n>two\n>three\nnnnnACGT\n");
+    EXPECT_THROW(f.add("bad\nheader", "A"), bitplane::parse_error);
+    EXPECT_THROW(f.add("bad", "AXA"), bitplane::parse_error);
+    EXPECT_EQ(f.size(), 3u);
+    EXPECT_EQ(f.sequence_of(2).to_string(), "nnnnACGT");
+    EXPECT_THROW((void)f.at(3), bitplane::index_error);
+}
+
+// ---- the packed file on untrusted bytes ---------------------------------------------------
+
+void reseal(std::vector<std::byte>& bytes) {
+    namespace file = bitplane::detail::file;
+    const std::uint64_t sum = file::checksum(bytes);
+    std::memcpy(bytes.data() + file::checksum_offset, &sum, 8);
+}
+
+TEST(DnaFasta, UnpackRejectsEveryTruncationAndCorruption) {
+    const fasta f = fasta::parse(random_fasta(11, 5, false, true));
+    for (const auto mode : {bitplane::dna::pack_mode::planes, bitplane::dna::pack_mode::modeled}) {
+        std::vector<std::byte> bytes;
+        bitplane::dna::pack(f, bytes, mode);
+        for (std::size_t n = 0; n < bytes.size(); n += 1 + n / 50)
+            EXPECT_THROW((void)bitplane::dna::unpack(std::span<const std::byte>(bytes.data(), n)), bitplane::format_error) << n;
+        std::mt19937_64 rng(5);
+        for (int k = 0; k < (bitplane_test::quick_mode() ? 60 : 300); ++k) {
+            std::vector<std::byte> bad = bytes;
+            const std::size_t at = rng() % bad.size();
+            bad[at] ^= static_cast<std::byte>(1u << (rng() % 8));
+            // Unsealed: the checksum catches it.
+            EXPECT_THROW((void)bitplane::dna::unpack(bad), bitplane::format_error);
+            // Sealed again (a forged file): either a structural error or some valid fasta, never a crash.
+            if (at < bitplane::detail::file::checksum_offset || at >= 64) {
+                reseal(bad);
+                try {
+                    const fasta g = bitplane::dna::unpack(bad);
+                    (void)g.to_text();
+                } catch (const bitplane::format_error&) {
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+namespace {
+
+// Random near-FASTA bytes: every input either parses and writes back exactly, or is a
+// parse_error; never a crash or another exception (a bounded stand-in for the fuzzer the
+// parser is written for).
+TEST(DnaFastaRandomBytes, ParseRoundTripsOrRejectsRandomText) {
+    std::mt19937_64 rng(bitplane_test::case_seed("fasta-fuzzish"));
+    const std::string alphabet = ">>\n\n\n\r ACGTNacgtnRYKM-x;\t";
+    const int rounds = bitplane_test::quick_mode() ? 300 : 3000;
+    int accepted = 0;
+    for (int k = 0; k < rounds; ++k) {
+        std::string text;
+        const std::size_t n = rng() % 300;
+        for (std::size_t i = 0; i < n; ++i) text += alphabet[rng() % alphabet.size()];
+        if (k % 2 == 0) text.insert(0, ">");
+        try {
+            const fasta f = fasta::parse(text);
+            ASSERT_EQ(f.to_text(), text) << "case " << k;
+            std::vector<std::byte> bytes;
+            bitplane::dna::pack(f, bytes, k % 3 == 0 ? bitplane::dna::pack_mode::modeled : bitplane::dna::pack_mode::planes);
+            ASSERT_EQ(bitplane::dna::unpack(bytes).to_text(), text) << "case " << k;
+            ++accepted;
+        } catch (const bitplane::parse_error&) {
+        }
+    }
+    EXPECT_GT(accepted, 0);
+}
+
+TEST(DnaFastaRandomBytes, UnpackRejectsRandomBytesWithAValidHeader) {
+    std::mt19937_64 rng(bitplane_test::case_seed("unpack-fuzzish"));
+    const fasta f = fasta::parse(">a b\nACGTN\nacg\n>c\n\n");
+    std::vector<std::byte> good;
+    bitplane::dna::pack(f, good);
+    const int rounds = bitplane_test::quick_mode() ? 300 : 3000;
+    for (int k = 0; k < rounds; ++k) {
+        std::vector<std::byte> bytes = good;
+        const int edits = 1 + static_cast<int>(rng() % 4);
+        for (int e = 0; e < edits; ++e) {
+            const std::size_t at = 8 + rng() % (bytes.size() - 8);  // keep the magic
+            bytes[at] = static_cast<std::byte>(rng());
+        }
+        if (rng() % 4 == 0) bytes.resize(64 + rng() % (bytes.size() - 63));
+        reseal(bytes);
+        try {
+            (void)bitplane::dna::unpack(bytes).to_text();
+        } catch (const bitplane::format_error&) {
+        }
+    }
+}
+
+}  // namespace
