@@ -57,6 +57,28 @@ std::vector<bitplane::bitset> bitsets() {
     return out;
 }
 
+// Small FASTA and FASTQ texts with what the DNA formats must keep: N runs, soft-masking,
+// IUPAC codes, gaps, CRLF, empty records, irregular lines, no final newline.
+std::vector<std::string> fasta_texts() {
+    return {
+        ">chr1 test\nACGTACGTNNNNNNNNacgtRYSWKMBDHVN-\nACG\n>empty\n>x\nTTTT\n",
+        ">a\r\nACGTNNNN\r\nacgt\r\n",
+        ">only header",
+        ">r1 irregular lines\nACGTACGTACGT\nAC\n\nACGTACGTA\nNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n",
+        ">lower\nacgtacgtacgtnnnnacgtacgt",
+    };
+}
+
+std::vector<std::string> fastq_texts() {
+    return {"@read1\nACGTN\n+\nIIII#\n@read2 desc\nacgt\n+read2 desc\n!!!!\n", "@r\r\nAC\r\n+\r\nII\r\n"};
+}
+
+void write_text(const std::filesystem::path& file, std::uint8_t mode, const std::string& text) {
+    std::vector<std::byte> bytes{std::byte{mode}};
+    for (const char c : text) bytes.push_back(static_cast<std::byte>(c));
+    write(file, bytes);
+}
+
 }  // namespace
 
 // Usage: make_corpus ROOT. Writes ROOT/<target> for load_vector, decode_block, load_bitset and
@@ -88,6 +110,27 @@ int main(int argc, char** argv) {
         write(decode_paths / ("block_" + std::to_string(n)), std::span(block).first(2 + bytes));
         ++n;
     }
+    // fasta_parse: mode byte (0 FASTA, 1 FASTQ) + text;
+    // load_dna: mode byte (0 packed FASTA, 1 saved sequence) + bytes.
+    const std::filesystem::path texts = root / "fasta_parse", dna = root / "load_dna";
+    std::filesystem::create_directories(texts);
+    std::filesystem::create_directories(dna);
+    n = 0;
+    for (const std::string& text : fasta_texts()) {
+        write_text(texts / ("fasta_" + std::to_string(n)), 0, text);
+        const bitplane::dna::fasta file = bitplane::dna::fasta::parse(text);
+        for (const auto mode : {bitplane::dna::pack_mode::planes, bitplane::dna::pack_mode::modeled}) {
+            std::vector<std::byte> packed{std::byte{0}};
+            bitplane::dna::pack(file, packed, mode);
+            write(dna / ("packed_" + std::to_string(static_cast<int>(mode)) + "_" + std::to_string(n)), packed);
+        }
+        std::vector<std::byte> saved{std::byte{1}};
+        bitplane::dna::save(file.letters(), saved);
+        write(dna / ("sequence_" + std::to_string(n)), saved);
+        ++n;
+    }
+    n = 0;
+    for (const std::string& text : fastq_texts()) write_text(texts / ("fastq_" + std::to_string(n++)), 1, text);
     n = 0;
     for (const bitplane::bitset& set : bitsets()) {
         std::vector<std::byte> file;
