@@ -50,10 +50,10 @@ void report_dna(const pack_target& target, const pack_result& r, bool json, bool
         return;
     }
     if (quiet) return;
-    std::printf("%s -> %s: %llu records, %llu letters, %s FASTA -> %s (%.3f bits/base; UCSC 2bit: %s, %.3f bits/base) "
+    std::printf("%s -> %s: %llu record%s, %llu letters, %s FASTA -> %s (%.3f bits/base; UCSC 2bit: %s, %.3f bits/base) "
                 "in %.3f s\n",
                 target.input.c_str(), target.output.c_str(), static_cast<unsigned long long>(r.records),
-                static_cast<unsigned long long>(r.values), human_bytes(r.input_bytes).c_str(),
+                r.records == 1 ? "" : "s", static_cast<unsigned long long>(r.values), human_bytes(r.input_bytes).c_str(),
                 human_bytes(r.output_bytes).c_str(), per_letter(r.output_bytes), human_bytes(r.twobit_bytes).c_str(),
                 per_letter(r.twobit_bytes), r.seconds);
 }
