@@ -1,7 +1,9 @@
-// bitplane stats IN.bp [--json] [--plot FILE.png]: what the compression did.
+// bitplane stats IN.bp [--json] [--plot FILE.png]: what the compression did (packed DNA files:
+// dna_commands.hpp).
 #include "cli_error.hpp"
 #include "column_stats.hpp"
 #include "commands.hpp"
+#include "dna_commands.hpp"
 #include "plot.hpp"
 #include "report.hpp"
 
@@ -111,7 +113,12 @@ command_runner add_stats(CLI::App& root, const global_options&) {
     c->add_flag("--json", o->json, "Print everything as JSON (the full 32x32 matrices included)");
     c->add_option("--plot", o->plot, "Also draw the similarity heat map and per-plane encodings into this PNG (gnuplot)");
     return [o] {
-        const packed_file file = load_packed(o->input);
+        any_packed loaded = load_any(o->input);
+        if (const auto* dna = std::get_if<packed_dna>(&loaded)) {
+            if (!o->plot.empty()) throw usage_failure("--plot: " + o->input + " is a packed DNA file; --plot draws columns");
+            return print_dna_stats(*dna, o->json);
+        }
+        const packed_file& file = std::get<packed_file>(loaded);
         const column_stats stats = compute_stats(file);
         // The plot first: when it fails, the command fails without having printed anything.
         if (!o->plot.empty()) {

@@ -1,5 +1,6 @@
 // bitplane unpack IN.bp -o OUT: the values back as little-endian binary (byte-exact with what
 // pack read) or, with --csv, as text, one value per line. Decoded 1M values at a time.
+// A packed DNA file (pack --dna) is written back as its FASTA text, byte for byte.
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "output_file.hpp"
@@ -48,12 +49,32 @@ void write_values(const vector<T>& column, output_file& out, bool csv, const std
     }
 }
 
+void unpack_dna(const packed_dna& in, const unpack_options& o, bool quiet) {
+    if (o.csv) throw usage_failure("--csv: " + in.path + " is a packed DNA file, which unpacks to FASTA");
+    std::uint64_t written = 0;
+    about_file(o.output, [&] {
+        output_file out(o.output);
+        out.write(in.fasta.to_text());
+        out.commit();
+        written = out.bytes_written();
+    });
+    const std::uint64_t letters = in.fasta.letters().size();
+    if (o.json) {
+        print_json({{"input", in.path}, {"output", o.output}, {"format", "fasta"}, {"records", in.fasta.size()},
+                    {"letters", letters}, {"output_bytes", written}});
+    } else if (!quiet && o.output != "-") {
+        std::printf("%s -> %s: %zu FASTA records, %llu letters, %s\n", in.path.c_str(), o.output.c_str(),
+                    in.fasta.size(), static_cast<unsigned long long>(letters), human_bytes(written).c_str());
+    }
+}
+
 }  // namespace
 
 command_runner add_unpack(CLI::App& root, const global_options& global) {
     auto o = std::make_shared<unpack_options>();
     CLI::App* c = root.add_subcommand("unpack", "Decompress a .bp file back to raw values or CSV text");
-    c->footer("Binary output is byte for byte the input that `bitplane pack` read. OUT - writes to stdout.");
+    c->footer("Binary output is byte for byte the input that `bitplane pack` read; a packed DNA file (pack --dna)\n"
+              "gives back its FASTA file byte for byte. OUT - writes to stdout.");
     c->add_option("INPUT", o->input, "The .bp file")->required();
     c->add_option("-o,--output", o->output, "File to write, or - for standard output")->required();
     auto* csv = c->add_flag("--csv", o->csv, "Write text, one value per line, instead of binary");
@@ -62,7 +83,9 @@ command_runner add_unpack(CLI::App& root, const global_options& global) {
     return [o, &global] {
         if (o->json && o->output == "-")
             throw usage_failure("--json and -o - would both write to standard output: choose one");
-        const packed_file in = load_packed(o->input);
+        any_packed loaded = load_any(o->input);
+        if (const auto* dna = std::get_if<packed_dna>(&loaded)) return unpack_dna(*dna, *o, global.quiet);
+        const packed_file& in = std::get<packed_file>(loaded);
         std::uint64_t written = 0;
         about_file(o->output, [&] {
             output_file out(o->output);

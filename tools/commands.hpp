@@ -42,6 +42,7 @@ command_runner add_find(CLI::App& root, const global_options& global);
 command_runner add_and(CLI::App& root, const global_options& global);
 command_runner add_or(CLI::App& root, const global_options& global);
 command_runner add_xor(CLI::App& root, const global_options& global);
+command_runner add_gc(CLI::App& root, const global_options& global);
 command_runner add_demo(CLI::App& root, const global_options& global);
 
 }  // namespace bitplane::cli

@@ -40,11 +40,14 @@ constexpr flag flags[] = {
 };
 }  // namespace
 
-void add_predicate_options(CLI::App& command, predicate& p, std::vector<std::int64_t>& range_storage) {
+CLI::Option_group* add_predicate_options(CLI::App& command, predicate& p, std::vector<std::int64_t>& range_storage,
+                                         bool required) {
     CLI::Option_group* group = command.add_option_group("predicate", "Which values (exactly one)");
     for (const flag& f : flags) group->add_option(f.name, p.x, f.help)->option_text("X");
     group->add_option("--range", range_storage, "Values in [LO, HI], both included")->expected(2)->option_text("LO HI");
-    group->require_option(1);
+    if (required) group->require_option(1);
+    else group->require_option(0, 1);
+    return group;
 }
 
 void settle_predicate(const CLI::App& command, predicate& p, const std::vector<std::int64_t>& range_storage) {

@@ -27,8 +27,10 @@ struct predicate {
     [[nodiscard]] std::string describe() const;
 };
 
-/// Adds the predicate options (exactly one required) to `command`.
-void add_predicate_options(CLI::App& command, predicate& p, std::vector<std::int64_t>& range_storage);
+/// Adds the predicate options (exactly one required, or at most one when not `required`) to
+/// `command`; returns their group.
+CLI::Option_group* add_predicate_options(CLI::App& command, predicate& p, std::vector<std::int64_t>& range_storage,
+                                         bool required = true);
 
 /// Fills in p from the parsed options.
 void settle_predicate(const CLI::App& command, predicate& p, const std::vector<std::int64_t>& range_storage);

@@ -29,10 +29,12 @@ import time
 import unittest
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+DNA_FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "dna")
+FASTA_FIXTURES = sorted(f for f in os.listdir(DNA_FIXTURES) if f.endswith(".fa"))
 BITPLANE = None  # set from --bitplane
 
 EXIT_OK, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_IO = 0, 1, 2, 3
-COMMANDS = ["demo", "pack", "unpack", "stats", "sum", "dot", "count", "find", "and", "or", "xor"]
+COMMANDS = ["demo", "pack", "unpack", "stats", "sum", "dot", "count", "find", "and", "or", "xor", "gc"]
 
 
 def u32_bytes(values):
@@ -69,6 +71,57 @@ def mixed_values(count, seed, signed=False):
 
 def to_bits(v):
     return v & 0xFFFFFFFF
+
+
+# ---- DNA oracles: FASTA read here, independently of the library -----------------------------
+IUPAC = {"A": "A", "C": "C", "G": "G", "T": "T", "R": "AG", "Y": "CT", "S": "CG", "W": "AT", "K": "GT",
+         "M": "AC", "B": "CGT", "D": "AGT", "H": "ACT", "V": "ACG", "N": "ACGT", "-": ""}
+
+
+def read_fasta(path):
+    """[(header, letters)] of a FASTA file (line ends stripped, letters as written)."""
+    records = []
+    with open(path, "rb") as f:
+        for line in f.read().decode("ascii").splitlines():
+            if line.startswith(">"):
+                records.append([line[1:], ""])
+            else:
+                records[-1][1] += line
+    return [(h, s) for h, s in records]
+
+
+def record_name(header, index):
+    name = header.split(" ")[0].split("\t")[0]
+    return name if name else "#%d" % (index + 1)
+
+
+def find_positions(letters, pattern):
+    """Overlapping matches; case ignored; a text letter that is not ACGT matches nothing."""
+    text = letters.upper()
+    sets = [IUPAC[c] for c in pattern.upper()]
+    k = len(sets)
+    return [i for i in range(len(text) - k + 1) if all(text[i + j] in sets[j] for j in range(k))]
+
+
+def twobit_size(records):
+    """UCSC .2bit (faToTwoBit, version 0): header, index, then per record its N and mask blocks."""
+    def runs(flags):
+        count, previous = 0, False
+        for flag in flags:
+            if flag and not previous:
+                count += 1
+            previous = flag
+        return count
+    size = 16
+    for header, letters in records:
+        # The library's rule (fasta.hpp twobit_bytes): the header up to the first space or tab,
+        # so "> pig1" has an empty name (faToTwoBit may skip the leading space: 4 bytes here).
+        name = header.split(" ")[0].split("\t")[0]
+        size += 1 + len(name) + 4
+        n_blocks = runs(c.upper() not in "ACGT" for c in letters)
+        mask_blocks = runs(c.islower() for c in letters)
+        size += 4 + 4 + 8 * n_blocks + 4 + 8 * mask_blocks + 4 + (len(letters) + 3) // 4
+    return size
 
 
 class CliTest(unittest.TestCase):
@@ -219,10 +272,151 @@ class CliTest(unittest.TestCase):
         self.expect_failure(EXIT_BAD_INPUT, ["pack", broken, "-o", self.path("o.bp")], broken + ": gzip data is corrupt or truncated")
         self.assert_no_leftovers("o.bp")
 
-    def test_dna_not_in_this_build(self):
-        fasta = self.write("a.fa", b">chr1\nACGT\n")
-        self.expect_failure(EXIT_USAGE, ["pack", "--dna", fasta, "-o", self.path("a.bp")], "no DNA support yet")
-        self.assert_no_leftovers("a.bp")
+    # ---- DNA: pack --dna, unpack, stats, gc, find --------------------------------------------
+    def pack_fasta(self, fixture, modeled=False):
+        bp = self.path(fixture + (".m" if modeled else "") + ".bp")
+        self.run_cli("pack", "--dna", os.path.join(DNA_FIXTURES, fixture), "-o", bp,
+                     *(["--modeled"] if modeled else []), expect=EXIT_OK)
+        return bp
+
+    def test_dna_round_trip(self):
+        for fixture in FASTA_FIXTURES:
+            source = os.path.join(DNA_FIXTURES, fixture)
+            records = read_fasta(source)
+            for modeled in (False, True):
+                bp = self.pack_fasta(fixture, modeled)
+                back = self.path(fixture + ".back")
+                self.run_cli("unpack", bp, "-o", back, expect=EXIT_OK)
+                self.assertEqual(self.read(back), self.read(source), "%s modeled=%s" % (fixture, modeled))
+                self.assertEqual(self.run_cli("unpack", bp, "-o", "-", expect=EXIT_OK).stdout, self.read(source))
+                j = self.json_of("unpack", bp, "-o", back)
+                self.assertEqual((j["format"], j["records"], j["output_bytes"]), ("fasta", len(records), os.path.getsize(source)))
+            # gzip and stdin input give the same file as the plain one.
+            gz = self.write(fixture + ".gz", gzip.compress(self.read(source)))
+            self.run_cli("pack", "--dna", gz, "-o", self.path("gz.bp"), expect=EXIT_OK)
+            self.run_cli("pack", "--dna", "-", "-o", self.path("stdin.bp"), stdin=self.read(source), expect=EXIT_OK)
+            plain = self.read(self.path(fixture + ".bp"))
+            self.assertEqual(self.read(self.path("gz.bp")), plain, fixture)
+            self.assertEqual(self.read(self.path("stdin.bp")), plain, fixture)
+        self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
+
+    def test_dna_pack_summary(self):
+        source = os.path.join(DNA_FIXTURES, "chr20_n_boundary.fa")
+        letters = sum(len(s) for _, s in read_fasta(source))
+        out = self.path("c.bp")
+        for modeled in (False, True):
+            j = self.json_of("pack", "--dna", source, "-o", out, *(["--modeled"] if modeled else []))
+            self.assertEqual(j["format"], "dna-modeled" if modeled else "dna")
+            self.assertEqual((j["records"], j["letters"]), (1, letters))
+            self.assertEqual(j["input_bytes"], os.path.getsize(source))
+            self.assertEqual(j["output_bytes"], os.path.getsize(out))
+            self.assertAlmostEqual(j["bits_per_base"], 8 * os.path.getsize(out) / letters)
+            self.assertEqual(j["twobit_bytes"], twobit_size(read_fasta(source)))
+        r = self.run_cli("pack", "--dna", source, "-o", out, expect=EXIT_OK)
+        self.assertIn("1 record, %d letters" % letters, r.out)
+
+    def test_dna_errors(self):
+        bad = self.write("bad.fa", b">one\nACGT\n>two second\nACGT\nACXT\n")
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--dna", bad, "-o", self.path("o.bp")], bad + ":",
+                            "record 2 ('two')", "line 5, column 3", "'X'")
+        self.assert_no_leftovers("o.bp")
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--dna", self.write("n.fa", b"ACGT\n"), "-o", self.path("o.bp")],
+                            "n.fa:", "line 1")
+        reads = os.path.join(DNA_FIXTURES, "bowtie2_reads.fq")
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--dna", reads, "-o", self.path("o.bp")], reads + ":",
+                            "packing FASTQ is not supported yet")
+        self.assert_no_leftovers("o.bp")
+        missing = self.path("missing.fa")
+        self.expect_failure(EXIT_IO, ["pack", "--dna", missing, "-o", self.path("o.bp")], missing + ": cannot open")
+        self.run_cli("pack", "x.u32", "-o", self.path("o.bp"), "--modeled", expect=EXIT_USAGE)  # needs --dna
+        bp = self.pack_fasta("lambda_head.fa")
+        self.expect_failure(EXIT_BAD_INPUT, ["sum", bp], bp + ":", "a packed DNA file", "gc")
+        self.expect_failure(EXIT_USAGE, ["unpack", bp, "--csv", "-o", self.path("o.txt")], "packed DNA file")
+        self.expect_failure(EXIT_USAGE, ["find", bp, "--eq", "1"], "give a PATTERN")
+        self.expect_failure(EXIT_USAGE, ["find", bp], "PATTERN")
+        self.expect_failure(EXIT_BAD_INPUT, ["find", bp, "ACXT"], "'X'")
+        column = self.pack_values("col", [1, 2, 3])
+        self.expect_failure(EXIT_BAD_INPUT, ["gc", column], column + ":", "not a packed DNA file")
+        self.expect_failure(EXIT_USAGE, ["find", column, "ACGT"], "PATTERN is for packed DNA files")
+        data = self.read(bp)
+        for name, broken in (("short.bp", data[:-5]), ("flipped.bp", data[:70] + bytes([data[70] ^ 1]) + data[71:])):
+            p = self.write(name, broken)
+            self.expect_failure(EXIT_BAD_INPUT, ["unpack", p, "-o", self.path("o.fa")], p + ":")
+            self.expect_failure(EXIT_BAD_INPUT, ["stats", p], p + ":")
+        self.assert_no_leftovers("o.fa")
+
+    def test_dna_stats_json(self):
+        for fixture in FASTA_FIXTURES:
+            source = os.path.join(DNA_FIXTURES, fixture)
+            records = read_fasta(source)
+            letters = "".join(s for _, s in records)
+            for modeled in (False, True):
+                bp = self.pack_fasta(fixture, modeled)
+                j = self.json_of("stats", bp)
+                self.assertEqual((j["format"], j["mode"]), ("dna", "modeled" if modeled else "planes"))
+                self.assertEqual((j["records"], j["letters"]), (len(records), len(letters)))
+                self.assertEqual(j["file_bytes"], os.path.getsize(bp))
+                self.assertEqual(j["fasta_bytes"], os.path.getsize(source))
+                self.assertAlmostEqual(j["bits_per_base"], 8 * os.path.getsize(bp) / len(letters))
+                self.assertEqual(j["twobit_bytes"], twobit_size(records), fixture)
+                self.assertEqual(j["blocks"], (len(letters) + 2047) // 2048)
+                ones = [p["letters_set"] for p in j["planes"]]
+                self.assertEqual(ones[2], sum(c.islower() for c in letters), fixture)
+                self.assertEqual(ones[3], sum(c.upper() not in "ACGT" for c in letters), fixture)
+                self.assertEqual([r["letters"] for r in j["record_list"]], [len(s) for _, s in records])
+                self.assertEqual([r["name"] for r in j["record_list"]],
+                                 [record_name(h, i) for i, (h, _) in enumerate(records)])
+            r = self.run_cli("stats", bp, expect=EXIT_OK)
+            self.assertIn("packed DNA (modeled mode), %d record" % len(records), r.out)
+            self.assertIn("UCSC 2bit", r.out)
+
+    def test_dna_gc(self):
+        for fixture in FASTA_FIXTURES:
+            records = read_fasta(os.path.join(DNA_FIXTURES, fixture))
+            bp = self.pack_fasta(fixture, modeled=fixture.startswith("v"))
+            j = self.json_of("gc", bp)
+            expected = []
+            for i, (header, s) in enumerate(records):
+                u = s.upper()
+                acgt = sum(u.count(b) for b in "ACGT")
+                expected.append({"name": record_name(header, i), "letters": len(s),
+                                 "A": u.count("A"), "C": u.count("C"), "G": u.count("G"), "T": u.count("T"),
+                                 "N": u.count("N"), "gaps": u.count("-"),
+                                 "ambiguous": sum(u.count(c) for c in "RYSWKMBDHV"),
+                                 "soft_masked": sum(c.islower() for c in s),
+                                 "gc_content": (u.count("C") + u.count("G")) / acgt if acgt else 0.0})
+            self.assertEqual(len(j["records"]), len(expected))
+            for got, want in zip(j["records"], expected):
+                for key, value in want.items():
+                    if key == "gc_content":
+                        self.assertAlmostEqual(got[key], value, msg=fixture)
+                    else:
+                        self.assertEqual(got[key], value, "%s %s" % (fixture, key))
+            self.assertEqual(j["total"]["letters"], sum(len(s) for _, s in records))
+            self.assertEqual(j["total"]["G"], sum(e["G"] for e in expected))
+            r = self.run_cli("gc", bp, expect=EXIT_OK)
+            self.assertIn("GC%", r.out)
+            self.assertIn("%.3f" % (100 * expected[0]["gc_content"]), r.out)
+
+    def test_dna_find(self):
+        for fixture in FASTA_FIXTURES:
+            records = read_fasta(os.path.join(DNA_FIXTURES, fixture))
+            bp = self.pack_fasta(fixture, modeled=fixture.startswith("c"))
+            s0 = records[0][1]
+            patterns = ["GATC", "acg", "ACNT", "RYG", "TTTT", s0[100:112], "A" * 40]
+            for pattern in patterns:
+                expected = [(i, p) for i, (_, s) in enumerate(records) for p in find_positions(s, pattern)]
+                j = self.json_of("find", bp, pattern)
+                self.assertEqual(j["count"], len(expected), "%s %s" % (fixture, pattern))
+                self.assertEqual([(m["record"], m["position"]) for m in j["matches"]], expected)
+                self.assertFalse(j["truncated"])
+                r = self.run_cli("find", bp, pattern, expect=EXIT_OK)
+                self.assertEqual(r.out, "".join("%s\t%d\n" % (record_name(records[i][0], i), p) for i, p in expected))
+            self.assertGreater(len(find_positions(s0, s0[100:112])), 0)
+        bp = self.pack_fasta("pseudopig_softmasked.fa")
+        everything = find_positions(read_fasta(os.path.join(DNA_FIXTURES, "pseudopig_softmasked.fa"))[0][1], "NN")
+        j = self.json_of("find", bp, "NN", "--limit", "3")
+        self.assertEqual((j["count"], len(j["matches"]), j["truncated"]), (len(everything), 3, True))
 
     # ---- pack / unpack: CSV -------------------------------------------------------------
     def csv_column(self, fixture, column, delimiter=","):
