@@ -29,10 +29,8 @@ using detail::summary_word;
 
 using detail::file::checksum;
 using detail::file::checksum_offset;
-using detail::file::format_version;
 using detail::file::header_bytes;
 using detail::file::kind_bitset;
-using detail::file::magic;
 constexpr std::size_t descriptor_bytes = 4;
 constexpr std::uint64_t max_size = std::uint64_t{1} << 48;
 // The largest payload a block may have in a file (a writer never exceeds 256): 2048
@@ -57,17 +55,8 @@ file_header parse_header(std::span<const std::byte> bytes) {
     detail::byte_reader r(bytes);
     r.need(header_bytes, "bitset file header");
     const std::byte* h = bytes.data();
-    if (!std::equal(magic.begin(), magic.end(), reinterpret_cast<const char*>(h)))
-        throw format_error("not a bitplane file (bad magic)", 0);
-    const auto version = load_le<std::uint16_t>(h + 8);
-    if (version != format_version)
-        throw format_error("unsupported format version " + std::to_string(version) + " (this library reads " +
-                               std::to_string(format_version) + ")",
-                           8);
-    if (static_cast<std::uint8_t>(h[10]) != kind_bitset)
-        throw format_error("file does not hold a bitset (kind " + std::to_string(static_cast<int>(h[10])) + ")", 10);
+    detail::file::check_header(bytes, kind_bitset, "a bitset");
     if (h[11] != std::byte{0}) throw format_error("reserved header byte is not 0", 11);
-    if (load_le<std::uint32_t>(h + 12) != header_bytes) throw format_error("unexpected header size", 12);
     file_header f;
     f.size = load_le<std::uint64_t>(h + 16);
     f.blocks = load_le<std::uint64_t>(h + 24);
@@ -225,11 +214,7 @@ void save(const bitset& set, std::vector<std::byte>& out) {
     const std::size_t start = out.size();
     out.resize(start + static_cast<std::size_t>(f.total_bytes()));
     std::byte* h = out.data() + start;
-    std::copy(magic.begin(), magic.end(), reinterpret_cast<char*>(h));
-    store_le<std::uint16_t>(h + 8, format_version);
-    h[10] = static_cast<std::byte>(kind_bitset);
-    h[11] = std::byte{0};
-    store_le<std::uint32_t>(h + 12, header_bytes);
+    detail::file::write_header_start(h, kind_bitset, 0);
     store_le<std::uint64_t>(h + 16, f.size);
     store_le<std::uint64_t>(h + 24, f.blocks);
     store_le<std::uint64_t>(h + 32, f.count);

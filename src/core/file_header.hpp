@@ -8,10 +8,17 @@
 #endif
 #include <xxhash.h>
 
+#include "codec/byte_io.hpp"
+
+#include <bitplane/error.hpp>
+
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
 
 namespace bitplane::detail::file {
 
@@ -19,6 +26,7 @@ inline constexpr std::array<char, 8> magic = {'B', 'I', 'T', 'P', 'L', 'A', 'N',
 inline constexpr std::uint16_t format_version = 1;
 inline constexpr std::uint8_t kind_vector = 1;
 inline constexpr std::uint8_t kind_bitset = 2;
+inline constexpr std::uint8_t kind_dna = 3;
 inline constexpr std::size_t header_bytes = 64;
 inline constexpr std::size_t checksum_offset = 56;
 
@@ -29,6 +37,36 @@ inline std::uint64_t checksum(std::span<const std::byte> file) {
     XXH3_64bits_update(&state, file.data(), checksum_offset);
     XXH3_64bits_update(&state, file.data() + header_bytes, file.size() - header_bytes);
     return XXH3_64bits_digest(&state);
+}
+
+/// Writes the fields every file's header shares (bytes 0-15): magic, format version, `kind`,
+/// the kind's own byte 11 and the header size. The caller writes bytes 16-63.
+inline void write_header_start(std::byte* h, std::uint8_t kind, std::uint8_t kind_byte) noexcept {
+    std::copy(magic.begin(), magic.end(), reinterpret_cast<char*>(h));
+    store_le<std::uint16_t>(h + 8, format_version);
+    h[10] = static_cast<std::byte>(kind);
+    h[11] = static_cast<std::byte>(kind_byte);
+    store_le<std::uint32_t>(h + 12, static_cast<std::uint32_t>(header_bytes));
+}
+
+/// Checks the fields every file's header shares: magic (bytes 0-7), format version (8-9), the
+/// kind of content (10, which must be `kind`; `holds` names it in the message) and the header
+/// size (12-15); byte 11 belongs to each kind. `bytes` holds at least header_bytes.
+/// format_error with the field's offset otherwise.
+inline void check_header(std::span<const std::byte> bytes, std::uint8_t kind, std::string_view holds) {
+    const std::byte* h = bytes.data();
+    if (!std::equal(magic.begin(), magic.end(), reinterpret_cast<const char*>(h)))
+        throw format_error("not a bitplane file (bad magic)", 0);
+    const auto version = load_le<std::uint16_t>(h + 8);
+    if (version != format_version)
+        throw format_error("unsupported format version " + std::to_string(version) + " (this library reads " +
+                               std::to_string(format_version) + ")",
+                           8);
+    if (static_cast<std::uint8_t>(h[10]) != kind)
+        throw format_error("file does not hold " + std::string(holds) + " (kind " +
+                               std::to_string(static_cast<unsigned>(h[10])) + ")",
+                           10);
+    if (load_le<std::uint32_t>(h + 12) != header_bytes) throw format_error("unexpected header size", 12);
 }
 
 }  // namespace bitplane::detail::file

@@ -25,10 +25,8 @@ using detail::store_le;
 
 using detail::file::checksum;
 using detail::file::checksum_offset;
-using detail::file::format_version;
 using detail::file::header_bytes;
 using detail::file::kind_vector;
-using detail::file::magic;
 constexpr std::size_t payload_alignment = 64;
 
 template <class T> constexpr std::uint8_t value_type_code = std::is_signed_v<T> ? 1 : 0;
@@ -52,22 +50,12 @@ template <class T>
 file_header parse_header(std::span<const std::byte> bytes) {
     detail::byte_reader r(bytes);
     r.need(header_bytes, "file header");
-    if (!std::equal(magic.begin(), magic.end(), reinterpret_cast<const char*>(bytes.data())))
-        throw format_error("not a bitplane file (bad magic)", 0);
-    const auto version = load_le<std::uint16_t>(bytes.data() + 8);
-    if (version != format_version)
-        throw format_error("unsupported format version " + std::to_string(version) + " (this library reads " +
-                               std::to_string(format_version) + ")",
-                           8);
-    if (static_cast<std::uint8_t>(bytes[10]) != kind_vector)
-        throw format_error("file does not hold a vector (kind " + std::to_string(static_cast<int>(bytes[10])) + ")", 10);
+    detail::file::check_header(bytes, kind_vector, "a vector");
     const auto type = static_cast<std::uint8_t>(bytes[11]);
     if (type != value_type_code<T>)
         throw format_error(std::string("file holds ") + (type == 1 ? "int32" : type == 0 ? "uint32" : "unknown") +
                                " values, asked for " + (std::is_signed_v<T> ? "int32" : "uint32"),
                            11);
-    if (load_le<std::uint32_t>(bytes.data() + 12) != header_bytes)
-        throw format_error("unexpected header size", 12);
     file_header h;
     h.values = load_le<std::uint64_t>(bytes.data() + 16);
     h.blocks = load_le<std::uint64_t>(bytes.data() + 24);
@@ -159,11 +147,7 @@ void save(const vector<T>& v, std::vector<std::byte>& out) {
         add_block(core.sealed_block_count(), std::span<const std::byte>(scratch).first(bytes));
     }
     std::byte* h = out.data() + start;
-    std::copy(magic.begin(), magic.end(), reinterpret_cast<char*>(h));
-    store_le<std::uint16_t>(h + 8, format_version);
-    h[10] = static_cast<std::byte>(kind_vector);
-    h[11] = static_cast<std::byte>(value_type_code<T>);
-    store_le<std::uint32_t>(h + 12, header_bytes);
+    detail::file::write_header_start(h, kind_vector, value_type_code<T>);
     store_le<std::uint64_t>(h + 16, core.size());
     store_le<std::uint64_t>(h + 24, blocks);
     store_le<std::uint64_t>(h + 32, header_bytes);

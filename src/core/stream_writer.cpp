@@ -218,11 +218,7 @@ std::uint64_t vector_writer<T>::finish(const sink& out) {
 
     std::array<std::byte, file::header_bytes> header{};
     std::byte* h = header.data();
-    std::copy(file::magic.begin(), file::magic.end(), reinterpret_cast<char*>(h));
-    store_le<std::uint16_t>(h + 8, file::format_version);
-    h[10] = static_cast<std::byte>(file::kind_vector);
-    h[11] = static_cast<std::byte>(std::is_signed_v<T> ? 1 : 0);
-    store_le<std::uint32_t>(h + 12, static_cast<std::uint32_t>(file::header_bytes));
+    file::write_header_start(h, file::kind_vector, std::is_signed_v<T> ? 1 : 0);
     store_le<std::uint64_t>(h + 16, s.values);
     store_le<std::uint64_t>(h + 24, blocks);
     store_le<std::uint64_t>(h + 32, file::header_bytes);

@@ -22,7 +22,6 @@ using bitplane::detail::load_le;
 using bitplane::detail::store_le;
 namespace file = bitplane::detail::file;
 
-constexpr std::uint8_t kind_dna = 3;
 constexpr std::uint8_t flag_crlf = 0x01;
 constexpr std::uint8_t flag_final_newline = 0x02;
 constexpr std::uint8_t flag_modeled = 0x04;
@@ -237,12 +236,10 @@ void pack(const fasta& f, std::vector<std::byte>& out, pack_mode mode) {
         write_planes(f.letters(), out);
     }
     std::byte* h = out.data() + start;
-    std::copy(file::magic.begin(), file::magic.end(), reinterpret_cast<char*>(h));
-    store_le<std::uint16_t>(h + 8, file::format_version);
-    h[10] = std::byte{kind_dna};
-    h[11] = static_cast<std::byte>((f.crlf() ? flag_crlf : 0) | (f.final_newline() ? flag_final_newline : 0) |
-                                   (mode == pack_mode::modeled ? flag_modeled : 0) | (use_deflated ? flag_deflated : 0));
-    store_le<std::uint32_t>(h + 12, file::header_bytes);
+    file::write_header_start(h, file::kind_dna,
+                             static_cast<std::uint8_t>((f.crlf() ? flag_crlf : 0) | (f.final_newline() ? flag_final_newline : 0) |
+                                                       (mode == pack_mode::modeled ? flag_modeled : 0) |
+                                                       (use_deflated ? flag_deflated : 0)));
     store_le<std::uint64_t>(h + 16, f.letters().size());
     store_le<std::uint64_t>(h + 24, f.size());
     store_le<std::uint64_t>(h + 32, stored.size());
@@ -256,15 +253,9 @@ fasta unpack(std::span<const std::byte> bytes) {
     bitplane::detail::byte_reader in(bytes);
     in.need(file::header_bytes, "file header");
     const std::byte* h = bytes.data();
-    if (!std::equal(file::magic.begin(), file::magic.end(), reinterpret_cast<const char*>(h)))
-        throw format_error("not a bitplane file (bad magic)", 0);
-    if (load_le<std::uint16_t>(h + 8) != file::format_version)
-        throw format_error("unsupported format version " + std::to_string(load_le<std::uint16_t>(h + 8)), 8);
-    if (static_cast<std::uint8_t>(h[10]) != kind_dna)
-        throw format_error("not a packed DNA file (kind " + std::to_string(static_cast<unsigned>(h[10])) + ")", 10);
+    file::check_header(bytes, file::kind_dna, "packed DNA");
     const auto flags = static_cast<std::uint8_t>(h[11]);
     if ((flags & ~flags_known) != 0) throw format_error("unknown flags", 11);
-    if (load_le<std::uint32_t>(h + 12) != file::header_bytes) throw format_error("header size is not 64", 12);
     const auto letters = load_le<std::uint64_t>(h + 16);
     const auto record_count = load_le<std::uint64_t>(h + 24);
     const auto meta_bytes = load_le<std::uint64_t>(h + 32);

@@ -10,6 +10,7 @@
 // Built with -mavx512f -mavx512bw -mavx512vbmi -mgfni (plus the AVX2 flags); dispatch.cpp hands
 // the table out only when the CPU and OS support all of them (simd.hpp: simd_path::avx512).
 #include "simd/kernels.hpp"
+#include "simd/spread_prefetch.hpp"
 
 // GCC 12 reports the intrinsics' own _mm512_undefined_* pass-through operands as (maybe)
 // uninitialized: a false positive inside avx512fintrin.h once inlined here.
@@ -83,24 +84,6 @@ inline __m512i transpose_8x8(__m512i data) noexcept {
     hi = _mm512_permutex2var_epi8(q_lo, scatter_hi, q_hi);
 }
 
-// Prefetches `ahead`, a few lines per column, so that the next block's loads overlap this work.
-struct prefetcher {
-    const std::uint8_t* ahead;
-    std::size_t lines;
-    std::size_t per_step;
-    std::size_t next = 0;
-
-    prefetcher(const std::uint8_t* p, std::size_t bytes, std::size_t steps) noexcept
-        : ahead(p), lines(p == nullptr ? 0 : (bytes + 63) / 64), per_step((lines + steps - 1) / steps) {}
-    void step() noexcept {
-        const std::size_t end = next + per_step < lines ? next + per_step : lines;
-        for (; next < end; ++next) _mm_prefetch(reinterpret_cast<const char*>(ahead + 64 * next), _MM_HINT_T0);
-    }
-    void rest() noexcept {
-        for (; next < lines; ++next) _mm_prefetch(reinterpret_cast<const char*>(ahead + 64 * next), _MM_HINT_T0);
-    }
-};
-
 // The columns of one interleaved payload. A column is `stored` little-endian words, one per
 // live plane in plane order. Low planes (live = 0..stored-1, uniform data) are two masked
 // loads; any other live set is two expand loads, which put the words at their planes' lanes.
@@ -151,7 +134,7 @@ bool low_planes(std::uint32_t live) noexcept {
 
 template <bool Low>
 void interleaved_columns(const std::uint8_t* payload, std::uint32_t live, std::uint32_t* out,
-                         prefetcher& prefetch) noexcept {
+                         spread_prefetch& prefetch) noexcept {
     const column_reader<Low> reader(payload, live);
     const transposer transpose;
     for (std::size_t c = 0; c < plane_words; ++c) {
@@ -167,7 +150,7 @@ void interleaved_columns(const std::uint8_t* payload, std::uint32_t live, std::u
 
 void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std::uint32_t* out,
                            const std::uint8_t* ahead, std::size_t ahead_bytes) noexcept {
-    prefetcher prefetch(ahead, ahead_bytes, plane_words);
+    spread_prefetch prefetch(ahead, ahead_bytes, plane_words);
     if (live == 0) {
         for (std::size_t i = 0; i < plane_words * column_values; i += 16) _mm512_storeu_si512(out + i, _mm512_setzero_si512());
         prefetch.rest();
@@ -221,8 +204,8 @@ void dot_columns(const interleaved_operand& a, const interleaved_operand& b, std
     const column_reader<LowA> reader_a(a.payload, a.live);
     const column_reader<LowB> reader_b(b.payload, b.live);
     const transposer transpose;
-    prefetcher ahead_a(a.ahead, a.ahead_bytes, plane_words);
-    prefetcher ahead_b(b.ahead, b.ahead_bytes, plane_words);
+    spread_prefetch ahead_a(a.ahead, a.ahead_bytes, plane_words);
+    spread_prefetch ahead_b(b.ahead, b.ahead_bytes, plane_words);
     const __m512i ones_a = _mm512_set1_epi32(static_cast<int>(a.ones));
     const __m512i ones_b = _mm512_set1_epi32(static_cast<int>(b.ones));
     // The bias of signed values folds into the base: (r | ones) + base + 2^31.

@@ -17,6 +17,7 @@
 #endif
 
 #include "simd/kernels.hpp"
+#include "simd/spread_prefetch.hpp"
 
 #include <xsimd/xsimd.hpp>
 
@@ -910,27 +911,6 @@ void compare_planes(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt
 
 // ---- reductions, interleaved all-raw payloads (issue #3) -------------------------------------
 // The payload is 64 columns of `stored` words (codec/block_format.hpp), at any alignment.
-
-// Prefetches [ahead, ahead + bytes) a few lines per step over `steps` steps of a kernel's
-// work. A whole block's lines asked for at once fill the line-fill buffers and stall the loads
-// behind them; a few per step keep the next block streaming in while this one is computed.
-struct spread_prefetch {
-    const std::uint8_t* ahead;
-    std::size_t lines;
-    std::size_t per_step;
-    std::size_t next = 0;
-
-    spread_prefetch(const std::uint8_t* p, std::size_t bytes, std::size_t steps) noexcept
-        : ahead(p), lines(p == nullptr ? 0 : (bytes + 63) / 64), per_step((lines + steps - 1) / steps) {}
-
-    void step() noexcept {
-        const std::size_t end = next + per_step < lines ? next + per_step : lines;
-        for (; next < end; ++next) __builtin_prefetch(ahead + 64 * next, 0, 3);
-    }
-    void rest() noexcept {
-        for (; next < lines; ++next) __builtin_prefetch(ahead + 64 * next, 0, 3);
-    }
-};
 
 // Register t of the payload holds words tW..tW+W-1, of ranks (tW + l) mod stored: registers
 // `period` apart (period W = lcm(stored, W)) hold the same ranks lane for lane, so each of the
