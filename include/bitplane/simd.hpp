@@ -10,7 +10,7 @@
 namespace bitplane {
 
 /// avx512: the avx2 kernels with the bit-matrix transposes done by AVX-512 VBMI byte permutes
-/// and GFNI affine instructions (needs AVX-512 F, BW, VBMI and GFNI: Ice Lake and later).
+/// and GFNI affine instructions (needs AVX-512 F, BW, VBMI, VPOPCNTDQ and GFNI: Ice Lake, Zen 4 and later).
 enum class simd_path { scalar, sse2, avx2, avx512 };
 
 /// Name of a path: "scalar", "sse2", "avx2", "avx512".

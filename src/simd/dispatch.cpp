@@ -25,7 +25,7 @@ namespace {
 struct cpu_features {
     bool sse2 = false;
     bool avx2 = false;
-    bool avx512 = false;  // AVX-512 F + BW + VBMI and GFNI (kernels_avx512.cpp)
+    bool avx512 = false;  // AVX-512 F + BW + VBMI + VPOPCNTDQ and GFNI (kernels_avx512.cpp)
 };
 
 cpu_features probe_cpu() noexcept {
@@ -43,7 +43,8 @@ cpu_features probe_cpu() noexcept {
              __builtin_cpu_supports("bmi2");
     // libgcc also checks XCR0 for the ZMM state before it reports any AVX-512 feature.
     f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
+               __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vpopcntdq") &&
+               __builtin_cpu_supports("gfni");
 #endif
 #endif
     return f;
