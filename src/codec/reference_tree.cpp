@@ -6,6 +6,7 @@
 #include "plane_runs.hpp"
 #include "thresholds.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace bitplane::detail {
@@ -57,6 +58,18 @@ void offer_difference(candidate_set& c, base_kind base, base_kind complement_bas
         c.offer(complement_base, reference, payload_kind::none, 0, thresholds::descriptor_bytes);
         return;
     }
+    // Nothing below can cost less than a gap list of the fewer differing bits (a byte each,
+    // positions take two) or a run list of the fewer runs: when even that is no cheaper than
+    // the best choice so far, no offer would be taken (offers must be strictly cheaper).
+    // Incompressible blocks skip every pair here.
+    std::uint32_t runs = 0, complement_runs = 0;
+    std::uint32_t bound = listed_cost(std::min(differing, length - differing));
+    if (t != no_transitions) {
+        runs = runs_of(t, end, length);
+        complement_runs = complement_runs_of(t, first, end, length);
+        bound = std::min(bound, listed_cost(runs_payload::payload_bytes(std::min(runs, complement_runs))));
+    }
+    if (bound >= c.best.cost) return;
     c.offer(base, reference, payload_kind::positions, differing,
             listed_cost(positions_payload::payload_bytes(differing)));
     c.offer(complement_base, reference, payload_kind::positions, length - differing,
@@ -66,11 +79,21 @@ void offer_difference(candidate_set& c, base_kind base, base_kind complement_bas
     c.offer(base, reference, payload_kind::gaps, differing, listed_cost(differing));
     c.offer(complement_base, reference, payload_kind::gaps, length - differing, listed_cost(length - differing));
     if (t == no_transitions) return;
-    const std::uint32_t runs = runs_of(t, end, length);
     c.offer(base, reference, payload_kind::runs, runs, listed_cost(runs_payload::payload_bytes(runs)));
-    const std::uint32_t complement_runs = complement_runs_of(t, first, end, length);
     c.offer(complement_base, reference, payload_kind::runs, complement_runs,
             listed_cost(runs_payload::payload_bytes(complement_runs)));
+}
+
+// A quick test before offer_difference: can storing a plane as a difference of `differing`
+// bits from a base (or from its complement), with `t` transitions in the difference, cost
+// less than `best`? A lower bound on every offer: a gap list of the fewer differing bits, or
+// a run list of at least (t - 2) / 2 runs (runs_of and complement_runs_of shift t by at most
+// 2). Most pairs of a noisy block fail it, and the tree then costs a comparison per pair.
+inline bool could_improve(std::uint32_t differing, std::uint32_t t, std::uint32_t best, std::uint32_t length) noexcept {
+    if (differing == 0 || differing == length) return thresholds::descriptor_bytes < best;
+    std::uint32_t fewest = std::min(differing, length - differing);
+    if (t != no_transitions) fewest = std::min(fewest, runs_payload::payload_bytes(t > 2 ? (t - 2) / 2 : 0));
+    return listed_cost(fewest) < best;
 }
 
 }  // namespace
@@ -90,25 +113,33 @@ std::uint32_t choose_references(const tree_input& in, std::uint8_t* order, plane
                          f.first, f.end, in.length);
         choices[j] = c.best;
     }
-    // Prim: take the cheapest plane not yet in the tree, then let it offer itself as a base.
+    // Prim: take the cheapest plane not yet in the tree (the lowest index among equals), then
+    // let it offer itself as a base. The pick is a minimum over keys cost * 32 + index (costs
+    // stay far below 2^26), with planes in the tree keyed out of reach: a branch-free scan.
+    constexpr std::uint32_t taken = std::numeric_limits<std::uint32_t>::max();
+    std::uint32_t key[plane_count];
+    for (std::uint32_t j = 0; j < n; ++j) key[j] = choices[j].cost << 5 | j;
     for (std::uint32_t step = 0; step < n; ++step) {
-        std::uint32_t pick = 0;
-        std::uint32_t pick_cost = std::numeric_limits<std::uint32_t>::max();
-        for (std::uint32_t j = 0; j < n; ++j)
-            if (!in_tree[j] && choices[j].cost < pick_cost) pick = j, pick_cost = choices[j].cost;
+        std::uint32_t least = taken;
+        for (std::uint32_t j = 0; j < n; ++j) least = std::min(least, key[j]);
+        const std::uint32_t pick = least & 31;
+        const std::uint32_t pick_cost = choices[pick].cost;
+        key[pick] = taken;
         in_tree[pick] = true;
         order[step] = static_cast<std::uint8_t>(pick);
         total += pick_cost;
         const plane_facts& p = in.facts[pick];
         for (std::uint32_t j = 0; j < n && in.references; ++j) {
             if (in_tree[j]) continue;
+            const std::uint32_t t = in.runs ? in.transitions[pick * n + j] : no_transitions;
+            if (!could_improve(in.hamming[pick * n + j], t, choices[j].cost, in.length)) continue;
             const plane_facts& f = in.facts[j];
             candidate_set c;
             c.best = choices[j];
-            const std::uint32_t t = in.runs ? in.transitions[pick * n + j] : no_transitions;
             offer_difference(c, base_kind::plane, base_kind::complement, p.index, in.hamming[pick * n + j], t,
                              p.first != f.first, p.end != f.end, in.length);
             choices[j] = c.best;
+            key[j] = c.best.cost << 5 | j;
         }
     }
     return total;

@@ -23,6 +23,41 @@ struct value_stats {
     std::uint32_t zz_all = ~0u;  // AND of zigzag(v)
 };
 
+/// Folds value v[k] into `r` (and the difference v[k] - v[k-1] when k > 0): the scalar step
+/// every path's stats kernel uses for value 0 and for the values past its last full register.
+inline void fold_value_stats(value_stats& r, const std::uint32_t* v, std::size_t k) noexcept {
+    const std::uint32_t x = v[k];
+    const auto sx = static_cast<std::int32_t>(x);
+    r.any |= x;
+    r.all &= x;
+    r.umin = r.umin < x ? r.umin : x;
+    r.umax = r.umax > x ? r.umax : x;
+    r.smin = r.smin < sx ? r.smin : sx;
+    r.smax = r.smax > sx ? r.smax : sx;
+    const std::uint32_t zz = (x << 1) ^ static_cast<std::uint32_t>(sx >> 31);
+    r.zz_any |= zz;
+    r.zz_all &= zz;
+    if (k > 0) {
+        const auto d = static_cast<std::int32_t>(x - v[k - 1]);
+        r.dmin = r.dmin < d ? r.dmin : d;
+        r.dmax = r.dmax > d ? r.dmax : d;
+    }
+}
+
+/// A plane with no set bit, or no clear bit, needs no pair scan in pair_popcounts:
+/// pop(p ^ 0) = pop(p) and pop(p ^ ~0) = 2048 - pop(p). Narrow or sign-extended values leave
+/// many such planes.
+inline constexpr std::uint32_t plane_bits = plane_words * 32;
+
+inline bool is_constant_plane(std::uint32_t pop) noexcept { return pop == 0 || pop == plane_bits; }
+
+/// pop(p_i ^ p_j) when one of the planes is constant (see is_constant_plane).
+inline std::uint32_t constant_pair(std::uint32_t pop_i, std::uint32_t pop_j) noexcept {
+    if (pop_i == 0) return pop_j;
+    if (pop_j == 0) return pop_i;
+    return pop_i == plane_bits ? plane_bits - pop_j : plane_bits - pop_i;
+}
+
 /// One bit-sliced comparison (O'Neil & Quass) of a block's residual planes with one or two
 /// constants, read from the top plane down. The caller has already resolved the all-zero and
 /// all-one planes: reading stops at the first constant plane that differs from a target's

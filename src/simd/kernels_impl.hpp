@@ -367,21 +367,6 @@ void untranspose(const std::uint32_t* planes, std::uint32_t live, std::uint32_t*
     }
 }
 
-// A plane with no set bit, or no clear bit, needs no pair scan: pop(p ^ 0) = pop(p) and
-// pop(p ^ ~0) = 2048 - pop(p). Narrow or sign-extended values leave many such planes.
-inline constexpr std::uint32_t plane_bits = plane_words * 32;
-
-inline bool is_constant_plane(std::uint32_t pop) noexcept {
-    return pop == 0 || pop == plane_bits;
-}
-
-// pop(p_i ^ p_j) when one of the planes is constant (see is_constant_plane).
-inline std::uint32_t constant_pair(std::uint32_t pop_i, std::uint32_t pop_j) noexcept {
-    if (pop_i == 0) return pop_j;
-    if (pop_j == 0) return pop_i;
-    return pop_i == plane_bits ? plane_bits - pop_j : plane_bits - pop_i;
-}
-
 // The diagonal first (it also finds the constant planes); then plane i stays in registers
 // while every later plane j is XORed against it. Per-byte counts are summed in bytes (a plane
 // is at most 16 registers, 16 * 8 < 256) and reduced once per pair.
@@ -510,26 +495,8 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
         }
     }
     // Value 0 and the tail are folded in one at a time.
-    auto fold = [&](std::size_t k) {
-        const std::uint32_t x = v[k];
-        const auto sx = static_cast<std::int32_t>(x);
-        r.any |= x;
-        r.all &= x;
-        r.umin = r.umin < x ? r.umin : x;
-        r.umax = r.umax > x ? r.umax : x;
-        r.smin = r.smin < sx ? r.smin : sx;
-        r.smax = r.smax > sx ? r.smax : sx;
-        const std::uint32_t zz = (x << 1) ^ static_cast<std::uint32_t>(sx >> 31);
-        r.zz_any |= zz;
-        r.zz_all &= zz;
-        if (k > 0) {
-            const auto d = static_cast<std::int32_t>(x - v[k - 1]);
-            r.dmin = r.dmin < d ? r.dmin : d;
-            r.dmax = r.dmax > d ? r.dmax : d;
-        }
-    };
-    fold(0);
-    for (std::size_t k = i == 0 ? 1 : i; k < count; ++k) fold(k);
+    fold_value_stats(r, v, 0);
+    for (std::size_t k = i == 0 ? 1 : i; k < count; ++k) fold_value_stats(r, v, k);
     *out = r;
 }
 
