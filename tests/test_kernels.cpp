@@ -705,6 +705,42 @@ TEST(Kernels, StatsMatchReferenceOnEveryShapeAndLength) {
     });
 }
 
+// split_nonzero (where a path has it) and the encoder's portable loop, against a branchy
+// loop: every shape (all-zero, sparse, dense) at lengths around register and word edges.
+// The values past `n` are left in place, mostly non-zero: neither may read them.
+TEST(Kernels, SplitNonzeroMatchesReference) {
+    auto shapes = value_shapes(43);
+    std::mt19937_64 rng(base_seed() ^ 43);
+    for (const unsigned per_mille : {0u, 5u, 100u, 900u}) {
+        shape sparse{"nonzero " + std::to_string(per_mille) + "/1000", words(bitplane::block_values)};
+        for (auto& v : sparse.values) v = rng() % 1000 < per_mille ? static_cast<std::uint32_t>(rng() | 1) : 0u;
+        shapes.push_back(sparse);
+    }
+    auto check = [&](const char* which, auto split) {
+        for (const shape& s : shapes) {
+            SCOPED_TRACE(std::string(which) + " " + s.name + " " + seed_note(43));
+            for (std::size_t n : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 1000u, 2047u, 2048u}) {
+                SCOPED_TRACE("length " + std::to_string(n));
+                words mask(plane_words, 0xDEADBEEFu), stored(n, 0xDEADBEEFu);
+                const std::size_t kept = split(s.values.data(), n, mask.data(), stored.data());
+                words want_mask(plane_words, 0u), want_stored;
+                for (std::size_t i = 0; i < n; ++i) {
+                    if (s.values[i] == 0) continue;
+                    want_mask[i / 32] |= 1u << (i % 32);
+                    want_stored.push_back(s.values[i]);
+                }
+                ASSERT_EQ(kept, want_stored.size());
+                EXPECT_EQ(mask, want_mask);
+                EXPECT_EQ(words(stored.begin(), stored.begin() + static_cast<std::ptrdiff_t>(kept)), want_stored);
+            }
+        }
+    };
+    check("portable", bitplane::detail::split_nonzero_portable);
+    for_each_path([&](const kernel_table& k) {
+        if (k.split_nonzero != nullptr) check("kernel", k.split_nonzero);
+    });
+}
+
 TEST(Kernels, StatsSeesExtremesInEveryLane) {
     // An extreme value at each position in turn, so that every lane and the scalar tail
     // must carry it into the result.

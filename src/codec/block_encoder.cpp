@@ -72,10 +72,22 @@ bool counted(payload_kind kind) noexcept {
 
 // Gap payloads were chosen at their lower bound; size them exactly now and fall back to a
 // position list where escapes make the gaps larger. Keeps `cost` exact.
+// The difference is read a word at a time (value ^ base, complemented within the plane's
+// length for the one and complement bases) instead of being built.
 void size_gaps(plane_choice& c, const plane& value, const block_planes& planes, std::uint32_t length) {
     if (c.payload != payload_kind::gaps) return;
-    const std::uint32_t bytes =
-        gaps_payload::payload_bytes(xor_planes(value, base_plane(c, planes, length)), c.items);
+    const bool referenced = c.base == base_kind::plane || c.base == base_kind::complement;
+    const bool flipped = c.base == base_kind::one || c.base == base_kind::complement;
+    const plane& reference = planes.planes[c.reference];
+    const std::uint32_t bytes = gaps_payload::payload_bytes_of(
+        [&](std::uint32_t w) {
+            const std::uint32_t x = value[w] ^ (referenced ? reference[w] : 0u);
+            if (!flipped) return x;
+            const std::uint32_t first = w * 32;
+            const std::uint32_t within = first >= length ? 0u : length - first >= 32 ? ~0u : (1u << (length - first)) - 1;
+            return ~x & within;
+        },
+        c.items);
     const std::uint32_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
     if (bytes > positions_payload::payload_bytes(c.items)) {
         c.payload = payload_kind::positions;
@@ -243,14 +255,10 @@ std::size_t plan_sparse(block_plan& plan, const transform_choice& t, const std::
     plan.transform = t;
     plan.sparse = true;
     plan.count = count;
-    plan.mask = plane{};
     alignas(64) std::uint32_t stored[block_values];
-    std::uint32_t kept = 0;
-    for (std::uint32_t i = 0; i < count; ++i) {
-        if (residuals[i] == 0) continue;
-        plan.mask[i >> 5] |= 1u << (i & 31);
-        stored[kept++] = residuals[i];
-    }
+    const auto kept = static_cast<std::uint32_t>(
+        kernels.split_nonzero ? kernels.split_nonzero(residuals, count, plan.mask.data(), stored)
+                              : split_nonzero_portable(residuals, count, plan.mask.data(), stored));
     // The mask is stored on its own: the reference tree with a single node.
     plane_facts f;
     f.popcount = static_cast<std::uint16_t>(kept);

@@ -19,10 +19,22 @@ inline constexpr std::uint32_t escape = 255;
 /// Exact payload size for `diff`, which has `set_bits` bits set: one byte per position plus
 /// two per escape. Escapes happen only after 255+ zero bits, so one pass over the words
 /// finds them (gaps inside one word are shorter than 32).
-inline std::uint32_t payload_bytes(const plane& diff, std::uint32_t set_bits) noexcept {
+/// `word(w)` gives word w of the difference, so that the encoder need not build it.
+/// A gap of 255+ zero bits covers at least 7 whole zero words, so a plane without 7 zero words
+/// in a row has no escape: a branch-free pass over the words settles most planes (the exact
+/// walk below branches on every word, and mispredicts on noisy ones).
+template <class WordOf>
+inline std::uint32_t payload_bytes_of(WordOf&& word_of, std::uint32_t set_bits) noexcept {
+    static_assert(plane_words == 64, "one bit per word in a std::uint64_t");
+    std::uint64_t zero_words = 0;
+    for (std::uint32_t w = 0; w < plane_words; ++w) zero_words |= std::uint64_t{word_of(w) == 0} << w;
+    std::uint64_t seven = zero_words;
+    for (unsigned k = 1; k < 7; ++k) seven &= zero_words >> k;
+    if (seven == 0) return set_bits;
     std::uint32_t escapes = 0;
     std::uint32_t zeros = 0;  // zero bits since the last set bit (or the plane start)
-    for (std::uint32_t word : diff) {
+    for (std::uint32_t w = 0; w < plane_words; ++w) {
+        const std::uint32_t word = word_of(w);
         if (word == 0) {
             zeros += 32;
             continue;
@@ -31,6 +43,10 @@ inline std::uint32_t payload_bytes(const plane& diff, std::uint32_t set_bits) no
         zeros = static_cast<std::uint32_t>(std::countl_zero(word));
     }
     return set_bits + 2 * escapes;
+}
+
+inline std::uint32_t payload_bytes(const plane& diff, std::uint32_t set_bits) noexcept {
+    return payload_bytes_of([&](std::uint32_t w) { return diff[w]; }, set_bits);
 }
 
 /// Most bytes a gaps payload of a `len`-bit plane can take (every escape covers >= 255 bits).

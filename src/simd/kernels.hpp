@@ -168,7 +168,35 @@ struct kernel_table {
     /// multiplied in registers.
     void (*interleaved_dot)(const interleaved_operand* a, const interleaved_operand* b, bool is_signed,
                             std::uint64_t* out) = nullptr;
+
+    /// Optional (null: the encoder's portable loop, split_nonzero_portable): the sparse
+    /// layout's split of values[0..count), count <= 2048. mask[0..64) gets bit i set where
+    /// values[i] != 0 (bits from count on clear); stored gets those values in order. Returns
+    /// how many were stored.
+    std::size_t (*split_nonzero)(const std::uint32_t* values, std::size_t count, std::uint32_t* mask,
+                                 std::uint32_t* stored) = nullptr;
 };
+
+/// split_nonzero without SIMD, branch-free (the non-zero values of a sparse block are where
+/// a branch per value mispredicts): every value is written at the next free place, which only
+/// a non-zero one keeps.
+inline std::size_t split_nonzero_portable(const std::uint32_t* values, std::size_t count, std::uint32_t* mask,
+                                          std::uint32_t* stored) noexcept {
+    std::size_t kept = 0;
+    for (std::size_t w = 0; w < plane_words; ++w) {
+        std::uint32_t bits = 0;
+        const std::size_t end = count < 32 * w ? 0 : count - 32 * w < 32 ? count - 32 * w : 32;
+        for (std::size_t b = 0; b < end; ++b) {
+            const std::uint32_t v = values[32 * w + b];
+            const std::uint32_t nonzero = v != 0 ? 1u : 0u;
+            stored[kept] = v;
+            kept += nonzero;
+            bits |= nonzero << b;
+        }
+        mask[w] = bits;
+    }
+    return kept;
+}
 
 const kernel_table& scalar_kernels() noexcept;
 const kernel_table& sse2_kernels() noexcept;  // x86-64 only

@@ -353,6 +353,29 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
     *out = r;
 }
 
+// split_nonzero 16 values a register: a test gives the mask bits, a compressing store the
+// values (the portable loop costs a few instructions per value).
+std::size_t split_nonzero(const std::uint32_t* values, std::size_t count, std::uint32_t* mask,
+                          std::uint32_t* stored) noexcept {
+    std::size_t kept = 0;
+    for (std::size_t w = 0; w < plane_words; ++w) {
+        std::uint32_t bits = 0;
+        for (std::size_t half = 0; half < 2; ++half) {
+            const std::size_t first = 32 * w + 16 * half;
+            if (first >= count) break;
+            const std::size_t n = count - first < 16 ? count - first : 16;
+            const auto lanes = static_cast<__mmask16>((1u << n) - 1);
+            const __m512i v = _mm512_maskz_loadu_epi32(lanes, values + first);
+            const __mmask16 nonzero = _mm512_test_epi32_mask(v, v);
+            _mm512_mask_compressstoreu_epi32(stored + kept, nonzero, v);
+            kept += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(nonzero)));
+            bits |= static_cast<std::uint32_t>(nonzero) << (16 * half);
+        }
+        mask[w] = bits;
+    }
+    return kept;
+}
+
 kernel_table make_table() noexcept {
     kernel_table table = avx2_kernels();
     table.path = simd_path::avx512;
@@ -361,6 +384,7 @@ kernel_table make_table() noexcept {
     table.pair_popcounts = &pair_popcounts;
     table.popcount_words = &popcount_words;
     table.stats = &stats;
+    table.split_nonzero = &split_nonzero;
     return table;
 }
 
