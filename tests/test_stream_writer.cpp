@@ -50,6 +50,42 @@ bytes streamed(const std::vector<T>& values, std::size_t piece) {
     return out;
 }
 
+// A placed_output in memory that checks what the writer does with it: reads only of bytes
+// written before, and (optionally) a failure after some writes.
+class memory_output : public bitplane::placed_output {
+public:
+    bytes file;
+    std::vector<bool> written;
+    int fail_after = -1;  // writes that succeed before one throws; -1: never
+    void write_at(std::uint64_t offset, std::span<const std::byte> b) override {
+        if (fail_after == 0) throw bitplane::io_error("test output: disk full");
+        if (fail_after > 0) --fail_after;
+        if (file.size() < offset + b.size()) {
+            file.resize(offset + b.size());
+            written.resize(offset + b.size());
+        }
+        std::copy(b.begin(), b.end(), file.begin() + static_cast<std::ptrdiff_t>(offset));
+        std::fill_n(written.begin() + static_cast<std::ptrdiff_t>(offset), b.size(), true);
+    }
+    void read_at(std::uint64_t offset, std::span<std::byte> b) override {
+        ASSERT_LE(offset + b.size(), file.size());
+        for (std::size_t i = 0; i < b.size(); ++i) ASSERT_TRUE(written[offset + i]) << "read of unwritten byte " << offset + i;
+        std::copy_n(file.begin() + static_cast<std::ptrdiff_t>(offset), b.size(), b.begin());
+    }
+};
+
+// The same values through a writer that knows their count and writes blocks in place.
+template <class T>
+bytes placed(const std::vector<T>& values, std::size_t piece) {
+    memory_output out;
+    bitplane::vector_writer<T> writer(values.size(), out);
+    for (std::size_t at = 0; at < values.size(); at += piece)
+        writer.append(std::span<const T>(values).subspan(at, std::min(piece, values.size() - at)));
+    const std::uint64_t total = writer.finish();
+    EXPECT_EQ(total, out.file.size());
+    return out.file;
+}
+
 template <class T>
 void check_all_shapes() {
     for (const shape& s : quick_mode() ? representative_shapes() : basic_shapes()) {
@@ -64,6 +100,7 @@ void check_all_shapes() {
                 const bytes got = streamed(values, piece);
                 ASSERT_EQ(got, expected);
                 EXPECT_EQ(bitplane::load<T>(got).to_std_vector(), values);
+                ASSERT_EQ(placed(values, piece), expected);
             }
         }
     }
@@ -82,6 +119,8 @@ TEST(StreamWriter, SameBytesForEveryThreadCount) {
         SCOPED_TRACE(threads);
         EXPECT_EQ(streamed(values, values.size()), expected);
         EXPECT_EQ(streamed(values, 1500 * block_values + 3), expected);
+        EXPECT_EQ(placed(values, values.size()), expected);
+        EXPECT_EQ(placed(values, 1500 * block_values + 3), expected);
     }
 }
 
@@ -97,6 +136,63 @@ TEST(StreamWriter, FinishedWriterRefusesWork) {
     EXPECT_GT(writer.finish(out), 64u);
     EXPECT_THROW(writer.append({&one, 1}), bitplane::argument_error);
     EXPECT_THROW((void)writer.finish(out), bitplane::argument_error);
+}
+
+TEST(StreamWriter, PlacedWriterHoldsItsCount) {
+    const std::vector<std::uint32_t> five{1, 2, 3, 4, 5};
+    {  // more values than announced: refused before anything is written
+        memory_output out;
+        bitplane::vector_writer<std::uint32_t> writer(4, out);
+        EXPECT_THROW(writer.append(five), bitplane::argument_error);
+        writer.append(std::span(five).first(4));
+        EXPECT_THROW(writer.append(std::span(five).first(1)), bitplane::argument_error);
+        EXPECT_EQ(writer.finish(), placed(std::vector<std::uint32_t>(five.begin(), five.begin() + 4), 4).size());
+    }
+    {  // fewer: finish refuses to write an incomplete file
+        memory_output out;
+        bitplane::vector_writer<std::uint32_t> writer(6, out);
+        writer.append(five);
+        EXPECT_THROW((void)writer.finish(), bitplane::argument_error);
+    }
+    {  // each form finishes its own way
+        memory_output out;
+        bitplane::vector_writer<std::uint32_t> with_output(5, out);
+        with_output.append(five);
+        std::ostringstream stream;
+        EXPECT_THROW((void)with_output.finish(stream), bitplane::argument_error);
+        bitplane::vector_writer<std::uint32_t> without;
+        without.append(five);
+        EXPECT_THROW((void)without.finish(), bitplane::argument_error);
+    }
+    EXPECT_EQ(placed(std::vector<std::int32_t>{}, 1), saved(std::vector<std::int32_t>{}));
+}
+
+TEST(StreamWriter, PlacedOutputFailurePropagates) {
+    const auto values = make_typed<std::uint32_t>(of(shape_kind::mixed), 40 * block_values, case_seed("placed_fail"));
+    for (const int fail_after : {0, 1, 3}) {
+        memory_output out;
+        out.fail_after = fail_after;
+        bitplane::vector_writer<std::uint32_t> writer(values.size(), out);
+        EXPECT_THROW(
+            {
+                for (std::size_t at = 0; at < values.size(); at += block_values)
+                    writer.append(std::span(values).subspan(at, block_values));
+                (void)writer.finish();
+            },
+            bitplane::io_error);
+    }
+}
+
+// A placed writer holds no encoded blocks: incompressible values (32 MB) leave it with the
+// offsets table and the encoder's buffers only.
+TEST(StreamWriter, PlacedWriterHoldsNoBlocks) {
+    memory_output out;
+    const auto chunk = make_typed<std::uint32_t>(of(shape_kind::mixed), block_values * 64, case_seed("placed_memory"));
+    bitplane::vector_writer<std::uint32_t> writer(64 * chunk.size(), out);
+    for (int i = 0; i < 64; ++i) writer.append(chunk);
+    EXPECT_LT(writer.memory_bytes(), 64u * 64u * 16u + 4 * block_values + 1024 + 64u * 2 * bitplane::codec::max_block_bytes);
+    EXPECT_EQ(writer.finish(), out.file.size());
+    EXPECT_EQ(bitplane::load<std::uint32_t>(out.file).size(), 64 * chunk.size());
 }
 
 TEST(StreamWriter, FailingStreamIsIoError) {

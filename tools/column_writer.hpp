@@ -14,8 +14,18 @@ namespace bitplane::cli {
 
 class column_writer {
 public:
+    /// Keeps the encoded blocks until finish().
     explicit column_writer(bool is_signed) {
         if (is_signed) writer_.emplace<vector_writer<std::int32_t>>();
+    }
+    /// Exactly `values` values, each batch of blocks written into `out` as soon as it is
+    /// encoded (out.placeable() must hold); nothing is kept.
+    column_writer(bool is_signed, std::uint64_t values, output_file& out) : placed_(true) {
+        if (is_signed) {
+            writer_.emplace<vector_writer<std::int32_t>>(values, out);
+        } else {
+            writer_.emplace<vector_writer<std::uint32_t>>(values, out);
+        }
     }
 
     void append(std::span<const std::uint32_t> bits) {
@@ -29,14 +39,20 @@ public:
     [[nodiscard]] std::uint64_t size() const noexcept {
         return std::visit([](const auto& w) { return w.size(); }, writer_);
     }
-    /// Writes the file into `out` (not committed); returns its size.
+    /// Writes the file into `out` (not committed; for the placed form, the `out` it was made
+    /// with); returns its size.
     std::uint64_t finish(output_file& out) {
-        return std::visit([&](auto& w) { return w.finish([&](std::span<const std::byte> b) { out.write(b); }); },
-                          writer_);
+        return std::visit(
+            [&](auto& w) {
+                if (placed_) return w.finish();
+                return w.finish([&](std::span<const std::byte> b) { out.write(b); });
+            },
+            writer_);
     }
 
 private:
     std::variant<vector_writer<std::uint32_t>, vector_writer<std::int32_t>> writer_;
+    bool placed_ = false;
 };
 
 }  // namespace bitplane::cli

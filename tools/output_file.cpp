@@ -78,10 +78,42 @@ void output_file::write(std::span<const std::byte> bytes) {
         left -= static_cast<std::size_t>(done);
     }
     written_ += bytes.size();
-    if (stall_) {
-        stall_ = false;
-        stall(temporary_);
+    stall_once();
+}
+
+void output_file::write_at(std::uint64_t offset, std::span<const std::byte> bytes) {
+    const std::byte* at = bytes.data();
+    std::size_t left = bytes.size();
+    while (left > 0) {
+        const ssize_t done = ::pwrite(fd_, at, std::min<std::size_t>(left, std::size_t{1} << 30),
+                                      static_cast<off_t>(offset + (bytes.size() - left)));
+        if (done < 0) {
+            if (errno == EINTR) continue;
+            throw io_error("write failed: " + system_message(errno));
+        }
+        at += done;
+        left -= static_cast<std::size_t>(done);
     }
+    written_ = std::max<std::uint64_t>(written_, offset + bytes.size());
+    stall_once();
+}
+
+void output_file::read_at(std::uint64_t offset, std::span<std::byte> bytes) {
+    std::size_t got = 0;
+    while (got < bytes.size()) {
+        const ssize_t done = ::pread(fd_, bytes.data() + got, bytes.size() - got, static_cast<off_t>(offset + got));
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0)
+            throw io_error("reading back what was written failed: " +
+                           (done < 0 ? system_message(errno) : std::string("the file is shorter than written")));
+        got += static_cast<std::size_t>(done);
+    }
+}
+
+void output_file::stall_once() {
+    if (!stall_) return;
+    stall_ = false;
+    stall(temporary_);
 }
 
 void output_file::set_sync_outputs(bool sync) noexcept { sync_outputs = sync; }

@@ -16,6 +16,8 @@
 // minute, so that tests can interrupt a write half done.
 #pragma once
 
+#include <bitplane/stream_writer.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -23,18 +25,26 @@
 
 namespace bitplane::cli {
 
-class output_file {
+/// Also a placed_output (write_at/read_at at any offset of the temporary file), so that a
+/// vector_writer that knows its value count writes blocks in place as they are encoded;
+/// not for "-" (placeable() is false: standard output may be a pipe).
+class output_file : public placed_output {
 public:
     /// Creates the temporary file; io_error when its directory cannot hold it.
     explicit output_file(std::string path);
     output_file(const output_file&) = delete;
     output_file& operator=(const output_file&) = delete;
     /// Removes the temporary file unless committed.
-    ~output_file();
+    ~output_file() override;
 
     /// Appends bytes; io_error on failure (disk full, ...).
     void write(std::span<const std::byte> bytes);
     void write(std::string_view text) { write(std::as_bytes(std::span<const char>(text.data(), text.size()))); }
+    /// Whether write_at and read_at can be used (a file, not standard output).
+    [[nodiscard]] bool placeable() const noexcept { return !temporary_.empty(); }
+    /// pwrite/pread on the temporary file; io_error on failure.
+    void write_at(std::uint64_t offset, std::span<const std::byte> bytes) override;
+    void read_at(std::uint64_t offset, std::span<std::byte> bytes) override;
     /// Whether commit() flushes to disk before renaming (default false); for the whole program.
     static void set_sync_outputs(bool sync) noexcept;
 
@@ -46,6 +56,8 @@ public:
     [[nodiscard]] std::uint64_t bytes_written() const noexcept { return written_; }
 
 private:
+    void stall_once();  // the test hook, on the first write
+
     std::string path_;
     std::string temporary_;
     int fd_ = -1;

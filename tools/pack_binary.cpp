@@ -1,6 +1,8 @@
 // Binary columns: little-endian 32-bit values back to back. The input is read in chunks of
 // 8 MiB (1024 blocks: each append keeps every core encoding) straight into a value buffer and
-// handed to the writer, so the input is never held whole.
+// handed to the writer, so the input is never held whole. From a regular file into a file,
+// the value count is known up front and each chunk's blocks are written at once (the
+// writer's placed form), so the output is not held either.
 #include "cli_error.hpp"
 #include "column_writer.hpp"
 #include "input_file.hpp"
@@ -12,6 +14,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,16 +31,26 @@ pack_result pack_binary(const pack_target& target) {
     pack_result result;
     result.format = "binary";
     result.type = target.is_signed ? "int32" : "uint32";
-    column_writer writer(target.is_signed);
+    // A regular file's size gives the value count up front, and then blocks go to the output
+    // as they are encoded (column_writer's placed form) instead of being held until the end.
+    std::optional<column_writer> writer;
     about_file(target.input, [&] {
         input_file in(target.input);
+        if (in.mappable() && out->placeable()) {
+            writer.emplace(target.is_signed, in.size_on_disk() / 4, *out);
+        } else {
+            writer.emplace(target.is_signed);
+        }
         progress bar("pack " + target.input, in.size_on_disk(), target.progress);
         auto append = [&](std::span<const std::byte> bytes, bool last) {
             result.input_bytes += bytes.size();
             if (last && bytes.size() % 4 != 0)
                 throw parse_error(std::to_string(result.input_bytes) + " bytes is not a whole number of 4-byte " +
                                   result.type + " values (" + std::to_string(bytes.size() % 4) + " bytes left over)");
-            writer.append({reinterpret_cast<const std::uint32_t*>(bytes.data()), bytes.size() / 4});
+            // Appending may write the output (placed form): its failures name the output.
+            about_file(target.output, [&] {
+                writer->append({reinterpret_cast<const std::uint32_t*>(bytes.data()), bytes.size() / 4});
+            });
             bar.update(in.disk_position());
         };
         if (in.mappable()) {
@@ -57,9 +70,9 @@ pack_result pack_binary(const pack_target& target) {
             if (last) break;
         }
     });
-    result.values = writer.size();
+    result.values = writer->size();
     about_file(target.output, [&] {
-        result.output_bytes = writer.finish(*out);
+        result.output_bytes = writer->finish(*out);
         out->commit();
     });
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -6,9 +6,16 @@
 //
 // Memory: the encoded blocks (kept in 4 MiB chunks, so that growing never copies them),
 // 8 bytes per block for the offsets table, one partial block of values and buffers for the
-// encoded bytes of 1024 blocks (what the parallel encoder fills before copying). The file's header and offsets table come before
-// the blocks and its checksum covers all of them, so nothing can be written before the last
-// value is known; the writer therefore holds about the output size, never the input size.
+// encoded bytes of 1024 blocks (what the parallel encoder fills before copying). The file's
+// header and offsets table come before the blocks and its checksum covers all of them, so
+// nothing can be written to a sink before the last value is known; the writer therefore holds
+// about the output size, never the input size.
+//
+// When the number of values is known in advance and the destination can be written at any
+// offset and read back (a file: placed_output), the writer knows where every block goes:
+// each batch of blocks is written to its place as soon as it is encoded, and finish() writes
+// the offsets table and the header last, reading the blocks back for the checksum. It then
+// holds only the offsets and the encoding buffers, and never copies the output in memory.
 //
 // Complexity: append is O(values), encoding full blocks in parallel over blocks when a call
 // brings many (thread_count(), see parallel.hpp); the bytes do not depend on the thread count
@@ -27,6 +34,16 @@
 
 namespace bitplane {
 
+/// A destination written at any offset and read back: a file open for reading and writing.
+class placed_output {
+public:
+    virtual ~placed_output() = default;
+    /// Writes `bytes` at `offset`; the destination grows as needed. Throws on failure.
+    virtual void write_at(std::uint64_t offset, std::span<const std::byte> bytes) = 0;
+    /// Reads back `bytes.size()` bytes written before at `offset`. Throws on failure.
+    virtual void read_at(std::uint64_t offset, std::span<std::byte> bytes) = 0;
+};
+
 template <column_value T>
 class vector_writer {
 public:
@@ -34,7 +51,12 @@ public:
     /// Receives the file's bytes, in order, in pieces of any size.
     using sink = std::function<void(std::span<const std::byte>)>;
 
+    /// A writer that keeps the encoded blocks until finish(const sink&) or finish(std::ostream&).
     vector_writer();
+    /// A writer of exactly `expected_values` values into `out` (which must outlive it), each
+    /// batch of blocks written to its place as soon as it is encoded; finished by finish().
+    /// append throws argument_error when the values would exceed `expected_values`.
+    vector_writer(std::uint64_t expected_values, placed_output& out);
     vector_writer(vector_writer&&) noexcept;
     vector_writer& operator=(vector_writer&&) noexcept;
     ~vector_writer();
@@ -55,6 +77,11 @@ public:
     std::uint64_t finish(const sink& out);
     /// The same into a stream; throws io_error when the stream fails.
     std::uint64_t finish(std::ostream& out);
+    /// For a writer made with a placed_output: encodes the last partial block and writes the
+    /// offsets table and the header; returns the file's size. Throws argument_error when fewer
+    /// values than expected were appended (the file is then incomplete) or when the writer
+    /// has no placed_output (and the two finish forms above throw it when it has one).
+    std::uint64_t finish();
 
 private:
     struct state;

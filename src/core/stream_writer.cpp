@@ -72,12 +72,21 @@ private:
     std::uint64_t size_ = 0;
 };
 
+// Where the payload of a file of `blocks` blocks starts: after the header and the offsets
+// table (blocks + 1 entries), aligned (docs/format.md section 3).
+constexpr std::uint64_t payload_offset_of(std::uint64_t blocks) {
+    return align_up(file::header_bytes + 8 * (blocks + 1), payload_alignment);
+}
+
 }  // namespace
 
 template <column_value T>
 struct vector_writer<T>::state {
     std::uint64_t values = 0;
-    chunked_bytes payload;
+    chunked_bytes payload;             // the blocks, unless placed
+    std::uint64_t payload_size = 0;    // bytes of blocks so far (either way)
+    placed_output* placed = nullptr;   // where the blocks go at once, if anywhere
+    std::uint64_t expected = 0;        // placed: the values that will come
     std::vector<std::uint64_t> ends;   // end of each block in the payload
     std::vector<std::uint32_t> tail;   // the values of the partial last block
     bool finished = false;
@@ -93,9 +102,16 @@ struct vector_writer<T>::state {
     std::vector<batch> batches;
 
     void push_block(std::span<const std::byte> bytes) {
-        payload.append(bytes);
-        ends.push_back(payload.size());
+        if (placed) {
+            placed->write_at(payload_offset_of(blocks_expected()) + payload_size, bytes);
+        } else {
+            payload.append(bytes);
+        }
+        payload_size += bytes.size();
+        ends.push_back(payload_size);
     }
+
+    [[nodiscard]] std::uint64_t blocks_expected() const noexcept { return (expected + block_values - 1) / block_values; }
 
     void encode_full_blocks(std::span<const std::uint32_t> bits) {
         const std::size_t count = bits.size() / block_values;
@@ -128,16 +144,24 @@ struct vector_writer<T>::state {
                     }
                 }
             });
-            std::uint64_t end = payload.size();
+            std::uint64_t end = payload_size;
             for (std::size_t k = 0; k < used; ++k) {
                 batches[k].offset = end;
                 for (std::size_t i = 0; i < blocks_of(k); ++i) ends.push_back(end += batches[k].sizes[i]);
             }
-            payload.grow(end - payload.size());
-            detail::parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
-                for (std::size_t k = first; k < last; ++k)
-                    payload.write_at(batches[k].offset, {batches[k].bytes.data(), batches[k].used});
-            });
+            if (placed) {
+                // In order, so that a file grows front to back.
+                const std::uint64_t base = payload_offset_of(blocks_expected());
+                for (std::size_t k = 0; k < used; ++k)
+                    placed->write_at(base + batches[k].offset, {batches[k].bytes.data(), batches[k].used});
+            } else {
+                payload.grow(end - payload.size());
+                detail::parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
+                    for (std::size_t k = first; k < last; ++k)
+                        payload.write_at(batches[k].offset, {batches[k].bytes.data(), batches[k].used});
+                });
+            }
+            payload_size = end;
         }
     }
 
@@ -145,10 +169,69 @@ struct vector_writer<T>::state {
         if (finished)
             throw argument_error(std::string("bitplane::vector_writer::") + what + ": the writer is finished");
     }
+
+    void check_form(const char* what, bool wants_placed) const {
+        if ((placed != nullptr) != wants_placed)
+            throw argument_error(std::string("bitplane::vector_writer::") + what +
+                                 (wants_placed ? ": the writer has no placed_output (use finish(sink) or finish(stream))"
+                                               : ": the writer writes to a placed_output (use finish())"));
+    }
+
+    void encode_tail() {
+        if (tail.empty()) return;
+        std::array<std::byte, codec::max_block_bytes> encoded;
+        const std::size_t n = codec::encode_block(tail, std::is_signed_v<T>, encoded);
+        push_block(std::span<const std::byte>(encoded).first(n));
+        tail = {};
+    }
+
+    // The header (checksum field still zero) and the offsets table with the zero padding up
+    // to the payload, as words (the host is little-endian, byte_io.hpp checks it): entry 0 is
+    // 0, entry b + 1 the end of block b.
+    struct front {
+        std::array<std::byte, file::header_bytes> header{};
+        std::vector<std::uint64_t> table_words;
+        std::uint64_t payload_offset = 0;
+        [[nodiscard]] std::span<const std::byte> table() const noexcept {
+            return std::as_bytes(std::span<const std::uint64_t>(table_words));
+        }
+    };
+    [[nodiscard]] front make_front() const {
+        front f;
+        const std::uint64_t blocks = ends.size();
+        f.payload_offset = payload_offset_of(blocks);
+        f.table_words.assign((f.payload_offset - file::header_bytes) / 8, 0);
+        std::copy(ends.begin(), ends.end(), f.table_words.begin() + 1);
+        std::byte* h = f.header.data();
+        file::write_header_start(h, file::kind_vector, std::is_signed_v<T> ? 1 : 0);
+        store_le<std::uint64_t>(h + 16, values);
+        store_le<std::uint64_t>(h + 24, blocks);
+        store_le<std::uint64_t>(h + 32, file::header_bytes);
+        store_le<std::uint64_t>(h + 40, f.payload_offset);
+        store_le<std::uint64_t>(h + 48, payload_size);
+        return f;
+    }
+
+    // The checksum (file_header.hpp) covers the header up to its own field, then everything
+    // after the header: the table and the blocks, handed over by `each_payload_piece`.
+    template <class Pieces>
+    static void seal(front& f, Pieces&& each_payload_piece) {
+        XXH3_state_t hash;
+        XXH3_64bits_reset(&hash);
+        XXH3_64bits_update(&hash, f.header.data(), file::checksum_offset);
+        XXH3_64bits_update(&hash, f.table().data(), f.table().size());
+        each_payload_piece([&](std::span<const std::byte> piece) { XXH3_64bits_update(&hash, piece.data(), piece.size()); });
+        store_le<std::uint64_t>(f.header.data() + file::checksum_offset, XXH3_64bits_digest(&hash));
+    }
 };
 
 template <column_value T>
 vector_writer<T>::vector_writer() : state_(std::make_unique<state>()) {}
+template <column_value T>
+vector_writer<T>::vector_writer(std::uint64_t expected_values, placed_output& out) : state_(std::make_unique<state>()) {
+    state_->placed = &out;
+    state_->expected = expected_values;
+}
 template <column_value T>
 vector_writer<T>::vector_writer(vector_writer&&) noexcept = default;
 template <column_value T>
@@ -160,6 +243,9 @@ template <column_value T>
 void vector_writer<T>::append(std::span<const T> values) {
     state& s = *state_;
     s.check_open("append");
+    if (s.placed && values.size() > s.expected - s.values)
+        throw argument_error("bitplane::vector_writer::append: " + std::to_string(s.values + values.size()) +
+                             " values, more than the " + std::to_string(s.expected) + " the writer was made for");
     std::span<const std::uint32_t> bits(reinterpret_cast<const std::uint32_t*>(values.data()), values.size());
     s.values += bits.size();
     // Complete a partial block first; then whole blocks straight from the caller's span.
@@ -183,7 +269,7 @@ std::uint64_t vector_writer<T>::size() const noexcept {
 
 template <column_value T>
 std::uint64_t vector_writer<T>::encoded_bytes() const noexcept {
-    return state_->payload.size();
+    return state_->payload_size;
 }
 
 template <column_value T>
@@ -199,45 +285,42 @@ template <column_value T>
 std::uint64_t vector_writer<T>::finish(const sink& out) {
     state& s = *state_;
     s.check_open("finish");
+    s.check_form("finish", false);
     s.finished = true;
-    if (!s.tail.empty()) {
-        std::array<std::byte, codec::max_block_bytes> encoded;
-        const std::size_t n = codec::encode_block(s.tail, std::is_signed_v<T>, encoded);
-        s.push_block(std::span<const std::byte>(encoded).first(n));
-        s.tail = {};
-    }
-
-    const std::uint64_t blocks = s.ends.size();
-    const std::uint64_t payload_offset = align_up(file::header_bytes + 8 * (blocks + 1), payload_alignment);
-    // Offsets table and the zero padding up to the payload, after the 64-byte header, as
-    // words (the host is little-endian, byte_io.hpp checks it): entry 0 is 0, entry b + 1 the
-    // end of block b.
-    std::vector<std::uint64_t> table_words((payload_offset - file::header_bytes) / 8, 0);
-    std::copy(s.ends.begin(), s.ends.end(), table_words.begin() + 1);
-    const auto table = std::as_bytes(std::span<const std::uint64_t>(table_words));
-
-    std::array<std::byte, file::header_bytes> header{};
-    std::byte* h = header.data();
-    file::write_header_start(h, file::kind_vector, std::is_signed_v<T> ? 1 : 0);
-    store_le<std::uint64_t>(h + 16, s.values);
-    store_le<std::uint64_t>(h + 24, blocks);
-    store_le<std::uint64_t>(h + 32, file::header_bytes);
-    store_le<std::uint64_t>(h + 40, payload_offset);
-    store_le<std::uint64_t>(h + 48, s.payload.size());
-
-    // The checksum (file_header.hpp) covers the header up to its own field, then everything
-    // after the header: the table and the blocks, which are hashed where they lie.
-    XXH3_state_t hash;
-    XXH3_64bits_reset(&hash);
-    XXH3_64bits_update(&hash, h, file::checksum_offset);
-    XXH3_64bits_update(&hash, table.data(), table.size());
-    s.payload.for_each_piece([&](std::span<const std::byte> piece) { XXH3_64bits_update(&hash, piece.data(), piece.size()); });
-    store_le<std::uint64_t>(h + file::checksum_offset, XXH3_64bits_digest(&hash));
-
-    out(header);
-    out(table);
+    s.encode_tail();
+    auto f = s.make_front();
+    state::seal(f, [&](auto&& hash) { s.payload.for_each_piece(hash); });
+    out(f.header);
+    out(f.table());
     s.payload.for_each_piece([&](std::span<const std::byte> piece) { out(piece); });
-    return payload_offset + s.payload.size();
+    return f.payload_offset + s.payload_size;
+}
+
+template <column_value T>
+std::uint64_t vector_writer<T>::finish() {
+    state& s = *state_;
+    s.check_open("finish");
+    s.check_form("finish", true);
+    if (s.values != s.expected)
+        throw argument_error("bitplane::vector_writer::finish: " + std::to_string(s.values) + " values appended, " +
+                             std::to_string(s.expected) + " expected: the file would be incomplete");
+    s.finished = true;
+    s.encode_tail();
+    auto f = s.make_front();
+    // The blocks are already in place; they are read back (from the page cache, for a file
+    // just written) for the checksum, which covers the table before them.
+    std::vector<std::byte> piece(std::min<std::uint64_t>(s.payload_size, std::uint64_t{1} << 20));
+    state::seal(f, [&](auto&& hash) {
+        for (std::uint64_t at = 0; at < s.payload_size; at += piece.size()) {
+            const std::span<std::byte> part = std::span<std::byte>(piece).first(
+                static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), s.payload_size - at)));
+            s.placed->read_at(f.payload_offset + at, part);
+            hash(std::span<const std::byte>(part));
+        }
+    });
+    s.placed->write_at(file::header_bytes, f.table());
+    s.placed->write_at(0, f.header);
+    return f.payload_offset + s.payload_size;
 }
 
 template <column_value T>
