@@ -1,12 +1,14 @@
 // bitplane demo: the main job. Generates the built-in columns (demo_data.cpp), writes each as
 // a raw file and packs it with the same code as `bitplane pack` (file to file, timed), checks
 // the .bp file loads back to the values, compares sizes with gzip and zstd on the same bytes,
-// times operations on the compressed columns against plain loops over the values, and points
-// to the commands to try next on the files it leaves in --dir.
+// times operations on the compressed columns against plain loops over the values; then does
+// the same for a real genome (demo_genome.cpp: the built-in lambda phage, or --genome FILE),
+// and points to the commands to try next on the files it leaves in --dir.
 #include "cli_error.hpp"
 #include "commands.hpp"
 #include "compressors.hpp"
 #include "demo_data.hpp"
+#include "demo_genome.hpp"
 #include "output_file.hpp"
 #include "pack_formats.hpp"
 #include "packed_file.hpp"
@@ -37,6 +39,7 @@ struct demo_options {
     std::string dir = "bitplane-demo";
     std::size_t values = std::size_t{1} << 22;
     std::uint64_t seed = 20240611;
+    std::string genome;  // empty: the built-in one
 };
 
 struct packed_column {
@@ -229,7 +232,7 @@ void print_operations(const std::vector<operation_row>& rows) {
                 "than a plain loop today.\n");
 }
 
-void print_next(const std::string& self, const demo_options& o) {
+void print_next(const std::string& self, const demo_options& o, const genome_demo& genome) {
     const std::string d = o.dir;
     const std::string b = self + " ";
     const std::pair<std::string, std::string> steps[] = {
@@ -241,6 +244,13 @@ void print_next(const std::string& self, const demo_options& o) {
         {"pack a raw file yourself and get it back byte for byte",
          b + "pack " + d + "/timestamps.u32 -o " + d + "/t.bp && " + b + "unpack " + d + "/t.bp -o " + d +
              "/t.u32 && cmp " + d + "/t.u32 " + d + "/timestamps.u32"},
+        {"base counts and GC content of the packed genome, then every EcoRI site in it",
+         b + "gc " + genome.planes + " && " + b + "find " + genome.planes + " " + genome.pattern},
+        {"how the genome's letters are stored, against FASTA and UCSC 2bit", b + "stats " + genome.modeled},
+        {"pack a FASTA file yourself (plain or gzip) and get it back byte for byte",
+         b + "pack --dna " + genome.fasta + " -o " + d + "/g.bp && " + b + "unpack " + d + "/g.bp -o " + d +
+             "/g.fa && gzip -dcf " + genome.fasta + " | cmp - " + d + "/g.fa"},
+        {"this report for a genome of yours (FASTA, plain or gzip)", b + "demo --genome FILE.fa.gz"},
         {"every command (docs/cli.md has them all)", b + "--help"},
     };
     std::printf("Next, try (the files are in %s/):\n", d.c_str());
@@ -251,13 +261,18 @@ void print_next(const std::string& self, const demo_options& o) {
 
 command_runner add_demo(CLI::App& root, const global_options& global) {
     auto o = std::make_shared<demo_options>();
-    CLI::App* c = root.add_subcommand("demo", "The tour: pack built-in columns, compare sizes and speeds, suggest next steps");
+    CLI::App* c = root.add_subcommand(
+        "demo", "The tour: pack built-in columns and a genome, compare sizes and speeds, suggest next steps");
     c->add_option("--dir", o->dir, "Where to leave the generated and packed files (default ./bitplane-demo)");
     c->add_option("--values", o->values, "Values per column (default 4194304)")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 28));
     c->add_option("--seed", o->seed, "Seed of the generated data");
+    c->add_option("--genome", o->genome, "A FASTA file (plain or gzip) to use instead of the built-in lambda phage genome")
+        ->option_text("FILE");
     return [o, &global] {
         const double total = timed([&] {
             about_file(o->dir, [&] { std::filesystem::create_directories(o->dir); });
+            // The genome first, silently: a --genome that cannot be read or parsed fails before the report.
+            const genome_demo genome = prepare_genome_demo({o->dir, o->genome});
             std::printf("bitplane demo: %zu values per column, SIMD path %s, %zu threads, files in %s/\n\n", o->values,
                         std::string(to_string(active_simd_path())).c_str(), thread_count(), o->dir.c_str());
             std::mt19937_64 random(o->seed);
@@ -269,14 +284,18 @@ command_runner add_demo(CLI::App& root, const global_options& global) {
             const std::size_t threads = thread_count();
             set_thread_count(1);
             const std::vector<operation_row> rows = time_operations(columns);
-            set_thread_count(threads);
             print_operations(rows);
+            std::printf("\n");
+            // Still one thread: the DNA operations are timed on one, as the columns' are.
+            const bool genome_ok = report_genome_demo(genome);
+            set_thread_count(threads);
 
             const bool ok = std::all_of(columns.begin(), columns.end(), [](const packed_column& p) { return p.round_trip; }) &&
-                            std::all_of(rows.begin(), rows.end(), [](const operation_row& r) { return r.same; });
+                            std::all_of(rows.begin(), rows.end(), [](const operation_row& r) { return r.same; }) &&
+                            genome_ok;
             if (!ok) throw failure(exit_internal, "demo: a result differs from the plain computation (a bug: please report it)");
             std::printf("\n");
-            print_next(global.program, *o);
+            print_next(global.program, *o, genome);
         });
         std::printf("\ndemo finished in %.1f s\n", total);
     };

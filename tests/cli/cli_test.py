@@ -31,6 +31,8 @@ import unittest
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 DNA_FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "dna")
 FASTA_FIXTURES = sorted(f for f in os.listdir(DNA_FIXTURES) if f.endswith(".fa"))
+BUILTIN_GENOME = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "data",
+                              "lambda_phage.fa.gz")
 BITPLANE = None  # set from --bitplane
 
 EXIT_OK, EXIT_USAGE, EXIT_BAD_INPUT, EXIT_IO = 0, 1, 2, 3
@@ -760,6 +762,77 @@ class CliTest(unittest.TestCase):
         self.assertIn("  %s pack %s/timestamps.u32 -o %s/t.bp && " % (BITPLANE, d, d), r.out)
         self.assertIn("stats %s/timestamps.bp" % d, r.out)
         self.assertEqual([f for f in os.listdir(d) if ".partial-" in f], [])
+
+
+    def demo_genome(self, d, *args):
+        """Runs the demo (small columns) and returns its output from the genome part on."""
+        r = self.run_cli("demo", "--values", "5000", "--dir", d, *args, expect=EXIT_OK)
+        self.assertIn("\ngenome: ", r.out)
+        return r.out[r.out.index("\ngenome: ") + 1:]
+
+    def check_demo_genome(self, out, fasta_path, text, stem, d, given):
+        """The genome part of the demo's report against oracles computed here from the FASTA text
+        (`fasta_path`, plain); `given` is the file the demo packed."""
+        records = read_fasta(fasta_path)
+        letters = "".join(s for _, s in records)
+        self.assertIn("; %d record%s, %d letters, GC " % (len(records), "" if len(records) == 1 else "s", len(letters)),
+                      out)
+        bits = lambda size: "%.3f" % (8.0 * size / len(letters))
+        self.assertRegex(out, r"\nFASTA text .* %d +%s\n" % (len(text), bits(len(text))))
+        for label, bp in (("planes", stem + ".bp"), ("modeled", stem + ".modeled.bp")):
+            size = os.path.getsize(os.path.join(d, bp))
+            self.assertRegex(out, r"\n\.bp, %s .* %d +%s +[0-9.]+  ok\n" % (label, size, bits(size)))
+            back = self.path(bp + ".fa")
+            self.run_cli("unpack", os.path.join(d, bp), "-o", back, expect=EXIT_OK)
+            self.assertEqual(self.read(back), text, bp)
+        self.assertRegex(out, r"\nUCSC 2bit .* %d +%s\n" % (twobit_size(records), bits(twobit_size(records))))
+        self.assertRegex(out, r"\ngzip -9 .* [0-9]+ +[0-9.]+ +[0-9.]+\n")
+        self.assertRegex(out, r"\nzstd -19 .* [0-9]+ +[0-9.]+ +[0-9.]+\n")
+        self.assertIn("DNA operation (one thread each)", out)
+        hits = len(find_positions(letters, "GAATTC"))
+        for operation in ("base counts and GC content", "reverse complement", "mismatches against a 1%-mutated copy",
+                          "find GAATTC (%d hits)" % hits):
+            self.assertRegex(out, r"\n%s .* yes\n" % operation.replace("(", r"\(").replace(")", r"\)"))
+        self.assertIn("Next, try", out)
+        self.assertIn("  %s gc %s/%s.bp && %s find %s/%s.bp GAATTC\n" % (BITPLANE, d, stem, BITPLANE, d, stem), out)
+        self.assertIn("%s pack --dna %s -o %s/g.bp" % (BITPLANE, given, d), out)
+
+    def test_demo_builtin_genome(self):
+        d = self.path("demo")
+        out = self.demo_genome(d)
+        self.assertTrue(out.startswith("genome: lambda phage, NCBI NC_001416.1, built in"), out)
+        # The program carries the checked-in file byte for byte, and writes it out for the next commands.
+        with open(BUILTIN_GENOME, "rb") as f:
+            builtin = f.read()
+        self.assertEqual(self.read(os.path.join(d, "lambda_phage.fa.gz")), builtin)
+        text = gzip.decompress(builtin)
+        plain = self.write("lambda.fa", text)
+        self.assertIn("1 record, 48502 letters, GC 49.86%", out)
+        self.check_demo_genome(out, plain, text, "lambda_phage", d, os.path.join(d, "lambda_phage.fa.gz"))
+        self.assertIn("find GAATTC (5 hits)", out)  # lambda's five EcoRI sites
+
+    def test_demo_genome_option(self):
+        # Soft-masked letters, a header "> pig1", IUPAC codes, gzip input: the report's checks hold.
+        for fixture in ("pseudopig_softmasked.fa", "vcholerae_iupac.fa"):
+            d = self.path("demo-" + fixture)
+            source = os.path.join(DNA_FIXTURES, fixture)
+            text = self.read(source)
+            gz = self.write(fixture + ".gz", gzip.compress(text))
+            out = self.demo_genome(d, "--genome", gz)
+            self.assertTrue(out.startswith("genome: %s; " % gz), out)
+            self.check_demo_genome(out, source, text, fixture[:-3], d, gz)
+
+    def test_demo_genome_errors(self):
+        d = self.path("demo")
+        missing = self.path("missing.fa")
+        self.expect_failure(EXIT_IO, ["demo", "--values", "5000", "--dir", d, "--genome", missing], missing)
+        fastq = os.path.join(DNA_FIXTURES, "bowtie2_reads.fq")
+        self.expect_failure(EXIT_BAD_INPUT, ["demo", "--values", "5000", "--dir", d, "--genome", fastq], fastq, "FASTQ")
+        not_dna = self.write("digits.fa", b">x\nACGT1\n")
+        self.expect_failure(EXIT_BAD_INPUT, ["demo", "--values", "5000", "--dir", d, "--genome", not_dna], not_dna)
+        empty = self.write("empty.fa", b">nothing\n")
+        self.expect_failure(EXIT_BAD_INPUT, ["demo", "--values", "5000", "--dir", d, "--genome", empty], empty,
+                            "no letters")
 
 
 if __name__ == "__main__":
