@@ -191,7 +191,8 @@ TEST(StreamWriter, PlacedWriterHoldsNoBlocks) {
     bitplane::vector_writer<std::uint32_t> writer(64 * chunk.size(), out);
     for (int i = 0; i < 64; ++i) writer.append(chunk);
     EXPECT_LT(writer.memory_bytes(), 64u * 64u * 16u + 4 * block_values + 1024 + 64u * 2 * bitplane::codec::max_block_bytes);
-    EXPECT_EQ(writer.finish(), out.file.size());
+    const std::uint64_t total = writer.finish();
+    EXPECT_EQ(total, out.file.size());
     EXPECT_EQ(bitplane::load<std::uint32_t>(out.file).size(), 64 * chunk.size());
 }
 

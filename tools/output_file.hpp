@@ -45,6 +45,9 @@ public:
     /// pwrite/pread on the temporary file; io_error on failure.
     void write_at(std::uint64_t offset, std::span<const std::byte> bytes) override;
     void read_at(std::uint64_t offset, std::span<std::byte> bytes) override;
+    /// Maps the range (read-only, a window at a time) instead of copying it.
+    void read_pieces(std::uint64_t offset, std::uint64_t size,
+                     const std::function<void(std::span<const std::byte>)>& piece) override;
     /// Whether commit() flushes to disk before renaming (default false); for the whole program.
     static void set_sync_outputs(bool sync) noexcept;
 

@@ -42,6 +42,11 @@ public:
     virtual void write_at(std::uint64_t offset, std::span<const std::byte> bytes) = 0;
     /// Reads back `bytes.size()` bytes written before at `offset`. Throws on failure.
     virtual void read_at(std::uint64_t offset, std::span<std::byte> bytes) = 0;
+    /// Hands the `size` bytes written at `offset` to `piece`, in order, in pieces of any size.
+    /// The default reads them with read_at through a 1 MiB buffer; a destination that can map
+    /// what it holds (a file) may hand out its own memory instead of copying.
+    virtual void read_pieces(std::uint64_t offset, std::uint64_t size,
+                             const std::function<void(std::span<const std::byte>)>& piece);
 };
 
 template <column_value T>

@@ -96,6 +96,16 @@ inline bool could_improve(std::uint32_t differing, std::uint32_t t, std::uint32_
     return listed_cost(fewest) < best;
 }
 
+bool any_pair_could_improve(const tree_input& in, const plane_choice* choices) noexcept {
+    const std::uint32_t n = in.count;
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t j = i + 1; j < n; ++j)
+            if (could_improve(in.hamming[i * n + j], in.runs ? in.transitions[i * n + j] : no_transitions,
+                              std::max(choices[i].cost, choices[j].cost), in.length))
+                return true;
+    return false;
+}
+
 }  // namespace
 
 std::uint32_t choose_references(const tree_input& in, std::uint8_t* order, plane_choice* choices) {
@@ -119,6 +129,17 @@ std::uint32_t choose_references(const tree_input& in, std::uint8_t* order, plane
     constexpr std::uint32_t taken = std::numeric_limits<std::uint32_t>::max();
     std::uint32_t key[plane_count];
     for (std::uint32_t j = 0; j < n; ++j) key[j] = choices[j].cost << 5 | j;
+    // When no pair of planes could improve on the dearer of their root choices (costs only
+    // fall as the tree grows), no offer would ever be taken: the tree is the root choices,
+    // picked in key order. Noisy blocks (every plane raw, no two alike) end here.
+    if (!in.references || !any_pair_could_improve(in, choices)) {
+        std::sort(key, key + n);
+        for (std::uint32_t step = 0; step < n; ++step) {
+            order[step] = static_cast<std::uint8_t>(key[step] & 31);
+            total += choices[key[step] & 31].cost;
+        }
+        return total;
+    }
     for (std::uint32_t step = 0; step < n; ++step) {
         std::uint32_t least = taken;
         for (std::uint32_t j = 0; j < n; ++j) least = std::min(least, key[j]);
@@ -129,7 +150,7 @@ std::uint32_t choose_references(const tree_input& in, std::uint8_t* order, plane
         order[step] = static_cast<std::uint8_t>(pick);
         total += pick_cost;
         const plane_facts& p = in.facts[pick];
-        for (std::uint32_t j = 0; j < n && in.references; ++j) {
+        for (std::uint32_t j = 0; j < n; ++j) {
             if (in_tree[j]) continue;
             const std::uint32_t t = in.runs ? in.transitions[pick * n + j] : no_transitions;
             if (!could_improve(in.hamming[pick * n + j], t, choices[j].cost, in.length)) continue;

@@ -80,6 +80,16 @@ constexpr std::uint64_t payload_offset_of(std::uint64_t blocks) {
 
 }  // namespace
 
+void placed_output::read_pieces(std::uint64_t offset, std::uint64_t size,
+                                const std::function<void(std::span<const std::byte>)>& piece) {
+    std::vector<std::byte> buffer(static_cast<std::size_t>(std::min<std::uint64_t>(size, std::uint64_t{1} << 20)));
+    for (std::uint64_t at = 0; at < size; at += buffer.size()) {
+        const auto part = std::span<std::byte>(buffer).first(static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), size - at)));
+        read_at(offset + at, part);
+        piece(part);
+    }
+}
+
 template <column_value T>
 struct vector_writer<T>::state {
     std::uint64_t values = 0;
@@ -93,13 +103,26 @@ struct vector_writer<T>::state {
 
     // Encoding buffers of the parallel path, kept from one append to the next: each batch of
     // blocks is encoded straight into its own buffer, which grows to the largest batch seen.
+    // Two sets, for the placed form: one window's batches are written out while the next
+    // window is encoded into the other set (the kept form uses set 0 only).
     struct batch {
         std::vector<std::byte> bytes;
         std::size_t used = 0;
         std::uint64_t offset = 0;  // in the payload
         std::array<std::uint16_t, batch_blocks> sizes{};
     };
-    std::vector<batch> batches;
+    std::array<std::vector<batch>, 2> sets;
+    std::size_t current = 0;        // the set the next window is encoded into
+    std::size_t pending_used = 0;   // placed: batches of the other set still to be written
+    bool failed = false;            // placed: a write failed; the file cannot be finished
+
+    void write_pending() {
+        const std::uint64_t base = payload_offset_of(blocks_expected());
+        const std::vector<batch>& written = sets[1 - current];
+        for (std::size_t k = 0; k < pending_used; ++k)
+            placed->write_at(base + written[k].offset, {written[k].bytes.data(), written[k].used});
+        pending_used = 0;
+    }
 
     void push_block(std::span<const std::byte> bytes) {
         if (placed) {
@@ -124,14 +147,22 @@ struct vector_writer<T>::state {
         }
         // A window at a time: batches of blocks are encoded in parallel, each straight into
         // its own buffer (reused from window to window); once their sizes give every batch its
-        // place in the payload, they are copied there in parallel too.
-        if (batches.empty()) batches.resize(window_blocks / batch_blocks);
+        // place in the payload, they are copied there in parallel too (kept form), or written
+        // out while the next window is encoded, as one more task beside its batches (placed
+        // form: the output then costs no core of its own; what is left is written by finish()).
         for (std::size_t window = 0; window < count; window += window_blocks) {
+            std::vector<batch>& batches = sets[current];
+            if (batches.empty()) batches.resize(window_blocks / batch_blocks);
             const std::size_t blocks = std::min(window_blocks, count - window);
             const std::size_t used = (blocks + batch_blocks - 1) / batch_blocks;
             auto blocks_of = [&](std::size_t k) { return std::min(batch_blocks, blocks - k * batch_blocks); };
-            detail::parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
+            const std::size_t tasks = used + (pending_used > 0 ? 1 : 0);
+            detail::parallel_for(tasks, 1, [&](std::size_t first, std::size_t last) {
                 for (std::size_t k = first; k < last; ++k) {
+                    if (k == used) {
+                        write_pending();
+                        continue;
+                    }
                     batch& b = batches[k];
                     b.used = 0;
                     for (std::size_t i = 0; i < blocks_of(k); ++i) {
@@ -149,25 +180,38 @@ struct vector_writer<T>::state {
                 batches[k].offset = end;
                 for (std::size_t i = 0; i < blocks_of(k); ++i) ends.push_back(end += batches[k].sizes[i]);
             }
-            if (placed) {
-                // In order, so that a file grows front to back.
-                const std::uint64_t base = payload_offset_of(blocks_expected());
-                for (std::size_t k = 0; k < used; ++k)
-                    placed->write_at(base + batches[k].offset, {batches[k].bytes.data(), batches[k].used});
-            } else {
-                payload.grow(end - payload.size());
-                detail::parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
-                    for (std::size_t k = first; k < last; ++k)
-                        payload.write_at(batches[k].offset, {batches[k].bytes.data(), batches[k].used});
-                });
-            }
             payload_size = end;
+            if (placed) {
+                pending_used = used;
+                current = 1 - current;
+                continue;
+            }
+            payload.grow(end - payload.size());
+            detail::parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
+                for (std::size_t k = first; k < last; ++k)
+                    payload.write_at(batches[k].offset, {batches[k].bytes.data(), batches[k].used});
+            });
         }
     }
 
     void check_open(const char* what) const {
         if (finished)
             throw argument_error(std::string("bitplane::vector_writer::") + what + ": the writer is finished");
+        if (failed)
+            throw argument_error(std::string("bitplane::vector_writer::") + what +
+                                 ": writing to the placed_output failed earlier; the file cannot be completed");
+    }
+
+    // Runs f; a failure while the placed form writes leaves the file's blocks incomplete, so
+    // the writer refuses further work.
+    template <class F>
+    void guarded(F&& f) {
+        try {
+            f();
+        } catch (...) {
+            if (placed) failed = true;
+            throw;
+        }
     }
 
     void check_form(const char* what, bool wants_placed) const {
@@ -254,11 +298,11 @@ void vector_writer<T>::append(std::span<const T> values) {
         s.tail.insert(s.tail.end(), bits.begin(), bits.begin() + static_cast<std::ptrdiff_t>(take));
         bits = bits.subspan(take);
         if (s.tail.size() < block_values) return;
-        s.encode_full_blocks(s.tail);
+        s.guarded([&] { s.encode_full_blocks(s.tail); });
         s.tail.clear();
     }
     const std::size_t full = bits.size() / block_values * block_values;
-    s.encode_full_blocks(bits.first(full));
+    s.guarded([&] { s.encode_full_blocks(bits.first(full)); });
     s.tail.assign(bits.begin() + static_cast<std::ptrdiff_t>(full), bits.end());
 }
 
@@ -276,7 +320,8 @@ template <column_value T>
 std::uint64_t vector_writer<T>::memory_bytes() const noexcept {
     const state& s = *state_;
     std::uint64_t buffers = 0;
-    for (const auto& b : s.batches) buffers += b.bytes.capacity();
+    for (const auto& set : s.sets)
+        for (const auto& b : set) buffers += b.bytes.capacity();
     return sizeof(state) + s.payload.capacity() + s.ends.capacity() * sizeof(std::uint64_t) +
            s.tail.capacity() * sizeof(std::uint32_t) + buffers;
 }
@@ -304,19 +349,16 @@ std::uint64_t vector_writer<T>::finish() {
     if (s.values != s.expected)
         throw argument_error("bitplane::vector_writer::finish: " + std::to_string(s.values) + " values appended, " +
                              std::to_string(s.expected) + " expected: the file would be incomplete");
+    s.guarded([&] {
+        if (s.pending_used > 0) s.write_pending();
+        s.encode_tail();
+    });
     s.finished = true;
-    s.encode_tail();
     auto f = s.make_front();
     // The blocks are already in place; they are read back (from the page cache, for a file
     // just written) for the checksum, which covers the table before them.
-    std::vector<std::byte> piece(std::min<std::uint64_t>(s.payload_size, std::uint64_t{1} << 20));
     state::seal(f, [&](auto&& hash) {
-        for (std::uint64_t at = 0; at < s.payload_size; at += piece.size()) {
-            const std::span<std::byte> part = std::span<std::byte>(piece).first(
-                static_cast<std::size_t>(std::min<std::uint64_t>(piece.size(), s.payload_size - at)));
-            s.placed->read_at(f.payload_offset + at, part);
-            hash(std::span<const std::byte>(part));
-        }
+        s.placed->read_pieces(f.payload_offset, s.payload_size, [&](std::span<const std::byte> piece) { hash(piece); });
     });
     s.placed->write_at(file::header_bytes, f.table());
     s.placed->write_at(0, f.header);
