@@ -2,7 +2,7 @@
 # Measures `bitplane pack` end to end, file to file, on 64 MiB binary columns (issue #6's
 # acceptance: >= 1 GB/s, memory < 2 x output + 64 MiB): for each column, RUNS packs into a
 # fresh output file (median rate, largest max RSS from /usr/bin/time -v), beside `cat FILE >
-# /dev/null` and `cp FILE` of the same file as baselines. The columns are generated into
+# /dev/null` and `cp FILE` of the same file as baselines; `sync` before each timed write. The columns are generated into
 # build/pack-speed/: uniform 10-bit, 90% zeros + 20-bit, full-range random.
 #   RUNS=N (default 7)   BITPLANE=path/to/bitplane (default build/release/tools/bitplane)
 set -euo pipefail
@@ -38,13 +38,17 @@ for name, make in shapes.items():
     size = os.path.getsize(src)
     copy, out = os.path.join(d, "copy"), os.path.join(d, name + ".bp")
     cat, cp, pack, rss = [], [], [], 0
+    # Each run starts with the dirty pages of the previous writes (cp's copy, the last
+    # output) on disk (`sync`), so that their write-back does not run during the next one.
     for _ in range(runs):
         cat.append(size / timed(["cat", src], stdout=subprocess.DEVNULL) / 1e9)
         if os.path.exists(copy):
             os.remove(copy)
+        subprocess.run(["sync"], check=True)
         cp.append(size / timed(["cp", src, copy]) / 1e9)
         if os.path.exists(out):
             os.remove(out)
+        subprocess.run(["sync"], check=True)
         r = subprocess.run(["/usr/bin/time", "-v", bitplane, "pack", src, "-o", out, "--json"],
                            check=True, capture_output=True, text=True)
         pack.append(json.loads(r.stdout)["input_gb_per_s"])
