@@ -11,6 +11,9 @@
 //                                    BM_Bitwise/and without its plane work (the re-encoding share)
 //   BM_BitwiseZeroBlocks/<op>/<threads>  half of a's blocks all zero: the shortcut blocks copy
 //                                    b's bytes (or, xor) or write a zero block (and)
+//   BM_BitwiseSparse/<op>/<threads>  b is 90% zeros (else 20-bit, the sparse layout): AND and
+//                                    AND-NOT keep its zeros (compacted planes, sparse result);
+//                                    against BM_BitwiseSparseLoop/<op>, the plain loop
 //   BM_ParallelBuild/<threads>       bitplane::vector(span) of the 16M values (blocks encoded
 //                                    in parallel), against BM_ParallelBuildStd (std::vector copy)
 //   BM_ParallelDecode/<threads>      vector::decode of everything into a preallocated vector
@@ -61,6 +64,17 @@ const std::vector<std::uint32_t>& dense_b() {
     return v;
 }
 
+// 90% zeros, else uniform 20-bit: blocks in the sparse layout.
+const std::vector<std::uint32_t>& sparse_b() {
+    static const std::vector<std::uint32_t> v = [] {
+        std::mt19937_64 rng(0xB17C);
+        std::vector<std::uint32_t> out(value_count);
+        for (auto& x : out) x = rng() % 10 == 0 ? static_cast<std::uint32_t>(rng() % ((1u << 20) - 1)) + 1 : 0u;
+        return out;
+    }();
+    return v;
+}
+
 // dense_a with every other block all zero.
 const std::vector<std::uint32_t>& dense_half_zero() {
     static const std::vector<std::uint32_t> v = [] {
@@ -73,7 +87,7 @@ const std::vector<std::uint32_t>& dense_half_zero() {
 }
 
 const column& compressed(const std::vector<std::uint32_t>& values) {
-    static std::array<std::pair<const void*, std::unique_ptr<column>>, 3> cache;
+    static std::array<std::pair<const void*, std::unique_ptr<column>>, 4> cache;
     for (auto& [key, v] : cache) {
         if (key == &values) return *v;
         if (key == nullptr) {
@@ -191,6 +205,31 @@ void BM_BitwiseZeroBlocks(benchmark::State& state) {
 
 // ---- parallel construction and decode ---------------------------------------------------------
 
+template <op O>
+void BM_BitwiseSparse(benchmark::State& state) {
+    const threads_from_arg threads(state);
+    const column& a = compressed(dense_a());
+    const column& b = compressed(sparse_b());
+    for (auto _ : state) {
+        column r = apply(O, a, b);
+        benchmark::DoNotOptimize(r);
+    }
+    set_items(state);
+}
+
+template <op O>
+void BM_BitwiseSparseLoop(benchmark::State& state) {
+    const auto& a = dense_a();
+    const auto& b = sparse_b();
+    std::vector<std::uint32_t> out(value_count);
+    for (auto _ : state) {
+        for (std::size_t i = 0; i < value_count; ++i) out[i] = apply(O, a[i], b[i]);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    set_items(state);
+}
+
 void BM_ParallelBuild(benchmark::State& state) {
     const auto& values = dense_a();
     const threads_from_arg threads(state);
@@ -239,6 +278,12 @@ BENCHMARK(BM_Bitwise<op::andnot_op>)->Name("BM_Bitwise/andnot")->Arg(1)->Arg(2)-
 BENCHMARK(BM_BitwiseReencode)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BitwiseZeroBlocks<op::and_op>)->Name("BM_BitwiseZeroBlocks/and")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BitwiseZeroBlocks<op::or_op>)->Name("BM_BitwiseZeroBlocks/or")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BitwiseSparse<op::and_op>)->Name("BM_BitwiseSparse/and")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BitwiseSparse<op::andnot_op>)->Name("BM_BitwiseSparse/andnot")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BitwiseSparse<op::or_op>)->Name("BM_BitwiseSparse/or")->Arg(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BitwiseSparseLoop<op::and_op>)->Name("BM_BitwiseSparseLoop/and")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BitwiseSparseLoop<op::andnot_op>)->Name("BM_BitwiseSparseLoop/andnot")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BitwiseSparseLoop<op::or_op>)->Name("BM_BitwiseSparseLoop/or")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParallelBuild)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParallelBuildStd)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ParallelDecode)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -727,14 +727,15 @@ std::vector<valid_case> hand_made_blocks() {
         b.u8(0x10 | 0x08).u32(0).u32(5);
         out.push_back({"all-raw, no live plane, ones mask", 2048, b.b, words(2048, 5)});
     }
-    {  // sparse with every value non-zero (m == count), all raw and interleaved: a corner of the format
+    {  // sparse with every value non-zero (m == count), all raw and interleaved: a corner of the
+       // format. Planes 1 and 2 are complements, so every value is 2 or 4 (never a stored zero).
         builder b;
-        b.u8(0x04 | 0x10).u16(2048).desc(0, payload_kind::none, base_kind::one).u32(0x2);
+        b.u8(0x04 | 0x10).u16(2048).desc(0, payload_kind::none, base_kind::one).u32(0x6);
         words e(2048);
         for (std::uint32_t c = 0; c < 64; ++c) {
             const std::uint32_t w = 0x9E3779B9u * (c + 1);
-            b.u32(w);
-            for (std::uint32_t i = 0; i < 32; ++i) e[c * 32 + i] = ((w >> i) & 1u) << 1;
+            b.u32(w).u32(~w);
+            for (std::uint32_t i = 0; i < 32; ++i) e[c * 32 + i] = ((w >> i) & 1u) ? 2u : 4u;
         }
         out.push_back({"sparse with m == count", 2048, b.b, e});
     }
@@ -874,6 +875,13 @@ std::vector<malformed_case> malformed_blocks() {
     add("sparse count 0", 16, sparse_block(0, {1, 5}, base_kind::zero));
     add("sparse count above the block", 16, sparse_block(17, {1, 5}, base_kind::zero));
     add("mask refers to a plane", 16, sparse_block(2, {1, 5}, base_kind::plane));
+    {  // stored values 1, 0, 1: a zero under the non-zero mask
+        builder b;
+        b.u8(0x04 | 0x10).u16(3);
+        b.desc(0, payload_kind::positions, base_kind::zero).u16(3).u16(1).u16(5).u16(9);
+        b.u32(0x1).u8(0x05);
+        add("sparse block storing a zero under its mask", 16, b, 3);
+    }
     {
         builder b;
         b.u8(0x00).u32(0x1).u8(0xA0).u8(0x00);

@@ -77,6 +77,14 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed,
 std::size_t encode_planes(const block_planes& planes, std::uint32_t candidates, std::size_t count,
                           std::span<std::byte> out);
 
+/// The same for a block in the sparse layout (untransformed): `mask` has bit i set for each
+/// non-zero value i < count, and `planes` are the planes of those values only, in order
+/// (popcount(mask) bits each; higher bits clear). Every value it describes must be non-zero
+/// (no position where all candidate planes are clear). For results of operations that keep
+/// a sparse operand's zeros (AND, AND-NOT). Returns bytes written.
+std::size_t encode_sparse_planes(const plane& mask, const block_planes& planes, std::uint32_t candidates,
+                                 std::size_t count, std::span<std::byte> out);
+
 /// Decodes a block of `out.size()` values (the count it was encoded with). Validates as it
 /// goes: malformed bytes throw format_error with the offset inside `bytes`.
 void decode_block(std::span<const std::byte> bytes, std::span<std::uint32_t> out);

@@ -215,6 +215,21 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
     std::uint32_t ones = block.ones;
     const plane all_ones = ones ? ones_plane(block.length) : plane{};
     for (; ones; ones &= ones - 1) planes.planes[std::countr_zero(ones)] = all_ones;
+    if (block.sparse && block.ones == 0) {
+        // The mask lists the non-zero residuals only (docs/format.md): every stored value has
+        // a set bit in some plane. Operations read "mask clear" as "value zero" and count
+        // non-zeros from the mask, so a zero stored under the mask would make them wrong.
+        plane any{};
+        for (std::uint32_t live = block.live; live; live &= live - 1) {
+            const plane& p = planes.planes[std::countr_zero(live)];
+            for (std::size_t w = 0; w < plane_words; ++w) any[w] |= p[w];
+        }
+        const auto nonzero = static_cast<std::uint32_t>(popcount(any));
+        if (nonzero != block.length)
+            throw format_error("sparse block stores " + std::to_string(block.length - nonzero) +
+                                   " zero value(s) under its non-zero mask",
+                               base_offset + block.mask.descriptor_offset);
+    }
 }
 
 void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,

@@ -249,6 +249,20 @@ std::size_t plan_dense(block_plan& plan, const transform_choice& t, const std::u
     return plan.bytes;
 }
 
+// How a sparse plan's mask (plan.mask, `kept` bits set among plan.count) is stored: on its
+// own, the reference tree with a single node.
+void choose_mask(block_plan& plan, std::uint32_t kept, const kernel_table& kernels, const codec::encode_options& options) {
+    plane_facts f;
+    f.popcount = static_cast<std::uint16_t>(kept);
+    f.transitions = static_cast<std::uint16_t>(kernels.popcount_words(transitions(plan.mask).data(), plane_words));
+    f.first = test_bit(plan.mask, 0);
+    f.end = test_bit(plan.mask, plan.count - 1);
+    const std::uint16_t none = 0;
+    std::uint8_t order = 0;
+    choose_references({1, plan.count, &f, &none, &none, options.references, options.runs}, &order, &plan.mask_choice);
+    size_gaps(plan.mask_choice, plan.mask, plan.planes, plan.count);
+}
+
 std::size_t plan_sparse(block_plan& plan, const transform_choice& t, const std::uint32_t* residuals,
                         std::uint32_t count, const kernel_table& kernels, measure_scratch& m,
                         const codec::encode_options& options) {
@@ -259,16 +273,7 @@ std::size_t plan_sparse(block_plan& plan, const transform_choice& t, const std::
     const auto kept = static_cast<std::uint32_t>(
         kernels.split_nonzero ? kernels.split_nonzero(residuals, count, plan.mask.data(), stored)
                               : split_nonzero_portable(residuals, count, plan.mask.data(), stored));
-    // The mask is stored on its own: the reference tree with a single node.
-    plane_facts f;
-    f.popcount = static_cast<std::uint16_t>(kept);
-    f.transitions = static_cast<std::uint16_t>(kernels.popcount_words(transitions(plan.mask).data(), plane_words));
-    f.first = test_bit(plan.mask, 0);
-    f.end = test_bit(plan.mask, count - 1);
-    const std::uint16_t none = 0;
-    std::uint8_t order = 0;
-    choose_references({1, count, &f, &none, &none, options.references, options.runs}, &order, &plan.mask_choice);
-    size_gaps(plan.mask_choice, plan.mask, plan.planes, count);
+    choose_mask(plan, kept, kernels, options);
     plan.bytes = 1 + transform_header_bytes(t) + 2 + plan.mask_choice.cost +
                  plan_planes(plan, kernels, m, stored, kept, options);
     return plan.bytes;
@@ -384,20 +389,16 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, 
 
 namespace bitplane::codec {
 
-std::size_t encode_planes(const block_planes& planes, std::uint32_t candidates, std::size_t count,
-                          std::span<std::byte> out) {
+namespace {
+
+// The planes part of encode_planes and encode_sparse_planes: each candidate plane of `length`
+// bits classified (all zero, all one, live) and stored on its own (no references, no runs).
+void plan_own_planes(bitplane::detail::block_plan& plan, const block_planes& planes, std::uint32_t candidates,
+                     std::uint32_t length) {
     using namespace bitplane::detail;
-    if (count == 0 || count > block_values)
-        throw size_error("encode_planes: " + std::to_string(count) + " values, expected 1..2048");
-    if (out.size() < max_block_bytes)
-        throw size_error("encode_planes: output holds " + std::to_string(out.size()) + " bytes, needs " +
-                         std::to_string(max_block_bytes));
-    const auto length = static_cast<std::uint32_t>(count);
     const kernel_table& kernels = active_kernels();
-    block_plan& plan = thread_encoder_state()->plans[0];
     plan.transform = transform_choice{};
-    plan.sparse = false;
-    plan.count = plan.length = length;
+    plan.length = length;
     plan.live = plan.ones = 0;
     plane_facts facts[plane_count];
     std::uint32_t n = 0;
@@ -419,9 +420,43 @@ std::size_t encode_planes(const block_planes& planes, std::uint32_t candidates, 
         ++n;
     }
     plan.stored = n;
-    // Each plane on its own (no references, no runs): the root choices of the tree.
     choose_references({n, length, facts, nullptr, nullptr, false, false}, plan.order, plan.choices);
     settle_choices(plan, planes);
+}
+
+void check_block_out(const char* what, std::size_t count, std::span<std::byte> out) {
+    if (count == 0 || count > block_values)
+        throw size_error(std::string(what) + ": " + std::to_string(count) + " values, expected 1..2048");
+    if (out.size() < max_block_bytes)
+        throw size_error(std::string(what) + ": output holds " + std::to_string(out.size()) + " bytes, needs " +
+                         std::to_string(max_block_bytes));
+}
+
+}  // namespace
+
+std::size_t encode_planes(const block_planes& planes, std::uint32_t candidates, std::size_t count,
+                          std::span<std::byte> out) {
+    using namespace bitplane::detail;
+    check_block_out("encode_planes", count, out);
+    block_plan& plan = thread_encoder_state()->plans[0];
+    plan.sparse = false;
+    plan.count = static_cast<std::uint32_t>(count);
+    plan_own_planes(plan, planes, candidates, plan.count);
+    return write_plan(plan, planes, out.data());
+}
+
+std::size_t encode_sparse_planes(const plane& mask, const block_planes& planes, std::uint32_t candidates,
+                                 std::size_t count, std::span<std::byte> out) {
+    using namespace bitplane::detail;
+    check_block_out("encode_sparse_planes", count, out);
+    const auto kept = static_cast<std::uint32_t>(active_kernels().popcount_words(mask.data(), plane_words));
+    if (kept == 0) return encode_planes(planes, 0, count, out);  // all zero: a plain block
+    block_plan& plan = thread_encoder_state()->plans[0];
+    plan.sparse = true;
+    plan.count = static_cast<std::uint32_t>(count);
+    plan.mask = mask;
+    choose_mask(plan, kept, active_kernels(), encode_options{});
+    plan_own_planes(plan, planes, candidates, kept);
     return write_plan(plan, planes, out.data());
 }
 

@@ -8,14 +8,19 @@
 //   1. no plane work: identical operands (x & x = x | x = x, x ^ x = x & ~x = 0) and blocks
 //      that are all zero in one operand (x & 0 = 0, x | 0 = x ^ 0 = x) answer with an all-zero
 //      block or the other operand's encoded bytes, copied unchanged;
-//   2. both blocks plain and dense (their planes are the values): the live planes are
-//      combined word by word (a few hundred bytes per plane, vectorized by the compiler) and
-//      encoded from the planes (codec::encode_planes: elision + raw/positions/gaps per plane,
-//      no transform search), which is what makes this path faster than a dense loop;
-//   3. otherwise (frame of reference, delta, zigzag, sparse): both blocks are decoded to
-//      values and combined value by value, which costs less than transposing their values
-//      back into planes (two transposes) and untransposing the result once more.
-// Re-encoding from values dominates path 3 (see bench/bench_bitwise.cpp).
+//   2. AND, and AND-NOT with a sparse left operand, where an operand whose zeros the result
+//      keeps is plain and sparse: both operands at that mask's positions only (compacted
+//      planes), combined and encoded in the sparse layout from the planes
+//      (codec::encode_sparse_planes; combine_sparse);
+//   3. both blocks plain (untransformed), dense or sparse: the live value planes (a sparse
+//      block's spread over its mask) are combined word by word (a few hundred bytes per
+//      plane, vectorized by the compiler) and encoded from the planes (codec::encode_planes:
+//      elision + raw/positions/gaps per plane, no transform search), which is what makes
+//      this path faster than a dense loop on uniform data;
+//   4. otherwise (frame of reference, delta, zigzag): both blocks are decoded to values and
+//      combined value by value, which costs less than transposing their values back into
+//      planes (two transposes) and untransposing the result once more.
+// Re-encoding from values dominates path 4 (see bench/bench_bitwise.cpp).
 #include <bitplane/bitwise.hpp>
 
 #include <bitplane/error.hpp>
@@ -23,6 +28,7 @@
 #include "codec/block_format.hpp"
 #include "codec/byte_io.hpp"
 #include "ops/block_view.hpp"
+#include "ops/reduce_support.hpp"
 #include "simd/kernels.hpp"
 
 #include <algorithm>
@@ -52,6 +58,9 @@ struct and_op {
     static constexpr answer left_zero = answer::zero;   // 0 & b
     static constexpr answer right_zero = answer::zero;  // a & 0
     static constexpr answer same = answer::left;        // a & a
+    // The result is zero wherever this operand is (combine_sparse).
+    static constexpr bool keeps_left_zeros = true;
+    static constexpr bool keeps_right_zeros = true;
 };
 
 struct or_op {
@@ -61,6 +70,8 @@ struct or_op {
     static constexpr answer left_zero = answer::right;
     static constexpr answer right_zero = answer::left;
     static constexpr answer same = answer::left;
+    static constexpr bool keeps_left_zeros = false;
+    static constexpr bool keeps_right_zeros = false;
 };
 
 struct xor_op {
@@ -70,6 +81,8 @@ struct xor_op {
     static constexpr answer left_zero = answer::right;
     static constexpr answer right_zero = answer::left;
     static constexpr answer same = answer::zero;
+    static constexpr bool keeps_left_zeros = false;
+    static constexpr bool keeps_right_zeros = false;
 };
 
 struct andnot_op {
@@ -79,6 +92,8 @@ struct andnot_op {
     static constexpr answer left_zero = answer::zero;   // 0 & ~b
     static constexpr answer right_zero = answer::left;  // a & ~0
     static constexpr answer same = answer::zero;
+    static constexpr bool keeps_left_zeros = true;
+    static constexpr bool keeps_right_zeros = false;
 };
 
 struct not_op {
@@ -86,13 +101,18 @@ struct not_op {
     static std::uint32_t apply(std::uint32_t a, std::uint32_t /*b*/) noexcept { return ~a; }
     static std::uint32_t planes(std::uint32_t /*a*/, std::uint32_t /*b*/) noexcept { return ~0u; }
     // No shortcut answers: a unary operation never takes the two-operand shortcuts.
+    static constexpr bool keeps_left_zeros = false;
+    static constexpr bool keeps_right_zeros = false;
 };
 
-// Per-thread working memory (~41 KiB): two views, the result planes and two value buffers.
+// Per-thread working memory (~57 KiB): two views, the result planes, two compacted operands
+// and two value buffers.
 struct scratch {
     block_view left;
     block_view right;
     block_planes result;
+    block_planes compact_left;   // combine_sparse: the operands at the result's possible
+    block_planes compact_right;  // non-zero positions
     alignas(64) std::uint32_t values[block_values];
     alignas(64) std::uint32_t other[block_values];
 };
@@ -145,18 +165,17 @@ std::size_t write_answer(answer kind, const vector_core& a, const vector_core& b
     return 0;
 }
 
-// result = op(left, right) on the planes both views hold as values; returns the planes of the
-// result that may be non-zero (the others are not written).
+// result = op(left, right) on value planes (the non-zero ones: a and b); returns the planes of
+// the result that may be non-zero (the others are not written).
 template <class Op>
-std::uint32_t combine_planes(const block_view& left, const block_view* right, block_planes& result) {
+std::uint32_t combine_planes(const block_planes& left, std::uint32_t a, const block_planes* right, std::uint32_t b,
+                             block_planes& result) {
     static const plane zero{};
-    const std::uint32_t a = left.nonzero();
-    const std::uint32_t b = right ? right->nonzero() : 0u;
     const std::uint32_t live = Op::planes(a, b);
     for (std::uint32_t bits = live; bits; bits &= bits - 1) {
         const auto j = static_cast<std::size_t>(std::countr_zero(bits));
-        const plane& x = (a >> j) & 1u ? left.planes.planes[j] : zero;
-        const plane& y = right && ((b >> j) & 1u) ? right->planes.planes[j] : zero;
+        const plane& x = (a >> j) & 1u ? left.planes[j] : zero;
+        const plane& y = right && ((b >> j) & 1u) ? right->planes[j] : zero;
         plane& r = result.planes[j];
         for (std::size_t w = 0; w < plane_words; ++w) r[w] = Op::apply(x[w], y[w]);
     }
@@ -207,6 +226,114 @@ std::size_t combine_raw(const raw_block& x, const raw_block& y, std::span<std::b
     return 5 + stored * plane_bytes;
 }
 
+// The value planes of a plain view: its own planes when dense; a sparse view's planes spread
+// over its mask (non-zero planes only) into `scratch`.
+const block_planes& spread_planes(const block_view& view, block_planes& scratch) {
+    if (!view.sparse) return view.planes;
+    const kernel_table& k = active_kernels();
+    for (std::uint32_t bits = view.nonzero(); bits; bits &= bits - 1) {
+        const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+        k.deposit_plane(view.planes.planes[j].data(), view.mask.data(), scratch.planes[j].data());
+    }
+    return scratch;
+}
+
+// `view`'s planes `nonzero` taken at the positions set in `within` (a full block's plane),
+// compacted into out[j] (the first `words` words written, the rest not): straight from a
+// dense plain view; from a sparse one through `select` (the positions of `within` among its
+// mask) when `within` lies inside its mask, else by spreading its planes over the mask first.
+void compact_planes(const block_view& view, const plane& within, std::size_t words, block_planes& out) {
+    const kernel_table& k = active_kernels();
+    if (!view.sparse) {
+        for (std::uint32_t bits = view.nonzero(); bits; bits &= bits - 1) {
+            const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+            k.extract_plane(view.planes.planes[j].data(), within.data(), plane_words, out.planes[j].data());
+        }
+        return;
+    }
+    bool inside = true;
+    for (std::size_t w = 0; w < plane_words; ++w) inside = inside && (within[w] & ~view.mask[w]) == 0;
+    if (inside) {
+        plane select;
+        k.extract_plane(within.data(), view.mask.data(), plane_words, select.data());
+        const std::size_t from = plane_words_for(view.length);
+        for (std::uint32_t bits = view.nonzero(); bits; bits &= bits - 1) {
+            const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+            k.extract_plane(view.planes.planes[j].data(), select.data(), from, out.planes[j].data());
+            std::fill(out.planes[j].begin() + static_cast<std::ptrdiff_t>(from),
+                      out.planes[j].begin() + static_cast<std::ptrdiff_t>(std::max(from, words)), 0u);
+        }
+        return;
+    }
+    plane spread;
+    for (std::uint32_t bits = view.nonzero(); bits; bits &= bits - 1) {
+        const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+        k.deposit_plane(view.planes.planes[j].data(), view.mask.data(), spread.data());
+        k.extract_plane(spread.data(), within.data(), plane_words, out.planes[j].data());
+    }
+}
+
+// op(a, b) for AND and AND-NOT where an operand whose zeros the result keeps (either one for
+// AND, the left one for AND-NOT) is plain and sparse: the result can be non-zero only inside
+// that operand's mask, so both operands are taken at those positions alone (compacted planes
+// of a few words), combined, re-compacted to the values that stayed non-zero, and encoded
+// in the sparse layout from those planes (codec::encode_sparse_planes) - instead of decoding
+// both blocks and encoding 2048 values from scratch. Returns 0 where it does not apply
+// (a transformed operand, or no such sparse operand).
+template <class Op>
+std::size_t combine_sparse(const block_view& left, const block_view& right, scratch& s, std::span<std::byte> out) {
+    if constexpr (!Op::keeps_left_zeros && !Op::keeps_right_zeros) {
+        return 0;
+    } else {
+        const bool left_bounds = Op::keeps_left_zeros && left.sparse;
+        const bool right_bounds = Op::keeps_right_zeros && right.sparse;
+        if (left.transform != codec::transform::none || right.transform != codec::transform::none ||
+            (!left_bounds && !right_bounds))
+            return 0;
+        const kernel_table& k = active_kernels();
+        plane within;
+        for (std::size_t w = 0; w < plane_words; ++w)
+            within[w] = (left_bounds ? left.mask[w] : ~0u) & (right_bounds ? right.mask[w] : ~0u);
+        const auto length = static_cast<std::uint32_t>(k.popcount_words(within.data(), plane_words));
+        if (length == 0) return copy_into(zero_block(), out);
+        const std::size_t words = plane_words_for(length);
+        compact_planes(left, within, words, s.compact_left);
+        compact_planes(right, within, words, s.compact_right);
+
+        static const plane zero{};
+        const std::uint32_t a = left.nonzero(), b = right.nonzero();
+        const std::uint32_t live = Op::planes(a, b);
+        plane kept{};  // values that stayed non-zero, among the `length` compacted ones
+        for (std::uint32_t bits = live; bits; bits &= bits - 1) {
+            const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+            const plane& x = (a >> j) & 1u ? s.compact_left.planes[j] : zero;
+            const plane& y = (b >> j) & 1u ? s.compact_right.planes[j] : zero;
+            plane& r = s.result.planes[j];
+            for (std::size_t w = 0; w < words; ++w) {
+                r[w] = Op::apply(x[w], y[w]);
+                kept[w] |= r[w];
+            }
+        }
+        const auto still = static_cast<std::uint32_t>(k.popcount_words(kept.data(), words));
+        if (still == 0) return copy_into(zero_block(), out);
+        plane mask = within;
+        if (still < length) {  // some values became zero: drop them from the mask and the planes
+            k.deposit_plane(kept.data(), within.data(), mask.data());
+            for (std::uint32_t bits = live; bits; bits &= bits - 1) {
+                plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
+                plane packed;
+                k.extract_plane(r.data(), kept.data(), words, packed.data());
+                std::copy_n(packed.begin(), words, r.begin());
+            }
+        }
+        for (std::uint32_t bits = live; bits; bits &= bits - 1) {
+            plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
+            std::fill(r.begin() + static_cast<std::ptrdiff_t>(words), r.end(), 0u);
+        }
+        return codec::encode_sparse_planes(mask, s.result, live, block_values, out);
+    }
+}
+
 // Full block `block` of op(a, b) (b unused for unary operations), encoded into `out`.
 template <class Op>
 std::size_t combine_block(const vector_core& a, const vector_core& b, std::size_t block, std::span<std::byte> out) {
@@ -225,10 +352,17 @@ std::size_t combine_block(const vector_core& a, const vector_core& b, std::size_
     view_block(a, block, s.left);
     if constexpr (!Op::unary) view_block(b, block, s.right);
     const block_view* right = Op::unary ? nullptr : &s.right;
-    if (s.left.planes_are_values() && (!right || right->planes_are_values())) {
-        // The result's planes are at hand: encode them directly (plain block, each plane
+    if constexpr (!Op::unary)
+        if (const std::size_t bytes = combine_sparse<Op>(s.left, *right, s, out)) return bytes;
+    auto plain = [](const block_view* v) { return !v || v->transform == codec::transform::none; };
+    if (plain(&s.left) && plain(right)) {
+        // The result's planes are at hand (a sparse operand's value planes are its planes
+        // spread over its mask): encode them directly (plain block, each plane
         // zero/one/raw/positions/gaps) instead of untransposing and searching transforms.
-        const std::uint32_t live = combine_planes<Op>(s.left, right, s.result);
+        const block_planes& x = spread_planes(s.left, s.compact_left);
+        const block_planes* y = right ? &spread_planes(*right, s.compact_right) : nullptr;
+        const std::uint32_t live =
+            combine_planes<Op>(x, s.left.nonzero(), y, right ? right->nonzero() : 0u, s.result);
         return codec::encode_planes(s.result, live, block_values, out);
     }
     view_to_values(s.left, s.values);
