@@ -192,7 +192,7 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
                     block_planes& planes, plane& mask) {
     if (block.sparse) {
         rebuild_plane(block.mask, bytes, base_offset, block.count, nullptr, mask);
-        const auto stored = static_cast<std::uint32_t>(popcount(mask));
+        const auto stored = static_cast<std::uint32_t>(active_kernels().popcount_words(mask.data(), plane_words));
         if (stored != block.length)
             throw format_error("mask plane has " + std::to_string(stored) + " bits set, header says " +
                                    std::to_string(block.length),
@@ -224,7 +224,7 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
             const plane& p = planes.planes[std::countr_zero(live)];
             for (std::size_t w = 0; w < plane_words; ++w) any[w] |= p[w];
         }
-        const auto nonzero = static_cast<std::uint32_t>(popcount(any));
+        const auto nonzero = static_cast<std::uint32_t>(active_kernels().popcount_words(any.data(), plane_words));
         if (nonzero != block.length)
             throw format_error("sparse block stores " + std::to_string(block.length - nonzero) +
                                    " zero value(s) under its non-zero mask",
