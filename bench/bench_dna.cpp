@@ -13,6 +13,13 @@
 //   BM_DnaRevcomp/<genome>/{planes,bytes}   reverse complement: planes vs a table loop into a string
 //   BM_DnaFind/<genome>/<k>/{planes,memmem,std_search}   every occurrence of a k-mer taken from
 //                                           the genome: dna::find vs memmem and std::search loops
+// Extra rows on E. coli, to explain the figures above (not part of the acceptance):
+//   BM_DnaMismatch/ecoli_1Mb/{planes,bytes}    the same on the first 2^20 letters, whose planes
+//                                           (2 x 256 KiB) stay in L2: the kernel without the
+//                                           L3 bandwidth limit
+//   BM_DnaRevcomp/ecoli_iupac<d>/{planes,bytes}  reverse complement of E. coli with an ambiguity
+//                                           code every ~d letters (d = 20000, 2000, 200): how the
+//                                           special-letter path scales with their density
 // The byte baselines run on the upper-cased letters as one std::string (no line breaks). Every
 // planes result is checked against its baseline once before timing. At the end the program
 // prints the ratios of each pair, from this run (the acceptance table of docs/benchmarks.md).
@@ -53,6 +60,13 @@ struct genome {
     std::string mutated;  // letters with 1% substitutions
     dna::fasta parsed;
     dna::sequence mutated_seq;
+};
+
+// Letters as a sequence and as a string, for the extra rows.
+struct variant {
+    std::string name;  // row name in place of the genome's
+    std::string letters, other;
+    dna::sequence seq, other_seq;
 };
 
 std::filesystem::path genomes_dir() {
@@ -101,6 +115,34 @@ std::vector<genome>& genomes() {
             std::mt19937_64 rng(7);
             for (std::size_t i = 0; i < g.mutated.size(); i += 50 + rng() % 100) g.mutated[i] = "ACGT"[rng() & 3];
             g.mutated_seq = dna::sequence(g.mutated);
+        }
+        return out;
+    }();
+    return all;
+}
+
+std::vector<variant>& variants() {
+    static std::vector<variant> all = [] {
+        std::vector<variant> out;
+        for (const genome& g : genomes()) {
+            if (g.name != "ecoli") continue;
+            variant l2;
+            l2.name = g.name + "_1Mb";
+            l2.letters = g.letters.substr(0, std::size_t{1} << 20);
+            l2.other = g.mutated.substr(0, std::size_t{1} << 20);
+            l2.seq = dna::sequence(l2.letters);
+            l2.other_seq = dna::sequence(l2.other);
+            out.push_back(std::move(l2));
+            for (const std::size_t every : {20000, 2000, 200}) {
+                variant v;
+                v.name = g.name + "_iupac" + std::to_string(every);
+                v.letters = g.letters;
+                std::mt19937_64 rng(every);
+                for (std::size_t i = rng() % every; i < v.letters.size(); i += every / 2 + rng() % every)
+                    v.letters[i] = "RYKMSWBDHVN"[rng() % 11];
+                v.seq = dna::sequence(v.letters);
+                out.push_back(std::move(v));
+            }
         }
         return out;
     }();
@@ -237,6 +279,32 @@ void BM_DnaRevcomp(benchmark::State& state, const genome* g, bool planes) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * g->letters.size()));
 }
 
+void BM_DnaMismatchVariant(benchmark::State& state, const variant* v, bool planes) {
+    check(dna::mismatch_count(v->seq, v->other_seq) == byte_mismatches(v->letters, v->other), "mismatch", v->name);
+    for (auto _ : state) {
+        if (planes) {
+            benchmark::DoNotOptimize(dna::mismatch_count(v->seq, v->other_seq));
+        } else {
+            benchmark::DoNotOptimize(byte_mismatches(v->letters, v->other));
+        }
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * v->letters.size()));
+}
+
+void BM_DnaRevcompVariant(benchmark::State& state, const variant* v, bool planes) {
+    check(dna::reverse_complement(v->seq).to_string() == byte_revcomp(v->letters), "reverse complement", v->name);
+    for (auto _ : state) {
+        if (planes) {
+            dna::sequence rc = dna::reverse_complement(v->seq);
+            benchmark::DoNotOptimize(rc);
+        } else {
+            std::string rc = byte_revcomp(v->letters);
+            benchmark::DoNotOptimize(rc);
+        }
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * v->letters.size()));
+}
+
 std::vector<std::uint64_t> memmem_all(const std::string& text, const std::string& pattern) {
     std::vector<std::uint64_t> hits;
     const char* p = text.data();
@@ -294,6 +362,19 @@ void register_all() {
             benchmark::RegisterBenchmark(("BM_DnaMismatch/" + n + side).c_str(), BM_DnaMismatch, p, planes)->Unit(benchmark::kMillisecond);
             benchmark::RegisterBenchmark(("BM_DnaRevcomp/" + n + side).c_str(), BM_DnaRevcomp, p, planes)->Unit(benchmark::kMillisecond);
         }
+        for (const variant& v : variants()) {
+            if (v.name.rfind(g.name + "_", 0) != 0) continue;
+            for (const bool planes : {true, false}) {
+                const std::string side = planes ? "/planes" : "/bytes";
+                if (v.other.empty()) {
+                    benchmark::RegisterBenchmark(("BM_DnaRevcomp/" + v.name + side).c_str(), BM_DnaRevcompVariant, &v, planes)
+                        ->Unit(benchmark::kMillisecond);
+                } else {
+                    benchmark::RegisterBenchmark(("BM_DnaMismatch/" + v.name + side).c_str(), BM_DnaMismatchVariant, &v, planes)
+                        ->Unit(benchmark::kMillisecond);
+                }
+            }
+        }
         for (const std::size_t k : {12, 32}) {
             std::string kk = "/";
             kk += std::to_string(k);
@@ -348,6 +429,12 @@ void print_summary(const recording_reporter& rep) {
                     ratio("BM_DnaCount/" + n + "/planes", "BM_DnaCount/" + n + "/bytes"),
                     ratio("BM_DnaMismatch/" + n + "/planes", "BM_DnaMismatch/" + n + "/bytes"),
                     ratio("BM_DnaRevcomp/" + n + "/planes", "BM_DnaRevcomp/" + n + "/bytes"));
+        for (const variant& v : variants()) {
+            if (v.name.rfind(n + "_", 0) != 0) continue;
+            const char* op = v.other.empty() ? "revcomp" : "mismatch";
+            const std::string row = std::string(v.other.empty() ? "BM_DnaRevcomp/" : "BM_DnaMismatch/") + v.name;
+            std::printf("  (extra) %s: %s %.1fx\n", v.name.c_str(), op, ratio(row + "/planes", row + "/bytes"));
+        }
         for (const int k : {12, 32})
             std::printf("%s: find %d-mer %.1fx memmem, %.1fx std::search (>= 2)\n", n.c_str(), k,
                         ratio("BM_DnaFind/" + n + "/" + std::to_string(k) + "/planes", "BM_DnaFind/" + n + "/" + std::to_string(k) + "/memmem"),
