@@ -10,11 +10,15 @@
 //   BM_DnaMismatch/<genome>/{planes,bytes}  letters differing between the genome and a copy with
 //                                           1% substitutions, case ignored: mismatch_count vs a
 //                                           byte loop (which GCC vectorizes)
+//   BM_DnaMismatch/<genome>/read_only       no count: an XOR-OR loop over two buffers of the size
+//                                           of the two sequences' planes (2 bits a letter each),
+//                                           what reading them from L2, L3 or memory costs: the
+//                                           ceiling of any plane mismatch count
 //   BM_DnaRevcomp/<genome>/{planes,bytes}   reverse complement: planes vs a table loop into a string
 //   BM_DnaFind/<genome>/<k>/{planes,memmem,std_search}   every occurrence of a k-mer taken from
 //                                           the genome: dna::find vs memmem and std::search loops
 // Extra rows on E. coli, to explain the figures above (not part of the acceptance):
-//   BM_DnaMismatch/ecoli_1Mb/{planes,bytes}    the same on the first 2^20 letters, whose planes
+//   BM_DnaMismatch/ecoli_1Mb/{planes,bytes,read_only}  the same on the first 2^20 letters, whose planes
 //                                           (2 x 256 KiB) stay in L2: the kernel without the
 //                                           L3 bandwidth limit
 //   BM_DnaRevcomp/ecoli_iupac<d>/{planes,bytes}  reverse complement of E. coli with an ambiguity
@@ -237,6 +241,19 @@ std::uint64_t byte_mismatches(const std::string& a, const std::string& b) {
     return n;
 }
 
+// Reads two buffers of `letters / 32` words each, as mismatch_count reads two sequences' planes.
+void read_only(benchmark::State& state, std::size_t letters) {
+    const std::vector<std::uint64_t> a(letters / 32 + 1, 0x0123456789ABCDEFull), b(letters / 32 + 1, 0xFEDCBA9876543210ull);
+    for (auto _ : state) {
+        std::uint64_t acc = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) acc |= a[i] ^ b[i];
+        benchmark::DoNotOptimize(acc);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * letters));
+}
+
+void BM_DnaMismatchReadOnly(benchmark::State& state, std::size_t letters) { read_only(state, letters); }
+
 void BM_DnaMismatch(benchmark::State& state, const genome* g, bool planes) {
     check(dna::mismatch_count(g->parsed.letters(), g->mutated_seq) == byte_mismatches(g->letters, g->mutated), "mismatch",
           g->name);
@@ -362,6 +379,8 @@ void register_all() {
             benchmark::RegisterBenchmark(("BM_DnaMismatch/" + n + side).c_str(), BM_DnaMismatch, p, planes)->Unit(benchmark::kMillisecond);
             benchmark::RegisterBenchmark(("BM_DnaRevcomp/" + n + side).c_str(), BM_DnaRevcomp, p, planes)->Unit(benchmark::kMillisecond);
         }
+        benchmark::RegisterBenchmark(("BM_DnaMismatch/" + n + "/read_only").c_str(), BM_DnaMismatchReadOnly, g.letters.size())
+            ->Unit(benchmark::kMillisecond);
         for (const variant& v : variants()) {
             if (v.name.rfind(g.name + "_", 0) != 0) continue;
             for (const bool planes : {true, false}) {
@@ -374,6 +393,10 @@ void register_all() {
                         ->Unit(benchmark::kMillisecond);
                 }
             }
+            if (!v.other.empty())
+                benchmark::RegisterBenchmark(("BM_DnaMismatch/" + v.name + "/read_only").c_str(), BM_DnaMismatchReadOnly,
+                                             v.letters.size())
+                    ->Unit(benchmark::kMillisecond);
         }
         for (const std::size_t k : {12, 32}) {
             std::string kk = "/";
@@ -425,15 +448,21 @@ void print_summary(const recording_reporter& rep) {
         const auto parse = rep.byte_rate.find("BM_DnaParse/" + n + "/planes");
         std::printf("%s: FASTA->planes %.2f GB/s (target >= 1)\n", n.c_str(),
                     parse == rep.byte_rate.end() ? 0.0 : parse->second / 1e9);
-        std::printf("%s: counts/GC %.1fx (>= 30)  mismatch %.1fx (>= 30)  revcomp %.1fx (>= 10)\n", n.c_str(),
-                    ratio("BM_DnaCount/" + n + "/planes", "BM_DnaCount/" + n + "/bytes"),
+        std::printf("%s: counts/GC %.1fx (>= 30)  mismatch %.1fx (>= 30; reading the planes alone: %.1fx)  revcomp %.1fx (>= 10)\n",
+                    n.c_str(), ratio("BM_DnaCount/" + n + "/planes", "BM_DnaCount/" + n + "/bytes"),
                     ratio("BM_DnaMismatch/" + n + "/planes", "BM_DnaMismatch/" + n + "/bytes"),
+                    ratio("BM_DnaMismatch/" + n + "/read_only", "BM_DnaMismatch/" + n + "/bytes"),
                     ratio("BM_DnaRevcomp/" + n + "/planes", "BM_DnaRevcomp/" + n + "/bytes"));
         for (const variant& v : variants()) {
             if (v.name.rfind(n + "_", 0) != 0) continue;
             const char* op = v.other.empty() ? "revcomp" : "mismatch";
             const std::string row = std::string(v.other.empty() ? "BM_DnaRevcomp/" : "BM_DnaMismatch/") + v.name;
-            std::printf("  (extra) %s: %s %.1fx\n", v.name.c_str(), op, ratio(row + "/planes", row + "/bytes"));
+            if (v.other.empty()) {
+                std::printf("  (extra) %s: %s %.1fx\n", v.name.c_str(), op, ratio(row + "/planes", row + "/bytes"));
+            } else {
+                std::printf("  (extra) %s: %s %.1fx (reading the planes alone: %.1fx)\n", v.name.c_str(), op,
+                            ratio(row + "/planes", row + "/bytes"), ratio(row + "/read_only", row + "/bytes"));
+            }
         }
         for (const int k : {12, 32})
             std::printf("%s: find %d-mer %.1fx memmem, %.1fx std::search (>= 2)\n", n.c_str(), k,
