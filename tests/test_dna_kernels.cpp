@@ -203,4 +203,40 @@ TEST(DnaKernels, TwoPlaneKernelsMatchScalarOnEveryPath) {
     }
 }
 
+// count2 and mismatch2 take many blocks a call (their sums stay in registers and the next
+// blocks are prefetched): every count from 0 to past a batch, blocks scattered in memory.
+TEST(DnaKernels, ManyBlockCountsMatchScalarOnEveryPath) {
+    const auto& scalar = detail::scalar_dna_kernels();
+    std::mt19937_64 rng(bitplane_test::case_seed("two-plane-many"));
+    std::vector<std::vector<std::byte>> a, b;
+    for (int k = 0; k < 70; ++k) {
+        a.push_back(random_payload(rng));
+        b.push_back(k % 5 == 0 ? a.back() : random_payload(rng));
+        if (k % 7 == 3) std::fill(a.back().begin(), a.back().end(), std::byte{0xFF});  // all T
+    }
+    std::vector<const std::byte*> pa, pb;
+    for (int k = 0; k < 70; ++k) {  // not in order: the kernels take any addresses
+        pa.push_back(a[static_cast<std::size_t>((k * 31) % 70)].data());
+        pb.push_back(b[static_cast<std::size_t>((k * 17) % 70)].data());
+    }
+    for (const auto path : paths()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        const auto& t = table_of(path);
+        for (const std::size_t n : {0, 1, 2, 3, 8, 63, 64, 65, 70}) {
+            std::uint64_t cs[3], ct[3];
+            scalar.count2(pa.data(), n, cs);
+            t.count2(pa.data(), n, ct);
+            ASSERT_TRUE(std::equal(cs, cs + 3, ct)) << "count2, n " << n;
+            std::uint64_t one_by_one[3] = {0, 0, 0};
+            for (std::size_t k = 0; k < n; ++k) {
+                std::uint64_t c[3];
+                scalar.count2(&pa[k], 1, c);
+                for (unsigned j = 0; j < 3; ++j) one_by_one[j] += c[j];
+            }
+            ASSERT_TRUE(std::equal(cs, cs + 3, one_by_one)) << "count2 sums, n " << n;
+            ASSERT_EQ(scalar.mismatch2(pa.data(), pb.data(), n), t.mismatch2(pa.data(), pb.data(), n)) << "mismatch2, n " << n;
+        }
+    }
+}
+
 }  // namespace
