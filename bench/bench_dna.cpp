@@ -10,9 +10,20 @@
 //   BM_DnaMismatch/<genome>/{planes,bytes}  letters differing between the genome and a copy with
 //                                           1% substitutions, case ignored: mismatch_count vs a
 //                                           byte loop (which GCC vectorizes)
+//   BM_DnaMismatch/<genome>/read_only       no count: an XOR-OR loop over two buffers of the size
+//                                           of the two sequences' planes (2 bits a letter each),
+//                                           what reading them from L2, L3 or memory costs: the
+//                                           ceiling of any plane mismatch count
 //   BM_DnaRevcomp/<genome>/{planes,bytes}   reverse complement: planes vs a table loop into a string
 //   BM_DnaFind/<genome>/<k>/{planes,memmem,std_search}   every occurrence of a k-mer taken from
 //                                           the genome: dna::find vs memmem and std::search loops
+// Extra rows on E. coli, to explain the figures above (not part of the acceptance):
+//   BM_DnaMismatch/ecoli_1Mb/{planes,bytes,read_only}  the same on the first 2^20 letters, whose planes
+//                                           (2 x 256 KiB) stay in L2: the kernel without the
+//                                           L3 bandwidth limit
+//   BM_DnaRevcomp/ecoli_iupac<d>/{planes,bytes}  reverse complement of E. coli with an ambiguity
+//                                           code every ~d letters (d = 20000, 2000, 200): how the
+//                                           special-letter path scales with their density
 // The byte baselines run on the upper-cased letters as one std::string (no line breaks). Every
 // planes result is checked against its baseline once before timing. At the end the program
 // prints the ratios of each pair, from this run (the acceptance table of docs/benchmarks.md).
@@ -53,6 +64,13 @@ struct genome {
     std::string mutated;  // letters with 1% substitutions
     dna::fasta parsed;
     dna::sequence mutated_seq;
+};
+
+// Letters as a sequence and as a string, for the extra rows.
+struct variant {
+    std::string name;  // row name in place of the genome's
+    std::string letters, other;
+    dna::sequence seq, other_seq;
 };
 
 std::filesystem::path genomes_dir() {
@@ -101,6 +119,34 @@ std::vector<genome>& genomes() {
             std::mt19937_64 rng(7);
             for (std::size_t i = 0; i < g.mutated.size(); i += 50 + rng() % 100) g.mutated[i] = "ACGT"[rng() & 3];
             g.mutated_seq = dna::sequence(g.mutated);
+        }
+        return out;
+    }();
+    return all;
+}
+
+std::vector<variant>& variants() {
+    static std::vector<variant> all = [] {
+        std::vector<variant> out;
+        for (const genome& g : genomes()) {
+            if (g.name != "ecoli") continue;
+            variant l2;
+            l2.name = g.name + "_1Mb";
+            l2.letters = g.letters.substr(0, std::size_t{1} << 20);
+            l2.other = g.mutated.substr(0, std::size_t{1} << 20);
+            l2.seq = dna::sequence(l2.letters);
+            l2.other_seq = dna::sequence(l2.other);
+            out.push_back(std::move(l2));
+            for (const std::size_t every : {20000, 2000, 200}) {
+                variant v;
+                v.name = g.name + "_iupac" + std::to_string(every);
+                v.letters = g.letters;
+                std::mt19937_64 rng(every);
+                for (std::size_t i = rng() % every; i < v.letters.size(); i += every / 2 + rng() % every)
+                    v.letters[i] = "RYKMSWBDHVN"[rng() % 11];
+                v.seq = dna::sequence(v.letters);
+                out.push_back(std::move(v));
+            }
         }
         return out;
     }();
@@ -195,6 +241,19 @@ std::uint64_t byte_mismatches(const std::string& a, const std::string& b) {
     return n;
 }
 
+// Reads two buffers of `letters / 32` words each, as mismatch_count reads two sequences' planes.
+void read_only(benchmark::State& state, std::size_t letters) {
+    const std::vector<std::uint64_t> a(letters / 32 + 1, 0x0123456789ABCDEFull), b(letters / 32 + 1, 0xFEDCBA9876543210ull);
+    for (auto _ : state) {
+        std::uint64_t acc = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) acc |= a[i] ^ b[i];
+        benchmark::DoNotOptimize(acc);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * letters));
+}
+
+void BM_DnaMismatchReadOnly(benchmark::State& state, std::size_t letters) { read_only(state, letters); }
+
 void BM_DnaMismatch(benchmark::State& state, const genome* g, bool planes) {
     check(dna::mismatch_count(g->parsed.letters(), g->mutated_seq) == byte_mismatches(g->letters, g->mutated), "mismatch",
           g->name);
@@ -235,6 +294,32 @@ void BM_DnaRevcomp(benchmark::State& state, const genome* g, bool planes) {
         }
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * g->letters.size()));
+}
+
+void BM_DnaMismatchVariant(benchmark::State& state, const variant* v, bool planes) {
+    check(dna::mismatch_count(v->seq, v->other_seq) == byte_mismatches(v->letters, v->other), "mismatch", v->name);
+    for (auto _ : state) {
+        if (planes) {
+            benchmark::DoNotOptimize(dna::mismatch_count(v->seq, v->other_seq));
+        } else {
+            benchmark::DoNotOptimize(byte_mismatches(v->letters, v->other));
+        }
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * v->letters.size()));
+}
+
+void BM_DnaRevcompVariant(benchmark::State& state, const variant* v, bool planes) {
+    check(dna::reverse_complement(v->seq).to_string() == byte_revcomp(v->letters), "reverse complement", v->name);
+    for (auto _ : state) {
+        if (planes) {
+            dna::sequence rc = dna::reverse_complement(v->seq);
+            benchmark::DoNotOptimize(rc);
+        } else {
+            std::string rc = byte_revcomp(v->letters);
+            benchmark::DoNotOptimize(rc);
+        }
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * v->letters.size()));
 }
 
 std::vector<std::uint64_t> memmem_all(const std::string& text, const std::string& pattern) {
@@ -294,6 +379,25 @@ void register_all() {
             benchmark::RegisterBenchmark(("BM_DnaMismatch/" + n + side).c_str(), BM_DnaMismatch, p, planes)->Unit(benchmark::kMillisecond);
             benchmark::RegisterBenchmark(("BM_DnaRevcomp/" + n + side).c_str(), BM_DnaRevcomp, p, planes)->Unit(benchmark::kMillisecond);
         }
+        benchmark::RegisterBenchmark(("BM_DnaMismatch/" + n + "/read_only").c_str(), BM_DnaMismatchReadOnly, g.letters.size())
+            ->Unit(benchmark::kMillisecond);
+        for (const variant& v : variants()) {
+            if (v.name.rfind(g.name + "_", 0) != 0) continue;
+            for (const bool planes : {true, false}) {
+                const std::string side = planes ? "/planes" : "/bytes";
+                if (v.other.empty()) {
+                    benchmark::RegisterBenchmark(("BM_DnaRevcomp/" + v.name + side).c_str(), BM_DnaRevcompVariant, &v, planes)
+                        ->Unit(benchmark::kMillisecond);
+                } else {
+                    benchmark::RegisterBenchmark(("BM_DnaMismatch/" + v.name + side).c_str(), BM_DnaMismatchVariant, &v, planes)
+                        ->Unit(benchmark::kMillisecond);
+                }
+            }
+            if (!v.other.empty())
+                benchmark::RegisterBenchmark(("BM_DnaMismatch/" + v.name + "/read_only").c_str(), BM_DnaMismatchReadOnly,
+                                             v.letters.size())
+                    ->Unit(benchmark::kMillisecond);
+        }
         for (const std::size_t k : {12, 32}) {
             std::string kk = "/";
             kk += std::to_string(k);
@@ -344,10 +448,22 @@ void print_summary(const recording_reporter& rep) {
         const auto parse = rep.byte_rate.find("BM_DnaParse/" + n + "/planes");
         std::printf("%s: FASTA->planes %.2f GB/s (target >= 1)\n", n.c_str(),
                     parse == rep.byte_rate.end() ? 0.0 : parse->second / 1e9);
-        std::printf("%s: counts/GC %.1fx (>= 30)  mismatch %.1fx (>= 30)  revcomp %.1fx (>= 10)\n", n.c_str(),
-                    ratio("BM_DnaCount/" + n + "/planes", "BM_DnaCount/" + n + "/bytes"),
+        std::printf("%s: counts/GC %.1fx (>= 30)  mismatch %.1fx (>= 30; reading the planes alone: %.1fx)  revcomp %.1fx (>= 10)\n",
+                    n.c_str(), ratio("BM_DnaCount/" + n + "/planes", "BM_DnaCount/" + n + "/bytes"),
                     ratio("BM_DnaMismatch/" + n + "/planes", "BM_DnaMismatch/" + n + "/bytes"),
+                    ratio("BM_DnaMismatch/" + n + "/read_only", "BM_DnaMismatch/" + n + "/bytes"),
                     ratio("BM_DnaRevcomp/" + n + "/planes", "BM_DnaRevcomp/" + n + "/bytes"));
+        for (const variant& v : variants()) {
+            if (v.name.rfind(n + "_", 0) != 0) continue;
+            const char* op = v.other.empty() ? "revcomp" : "mismatch";
+            const std::string row = std::string(v.other.empty() ? "BM_DnaRevcomp/" : "BM_DnaMismatch/") + v.name;
+            if (v.other.empty()) {
+                std::printf("  (extra) %s: %s %.1fx\n", v.name.c_str(), op, ratio(row + "/planes", row + "/bytes"));
+            } else {
+                std::printf("  (extra) %s: %s %.1fx (reading the planes alone: %.1fx)\n", v.name.c_str(), op,
+                            ratio(row + "/planes", row + "/bytes"), ratio(row + "/read_only", row + "/bytes"));
+            }
+        }
         for (const int k : {12, 32})
             std::printf("%s: find %d-mer %.1fx memmem, %.1fx std::search (>= 2)\n", n.c_str(), k,
                         ratio("BM_DnaFind/" + n + "/" + std::to_string(k) + "/planes", "BM_DnaFind/" + n + "/" + std::to_string(k) + "/memmem"),

@@ -2,9 +2,10 @@
 //
 // One table per instruction set: dna_kernels_scalar.cpp (portable, the reference every other
 // table is tested against), dna_kernels_sse2.cpp and dna_kernels_avx2.cpp (dna_kernels_impl.hpp
-// written once over the xsimd architecture tag, compiled with each set's flags). The table
-// follows the library's SIMD path (active_simd_path(), BITPLANE_SIMD, set_simd_path); the avx512
-// path uses the AVX2 table.
+// written once over the xsimd architecture tag, compiled with each set's flags), and
+// dna_kernels_avx512.cpp (intrinsics: 64-byte registers, vpopcntq, byte permutes, GFNI bit
+// reversal). The table follows the library's SIMD path (active_simd_path(), BITPLANE_SIMD,
+// set_simd_path).
 #pragma once
 
 #include <bitplane/block.hpp>
@@ -58,23 +59,25 @@ struct dna_kernel_table {
     void (*deinterleave2)(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p1);
     /// planes 0 and 1 -> payload.
     void (*interleave2)(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload);
-    /// out[0..3) = C, G, T of the block's 2048 letters (A is the rest).
-    void (*count2)(const std::byte* payload, std::uint64_t* out);
-    /// Letters that differ between two such blocks.
-    std::uint64_t (*mismatch2)(const std::byte* a, const std::byte* b);
+    /// out[0..3) = C, G, T of the 2048 n letters of blocks payloads[0..n) (A is the rest). Many
+    /// blocks a call: the sums stay in registers, and the next blocks are prefetched.
+    void (*count2)(const std::byte* const* payloads, std::size_t n, std::uint64_t* out);
+    /// Letters that differ between blocks a[i] and b[i], summed over i < n.
+    std::uint64_t (*mismatch2)(const std::byte* const* a, const std::byte* const* b, std::size_t n);
 
-    /// Reverse complement of plain upper-case letters straight into a payload: p0 and p1 hold
-    /// 128 words each of planes 0 and 1 (two consecutive blocks); the window is letters
-    /// [shift, shift + 2048) (shift < 2048) and payload letter i gets the complement of window
-    /// letter 2047 - i. Returns bit j set when plane j of the result is neither all zero nor all
-    /// one (3: the payload is a valid two-plane block).
-    std::uint32_t (*revcomp2)(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload);
+    /// Reverse complement of plain upper-case letters, payload to payload: the window is
+    /// letters [shift, shift + 2048) (shift < 2048) of block `low` followed by block `high`
+    /// (two payloads; with shift 0, `high` is read but unused), and payload letter i gets the
+    /// complement of window letter 2047 - i. Returns bit j set when plane j of the result is
+    /// neither all zero nor all one (3: the payload is a valid two-plane block).
+    std::uint32_t (*revcomp2)(const std::byte* low, const std::byte* high, std::size_t shift, std::byte* payload);
 };
 
 const dna_kernel_table& scalar_dna_kernels() noexcept;
 #if defined(BITPLANE_X86)
 const dna_kernel_table& sse2_dna_kernels() noexcept;
 const dna_kernel_table& avx2_dna_kernels() noexcept;
+const dna_kernel_table& avx512_dna_kernels() noexcept;
 #endif
 
 /// The table of the active SIMD path (one atomic load).

@@ -20,6 +20,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -302,23 +303,25 @@ inline std::uint32_t reverse_plane(const std::uint32_t* in, const std::uint32_t*
 }
 #endif
 
+inline void deinterleave2(const std::byte* payload, std::uint32_t* p0, std::uint32_t* p1, xsimd::sse2) noexcept;
 inline void interleave2(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* payload, xsimd::sse2) noexcept;
 
-inline std::uint32_t revcomp2(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload,
+inline std::uint32_t revcomp2(const std::byte* low, const std::byte* high, std::size_t shift, std::byte* payload,
                               xsimd::sse2) noexcept {
-    static constexpr std::uint32_t all_valid[plane_words] = {~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
-                                                             ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
-                                                             ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
-                                                             ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u,
-                                                             ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u, ~0u};
+    static constexpr auto all_valid = [] {
+        std::array<std::uint32_t, plane_words> v{};
+        for (auto& w : v) w = ~0u;
+        return v;
+    }();
     const std::size_t ws = shift / 32, bs = shift % 32;
-    std::uint32_t window[2][plane_words], out[2][plane_words];
-    const std::uint32_t* in[2] = {p0, p1};
+    std::uint32_t in[2][2 * plane_words], window[2][plane_words], out[2][plane_words];
+    deinterleave2(low, in[0], in[1], xsimd::sse2{});
+    deinterleave2(high, in[0] + plane_words, in[1] + plane_words, xsimd::sse2{});
     std::uint32_t result = 0;
     for (unsigned j = 0; j < 2; ++j) {
         for (std::size_t w = 0; w < plane_words; ++w)
             window[j][w] = bs == 0 ? in[j][ws + w] : (in[j][ws + w] >> bs) | (in[j][ws + w + 1] << (32 - bs));
-        reverse_plane(window[j], all_valid, true, out[j], xsimd::sse2{});
+        reverse_plane(window[j], all_valid.data(), true, out[j], xsimd::sse2{});
         std::uint32_t any = 0, all = ~0u;
         for (std::size_t w = 0; w < plane_words; ++w) {
             any |= out[j][w];
@@ -331,13 +334,27 @@ inline std::uint32_t revcomp2(const std::uint32_t* p0, const std::uint32_t* p1, 
 }
 
 #if XSIMD_WITH_AVX2
-// Eight words of the reversed, complemented window: window words 56 - w .. 63 - w, each the
-// funnel of two input words, bit-reversed and in reverse order, then inverted.
-inline __m256i revcomp_words(const std::uint32_t* in, std::size_t ws, __m128i right, __m128i left, std::size_t w) noexcept {
-    const std::uint32_t* at = in + ws + plane_words - 8 - w;
-    __m256i v = _mm256_or_si256(_mm256_srl_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), right),
-                                _mm256_sll_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 1)), left));
-    const __m256i reverse_dwords = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+// Columns i .. i + 3 (8 bytes each) of block `low` followed by block `high`.
+inline __m256i pair_columns(const std::byte* low, const std::byte* high, std::size_t i) noexcept {
+    if (i + 4 <= plane_words) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(low + 8 * i));
+    if (i >= plane_words) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(high + 8 * (i - plane_words)));
+    alignas(32) std::byte both[32];  // across the two blocks (one load in 16 per window)
+    const std::size_t from_low = plane_words - i;
+    std::memcpy(both, low + 8 * i, 8 * from_low);
+    std::memcpy(both + 8 * from_low, high, 32 - 8 * from_low);
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(both));
+}
+
+// Straight from payload to payload: a column (8 bytes) holds word c of plane 0 and of plane 1,
+// and both words of a column shift by the same count, so the window's funnel shift works on
+// 32-bit lanes of the interleaved bytes; reversing the column order (not the planes inside a
+// column) and the bits of each word, then inverting, gives the output columns.
+inline std::uint32_t revcomp2(const std::byte* low, const std::byte* high, std::size_t shift, std::byte* payload,
+                              xsimd::avx2) noexcept {
+    const std::size_t ws = shift / 32, bs = shift % 32;
+    // Shift counts of 32 give zeros, so bs = 0 needs no case of its own.
+    const __m128i right = _mm_cvtsi32_si128(static_cast<int>(bs));
+    const __m128i left = _mm_cvtsi32_si128(static_cast<int>(32 - bs));
     const __m256i reverse_bytes = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,  //
                                                    3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
     // The complement of the bit-reversed nibble, moved up (low nibbles) or kept low (high
@@ -347,42 +364,29 @@ inline __m256i revcomp_words(const std::uint32_t* in, std::size_t ws, __m128i ri
     const __m256i not_rev = _mm256_setr_epi8(15, 7, 11, 3, 13, 5, 9, 1, 14, 6, 10, 2, 12, 4, 8, 0,  //
                                              15, 7, 11, 3, 13, 5, 9, 1, 14, 6, 10, 2, 12, 4, 8, 0);
     const __m256i nibble = _mm256_set1_epi8(0x0F);
-    v = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(v, reverse_dwords), reverse_bytes);
-    return _mm256_or_si256(_mm256_shuffle_epi8(not_rev_up, _mm256_and_si256(v, nibble)),
-                           _mm256_shuffle_epi8(not_rev, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
-}
-
-inline std::uint32_t revcomp2(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload,
-                              xsimd::avx2) noexcept {
-    const std::size_t ws = shift / 32, bs = shift % 32;
-    // Shift counts of 32 give zeros, so bs = 0 needs no case of its own.
-    const __m128i right = _mm_cvtsi32_si128(static_cast<int>(bs));
-    const __m128i left = _mm_cvtsi32_si128(static_cast<int>(32 - bs));
-    __m256i any0 = _mm256_setzero_si256(), any1 = any0;
-    __m256i all0 = _mm256_set1_epi32(-1), all1 = all0;
-    for (std::size_t w = 0; w < plane_words; w += 8) {
-        const __m256i a = revcomp_words(p0, ws, right, left, w);
-        const __m256i b = revcomp_words(p1, ws, right, left, w);
-        any0 = _mm256_or_si256(any0, a);
-        all0 = _mm256_and_si256(all0, a);
-        any1 = _mm256_or_si256(any1, b);
-        all1 = _mm256_and_si256(all1, b);
-        // Interleave into columns w .. w + 7: (a0 b0 a1 b1 ...).
-        const __m256i lo = _mm256_unpacklo_epi32(a, b);  // a0 b0 a1 b1 | a4 b4 a5 b5
-        const __m256i hi = _mm256_unpackhi_epi32(a, b);  // a2 b2 a3 b3 | a6 b6 a7 b7
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(payload + 8 * w), _mm256_permute2x128_si256(lo, hi, 0x20));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(payload + 8 * w + 32), _mm256_permute2x128_si256(lo, hi, 0x31));
+    __m256i any = _mm256_setzero_si256(), all = _mm256_set1_epi32(-1);
+    for (std::size_t c = 0; c < plane_words; c += 4) {  // output columns c .. c + 3
+        const std::size_t i = ws + plane_words - 4 - c;
+        __m256i v = _mm256_or_si256(_mm256_srl_epi32(pair_columns(low, high, i), right),
+                                    _mm256_sll_epi32(pair_columns(low, high, i + 1), left));
+        v = _mm256_shuffle_epi8(_mm256_permute4x64_epi64(v, 0x1B), reverse_bytes);
+        v = _mm256_or_si256(_mm256_shuffle_epi8(not_rev_up, _mm256_and_si256(v, nibble)),
+                            _mm256_shuffle_epi8(not_rev, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
+        any = _mm256_or_si256(any, v);
+        all = _mm256_and_si256(all, v);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(payload + 8 * c), v);
     }
-    const __m256i ones = _mm256_set1_epi32(-1);
-    const bool live0 = !_mm256_testz_si256(any0, any0) && !_mm256_testc_si256(all0, ones);
-    const bool live1 = !_mm256_testz_si256(any1, any1) && !_mm256_testc_si256(all1, ones);
+    const __m256i plane0 = _mm256_set1_epi64x(0xFFFFFFFFll);  // the low word of each column
+    const __m256i plane1 = _mm256_slli_epi64(plane0, 32);
+    const bool live0 = !_mm256_testz_si256(any, plane0) && !_mm256_testc_si256(all, plane0);
+    const bool live1 = !_mm256_testz_si256(any, plane1) && !_mm256_testc_si256(all, plane1);
     return (live0 ? 1u : 0u) | (live1 ? 2u : 0u);
 }
 #endif
 
 template <class A>
-std::uint32_t revcomp2(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload) {
-    return revcomp2(p0, p1, shift, payload, A{});
+std::uint32_t revcomp2(const std::byte* low, const std::byte* high, std::size_t shift, std::byte* payload) {
+    return revcomp2(low, high, shift, payload, A{});
 }
 
 template <class A>
@@ -592,13 +596,20 @@ inline std::uint64_t mismatch2_block(const std::byte* a, const std::byte* b, xsi
 #endif
 
 template <class A>
-void count2(const std::byte* payload, std::uint64_t* out) {
-    count2(payload, out, A{});
+void count2(const std::byte* const* payloads, std::size_t n, std::uint64_t* out) {
+    out[0] = out[1] = out[2] = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        std::uint64_t cgt[3];
+        count2(payloads[k], cgt, A{});
+        for (unsigned j = 0; j < 3; ++j) out[j] += cgt[j];
+    }
 }
 
 template <class A>
-std::uint64_t mismatch2(const std::byte* a, const std::byte* b) {
-    return mismatch2_block(a, b, A{});
+std::uint64_t mismatch2(const std::byte* const* a, const std::byte* const* b, std::size_t n) {
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < n; ++k) total += mismatch2_block(a[k], b[k], A{});
+    return total;
 }
 
 template <class A>

@@ -116,26 +116,31 @@ void interleave2(const std::uint32_t* p0, const std::uint32_t* p1, std::byte* pa
     }
 }
 
-void count2(const std::byte* payload, std::uint64_t* out) {
+void count2(const std::byte* const* payloads, std::size_t n, std::uint64_t* out) {
     out[0] = out[1] = out[2] = 0;
-    for (std::size_t c = 0; c < plane_words; ++c) {
-        const std::uint32_t a = word_at(payload, 2 * c), b = word_at(payload, 2 * c + 1);
-        out[0] += popcount32(a & ~b);
-        out[1] += popcount32(~a & b);
-        out[2] += popcount32(a & b);
+    for (std::size_t k = 0; k < n; ++k) {
+        for (std::size_t c = 0; c < plane_words; ++c) {
+            const std::uint32_t a = word_at(payloads[k], 2 * c), b = word_at(payloads[k], 2 * c + 1);
+            out[0] += popcount32(a & ~b);
+            out[1] += popcount32(~a & b);
+            out[2] += popcount32(a & b);
+        }
     }
 }
 
-std::uint64_t mismatch2(const std::byte* a, const std::byte* b) {
-    std::uint64_t n = 0;
-    for (std::size_t c = 0; c < plane_words; ++c)
-        n += popcount32((word_at(a, 2 * c) ^ word_at(b, 2 * c)) | (word_at(a, 2 * c + 1) ^ word_at(b, 2 * c + 1)));
-    return n;
+std::uint64_t mismatch2(const std::byte* const* a, const std::byte* const* b, std::size_t n) {
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < n; ++k)
+        for (std::size_t c = 0; c < plane_words; ++c)
+            total += popcount32((word_at(a[k], 2 * c) ^ word_at(b[k], 2 * c)) | (word_at(a[k], 2 * c + 1) ^ word_at(b[k], 2 * c + 1)));
+    return total;
 }
 
-std::uint32_t revcomp2(const std::uint32_t* p0, const std::uint32_t* p1, std::size_t shift, std::byte* payload) {
+std::uint32_t revcomp2(const std::byte* low, const std::byte* high, std::size_t shift, std::byte* payload) {
+    std::uint32_t in[2][2 * plane_words];
+    deinterleave2(low, in[0], in[1]);
+    deinterleave2(high, in[0] + plane_words, in[1] + plane_words);
     std::uint32_t out[2][plane_words] = {};
-    const std::uint32_t* in[2] = {p0, p1};
     for (std::size_t i = 0; i < block_values; ++i) {
         const std::size_t src = shift + block_values - 1 - i;
         for (unsigned j = 0; j < 2; ++j) {
@@ -167,9 +172,7 @@ const dna_kernel_table& scalar_dna_kernels() noexcept { return scalar_table; }
 const dna_kernel_table& dna_kernels() {
 #if defined(BITPLANE_X86)
     switch (bitplane::detail::active_kernels().path) {
-        // The avx512 path's letters kernels are the AVX2 ones (AVX-512 CPUs run AVX2; the avx512
-        // path differs from avx2 only in the codec's bit-matrix transposes).
-        case simd_path::avx512:
+        case simd_path::avx512: return avx512_dna_kernels();
         case simd_path::avx2: return avx2_dna_kernels();
         case simd_path::sse2: return sse2_dna_kernels();
         default: break;

@@ -1,7 +1,7 @@
-// Operations on the code planes of sequences (sequence.hpp): counts, mismatches, reverse
-// complement, pattern search. Each works on windows of 2048 letters aligned to the start of
-// its range (whole blocks, read in place, when the range starts on a block boundary) and hands
-// the plane work to the DNA kernels.
+// Operations on the code planes of sequences (sequence.hpp): counts, mismatches and pattern
+// search (the reverse complement, which builds a sequence, is in reverse_complement.cpp). Each
+// works on windows of 2048 letters aligned to the start of its range (whole blocks, read in
+// place, when the range starts on a block boundary) and hands the plane work to the DNA kernels.
 #include <bitplane/dna/sequence.hpp>
 
 #include <bitplane/codec.hpp>
@@ -11,12 +11,10 @@
 #include "dna/dna_kernels.hpp"
 #include "dna/letter_builder.hpp"
 
-#include <boost/container/vector.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <memory>
+#include <optional>
 #include <string>
 
 namespace bitplane::dna {
@@ -25,6 +23,10 @@ namespace {
 using detail::code_window;
 using detail::window_reader;
 
+// Two-plane blocks handed to the counting kernels a call: enough that the per-call sums and the
+// prefetch start-up do not show, few enough for the stack.
+constexpr std::size_t batch_blocks = 64;
+
 std::size_t clip(const sequence& s, std::size_t first, std::size_t count, const char* what) {
     if (first > s.size())
         throw index_error(std::string("dna::") + what + ": first " + std::to_string(first) + " > size " +
@@ -32,24 +34,26 @@ std::size_t clip(const sequence& s, std::size_t first, std::size_t count, const 
     return std::min(count, s.size() - first);
 }
 
-// Reads consecutive windows [first + 2048 k, ...) of a range: whole blocks when aligned.
+// Reads consecutive windows [first + 2048 k, ...) of a range: whole blocks when aligned. The
+// reader of unaligned windows (two cached blocks, 16 KiB) is set up on first use.
 class range_windows {
 public:
     range_windows(const sequence& s, std::size_t first, std::size_t count)
-        : codes_(s.codes()), first_(first), reader_(s.codes(), first, first + count) {}
+        : codes_(s.codes()), first_(first), count_(count) {}
     void load(std::size_t k, code_window& out) {
         const std::size_t start = first_ + k * block_values;
         if (first_ % block_values == 0) {
             detail::read_block(codes_, start / block_values, out);
             return;  // the range's end is clipped by the callers' counts
         }
-        reader_.load(static_cast<std::int64_t>(start), out);
+        if (!reader_) reader_.emplace(codes_, first_, first_ + count_);
+        reader_->load(static_cast<std::int64_t>(start), out);
     }
 
 private:
     const bitplane::vector<std::uint32_t>& codes_;
-    std::size_t first_;
-    window_reader reader_;
+    std::size_t first_, count_;
+    std::optional<window_reader> reader_;
 };
 
 // Clears the letters at or past `count` of a window (a range's last window read in place).
@@ -70,24 +74,33 @@ base_counts count_bases(const sequence& s, std::size_t first, std::size_t count)
     count = clip(s, first, count, "count_bases");
     const auto& kernels = detail::dna_kernels();
     range_windows windows(s, first, count);
-    code_window w;
+    std::optional<code_window> w;  // for blocks of other letters (8 KiB, zeroed when first needed)
     base_counts total;
+    // Plain upper-case blocks are counted in place, a batch at a time.
+    std::array<const std::byte*, batch_blocks> batch;
+    std::size_t batched = 0;
+    auto count_batch = [&] {
+        std::uint64_t cgt[3];
+        kernels.count2(batch.data(), batched, cgt);
+        total.c += cgt[0];
+        total.g += cgt[1];
+        total.t += cgt[2];
+        total.a += batched * block_values - cgt[0] - cgt[1] - cgt[2];
+        batched = 0;
+    };
     const bool aligned = first % block_values == 0;
     for (std::size_t k = 0; k * block_values < count; ++k) {
         const std::size_t n = std::min(block_values, count - k * block_values);
         if (const std::byte* payload = aligned && n == block_values ? detail::two_plane_payload(s.codes(), first / block_values + k) : nullptr) {
-            std::uint64_t cgt[3];  // plain upper-case ACGT, counted in place
-            kernels.count2(payload, cgt);
-            total.c += cgt[0];
-            total.g += cgt[1];
-            total.t += cgt[2];
-            total.a += block_values - cgt[0] - cgt[1] - cgt[2];
+            batch[batched++] = payload;
+            if (batched == batch_blocks) count_batch();
             continue;
         }
-        windows.load(k, w);
-        clip_tail(w, n);
+        if (!w) w.emplace();
+        windows.load(k, *w);
+        clip_tail(*w, n);
         std::uint64_t c[7];
-        kernels.count_codes(w.data(), w.nonzero, c);
+        kernels.count_codes(w->data(), w->nonzero, c);
         total.c += c[0];
         total.g += c[1];
         total.t += c[2];
@@ -97,6 +110,7 @@ base_counts count_bases(const sequence& s, std::size_t first, std::size_t count)
         total.ambiguous += c[3] - c[4] - c[5];
         total.lower += c[6];
     }
+    if (batched != 0) count_batch();
     return total;
 }
 
@@ -113,26 +127,38 @@ std::uint64_t mismatch_count(const sequence& a, std::size_t a_first, const seque
     const std::uint32_t compare = rule == case_rule::ignore ? 0x3Bu : 0x3Fu;  // all planes but (or with) case
     const auto& kernels = detail::dna_kernels();
     range_windows wa(a, a_first, count), wb(b, b_first, count);
-    code_window x, y;
+    std::optional<code_window> x, y;  // for blocks of other letters (zeroed when first needed)
     std::uint64_t total = 0;
+    // Pairs of plain upper-case blocks are compared in place, a batch at a time.
+    std::array<const std::byte*, batch_blocks> batch_a, batch_b;
+    std::size_t batched = 0;
     const bool aligned = a_first % block_values == 0 && b_first % block_values == 0;
     for (std::size_t k = 0; k * block_values < count; ++k) {
         const std::size_t n = std::min(block_values, count - k * block_values);
-        if (aligned && n == block_values) {  // two plain upper-case blocks: compared in place
+        if (aligned && n == block_values) {
             const std::byte* pa = detail::two_plane_payload(a.codes(), a_first / block_values + k);
             const std::byte* pb = pa != nullptr ? detail::two_plane_payload(b.codes(), b_first / block_values + k) : nullptr;
             if (pb != nullptr) {
-                total += kernels.mismatch2(pa, pb);
+                batch_a[batched] = pa;
+                batch_b[batched++] = pb;
+                if (batched == batch_blocks) {
+                    total += kernels.mismatch2(batch_a.data(), batch_b.data(), batched);
+                    batched = 0;
+                }
                 continue;
             }
         }
-        wa.load(k, x);
-        wb.load(k, y);
-        clip_tail(x, n);
-        clip_tail(y, n);
-        total += kernels.mismatch_planes(x.data(), y.data(), compare & (x.nonzero | y.nonzero));
+        if (!x) {
+            x.emplace();
+            y.emplace();
+        }
+        wa.load(k, *x);
+        wb.load(k, *y);
+        clip_tail(*x, n);
+        clip_tail(*y, n);
+        total += kernels.mismatch_planes(x->data(), y->data(), compare & (x->nonzero | y->nonzero));
     }
-    return total;
+    return total + kernels.mismatch2(batch_a.data(), batch_b.data(), batched);
 }
 
 std::uint64_t mismatch_count(const sequence& a, const sequence& b, case_rule rule) {
@@ -140,91 +166,6 @@ std::uint64_t mismatch_count(const sequence& a, const sequence& b, case_rule rul
         throw size_error("dna::mismatch_count: sequences of " + std::to_string(a.size()) + " and " +
                          std::to_string(b.size()) + " letters");
     return mismatch_count(a, 0, b, 0, a.size(), rule);
-}
-
-sequence reverse_complement(const sequence& s, std::size_t first, std::size_t count) {
-    count = clip(s, first, count, "reverse_complement");
-    const auto& kernels = detail::dna_kernels();
-    sequence result;
-    auto& codes = sequence_access::codes(result);
-    const auto end = static_cast<std::int64_t>(first + count);
-    // Output block k holds the reverse complement of input letters [end - 2048 (k + 1), end - 2048 k).
-    auto window_start = [&](std::size_t k) { return end - static_cast<std::int64_t>((k + 1) * block_values); };
-    // Whole output blocks. Plain upper-case input blocks take the two-plane path: planes 0 and
-    // 1 of input blocks b0 and b0 + 1, reversed and complemented by one kernel straight into
-    // the output block's bytes. Blocks are written in order into one arena that the result then
-    // adopts (no per-block appends).
-    const std::size_t full = count / block_values;
-    boost::container::vector<std::byte> arena;  // grown without zero-filling (default_init)
-    std::vector<std::uint64_t> offsets(full);
-    std::vector<std::uint32_t> sizes(full);
-    // Plain blocks take 517 bytes; blocks with a few ambiguity codes a little more (positions):
-    // room for those, so that the arena is not moved while it grows.
-    arena.reserve(full * (5 + 2 * plane_bytes) + full * 8 + 65536);
-    // Planes 0 and 1 of input blocks in `slots` consecutive slots: window k needs blocks b0 and
-    // b0 + 1 side by side, and window k + 1 needs b0 - 1 and b0, so blocks are placed downward,
-    // one new block per window, and the buffer is refilled from its top when it runs out.
-    constexpr std::size_t slots = 32;
-    // (zeroed: with a shift of 0 the kernel reads one word of the slot above, times zero)
-    auto p0 = std::make_unique<std::uint32_t[]>((slots + 1) * plane_words + 8);
-    auto p1 = std::make_unique<std::uint32_t[]>((slots + 1) * plane_words + 8);
-    std::size_t low_slot = slots;                          // slot of block low_block
-    std::size_t low_block = static_cast<std::size_t>(-1);  // slots hold low_block, low_block + 1, ...
-    auto place = [&](std::size_t slot, const std::byte* payload) {
-        kernels.deinterleave2(payload, p0.get() + slot * plane_words, p1.get() + slot * plane_words);
-    };
-    alignas(64) std::array<std::byte, codec::max_block_bytes> out;
-    window_reader reader(s.codes(), first, first + count);
-    code_window in, reversed;
-    for (std::size_t k = 0; k < full; ++k) {
-        const auto start = static_cast<std::size_t>(window_start(k));  // >= first: whole windows lie in the range
-        const std::size_t b0 = start / block_values, shift = start % block_values;
-        const std::byte* x = detail::two_plane_payload(s.codes(), b0);
-        const std::byte* y = x != nullptr && shift != 0 ? detail::two_plane_payload(s.codes(), b0 + 1) : nullptr;
-        std::size_t size = 0;
-        if (x != nullptr && (shift == 0 || y != nullptr)) {
-            const bool have_next = low_block != static_cast<std::size_t>(-1) && low_block == b0 + 1;
-            if (have_next && low_slot > 0) {
-                place(--low_slot, x);  // the usual step: one new block below the last
-            } else {
-                // Start over at the top: b0 in slot slots - 2, b0 + 1 (if needed) above it.
-                low_slot = slots - 2;
-                if (y != nullptr) place(slots - 1, y);
-                place(low_slot, x);
-            }
-            low_block = b0;
-            const std::size_t at = arena.size();
-            arena.resize(at + 5 + 2 * plane_bytes, boost::container::default_init);
-            if (kernels.revcomp2(p0.get() + low_slot * plane_words, p1.get() + low_slot * plane_words, shift,
-                                 arena.data() + at + 5) == 3u) {
-                arena[at] = std::byte{0x10};  // all-raw (docs/format.md section 2), live planes 0 and 1
-                arena[at + 1] = std::byte{3};
-                arena[at + 2] = arena[at + 3] = arena[at + 4] = std::byte{0};
-                offsets[k] = at;
-                sizes[k] = static_cast<std::uint32_t>(5 + 2 * plane_bytes);
-                continue;
-            }
-            arena.resize(at);
-        } else {
-            low_block = static_cast<std::size_t>(-1);
-        }
-        reader.load(static_cast<std::int64_t>(start), in);
-        reversed.nonzero = kernels.reverse_complement(in.data(), in.nonzero, block_values, reversed.data());
-        size = detail::encode_window(reversed, out);
-        offsets[k] = arena.size();
-        sizes[k] = static_cast<std::uint32_t>(size);
-        arena.insert(arena.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(size));
-    }
-    std::array<std::uint32_t, block_values> tail_values;
-    std::size_t tail = 0;
-    if (const std::size_t n = count % block_values; n != 0) {  // the last, partial output block
-        reader.load(window_start(full), in);
-        reversed.nonzero = kernels.reverse_complement(in.data(), in.nonzero, n, reversed.data());
-        untranspose(reversed.planes, tail_values);
-        tail = n;
-    }
-    codes.core().adopt(std::span<const std::byte>(arena.data(), arena.size()), offsets, sizes, std::span<const std::uint32_t>(tail_values.data(), tail), count);
-    return result;
 }
 
 std::vector<std::uint64_t> find(const sequence& s, std::string_view pattern, std::size_t first, std::size_t count) {
