@@ -156,13 +156,16 @@ struct vector_writer<T>::state {
             const std::size_t blocks = std::min(window_blocks, count - window);
             const std::size_t used = (blocks + batch_blocks - 1) / batch_blocks;
             auto blocks_of = [&](std::size_t k) { return std::min(batch_blocks, blocks - k * batch_blocks); };
-            const std::size_t tasks = used + (pending_used > 0 ? 1 : 0);
-            detail::parallel_for(tasks, 1, [&](std::size_t first, std::size_t last) {
-                for (std::size_t k = first; k < last; ++k) {
-                    if (k == used) {
+            // The write, when there is one, is task 0: started first, it overlaps the batches
+            // the other threads encode instead of holding the window's end.
+            const std::size_t writes = pending_used > 0 ? 1 : 0;
+            detail::parallel_for(used + writes, 1, [&](std::size_t first, std::size_t last) {
+                for (std::size_t task = first; task < last; ++task) {
+                    if (task < writes) {
                         write_pending();
                         continue;
                     }
+                    const std::size_t k = task - writes;
                     batch& b = batches[k];
                     b.used = 0;
                     for (std::size_t i = 0; i < blocks_of(k); ++i) {
