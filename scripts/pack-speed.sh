@@ -52,6 +52,7 @@ for name, make in shapes.items():
         r = subprocess.run(["/usr/bin/time", "-v", bitplane, "pack", src, "-o", out, "--json"],
                            check=True, capture_output=True, text=True)
         pack.append(json.loads(r.stdout)["input_gb_per_s"])
+        if os.environ.get("VERBOSE"): print(name, "pack", round(pack[-1], 3), "GB/s", file=sys.stderr)
         for line in r.stderr.splitlines():
             if "Maximum resident set size" in line:
                 rss = max(rss, int(line.split(":")[1]))

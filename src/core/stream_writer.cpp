@@ -267,7 +267,7 @@ struct vector_writer<T>::state {
         XXH3_64bits_reset(&hash);
         XXH3_64bits_update(&hash, f.header.data(), file::checksum_offset);
         XXH3_64bits_update(&hash, f.table().data(), f.table().size());
-        each_payload_piece([&](std::span<const std::byte> piece) { XXH3_64bits_update(&hash, piece.data(), piece.size()); });
+        each_payload_piece([&](std::span<const std::byte> piece) { file::update(&hash, piece.data(), piece.size()); });
         store_le<std::uint64_t>(f.header.data() + file::checksum_offset, XXH3_64bits_digest(&hash));
     }
 };
