@@ -101,8 +101,6 @@ struct not_op {
     static std::uint32_t apply(std::uint32_t a, std::uint32_t /*b*/) noexcept { return ~a; }
     static std::uint32_t planes(std::uint32_t /*a*/, std::uint32_t /*b*/) noexcept { return ~0u; }
     // No shortcut answers: a unary operation never takes the two-operand shortcuts.
-    static constexpr bool keeps_left_zeros = false;
-    static constexpr bool keeps_right_zeros = false;
 };
 
 // Per-thread working memory (~57 KiB): two views, the result planes, two compacted operands
