@@ -61,7 +61,7 @@ __device__ __forceinline__ std::uint32_t smem_u32(const std::uint8_t* p) {
            (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
 }
 
-/// A copied block's header, as fast_parse reads it from global memory.
+/// A copied block's header (parse_plain_header, from the shared-memory copy).
 struct mma_header {
     bool ok;
     std::uint32_t live;
@@ -73,32 +73,15 @@ struct mma_header {
 };
 
 __device__ __forceinline__ mma_header mma_parse(const std::uint8_t* buffer, unsigned at, bool is_signed) {
-    const std::uint8_t* b = buffer + at;
+    const plain_header p = parse_plain_header(buffer + at, is_signed, [](const std::uint8_t* q) { return smem_u32(q); });
     mma_header h;
-    const unsigned flags = b[0];
-    const unsigned transform = flags & 3u;
-    unsigned pos = 1;
-    h.base = 0;
-    if (transform == transform_for) {
-        h.base = smem_u32(b + 1);
-        pos = 5;
-    }
-    h.live = smem_u32(b + pos);
-    pos += 4;
-    h.ones = 0;
-    if (flags & 8u) {
-        h.ones = smem_u32(b + pos);
-        pos += 4;
-    }
-    h.stored = static_cast<unsigned>(__popc(h.live));
-    h.first_word = (at + pos) / 4u;
-    h.shift = (at + pos) % 4u * 8u;
-    const std::uint32_t nonzero = h.live | h.ones;
-    const long long top = is_signed ? 0x7fffffffLL : 0xffffffffLL;
-    const long long base = is_signed ? static_cast<long long>(static_cast<std::int32_t>(h.base))
-                                     : static_cast<long long>(h.base);
-    h.ok = (flags & 4u) == 0 && transform <= transform_for && ((flags & 0x10u) != 0 || h.stored == 0) &&
-           (nonzero >> 16) == 0 && base + static_cast<long long>(nonzero) <= top;
+    h.ok = p.ok;
+    h.live = p.live;
+    h.ones = p.ones;
+    h.base = p.base;
+    h.stored = p.stored;
+    h.first_word = (at + p.body) / 4u;
+    h.shift = (at + p.body) % 4u * 8u;
     return h;
 }
 

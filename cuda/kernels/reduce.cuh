@@ -33,25 +33,38 @@ struct fast_header {
     const std::uint8_t* payload;
 };
 
-__device__ __forceinline__ fast_header fast_parse(const std::uint8_t* b, bool is_signed) {
-    fast_header h;
+/// The header of a plain block as the fast reduction kernels read it, and whether they can
+/// take it; `load` reads a u32 at any byte (load_u32 from global memory, smem_u32 from a
+/// shared-memory copy). `body` is the offset of the interleaved payload.
+struct plain_header {
+    bool ok;
+    std::uint32_t live;
+    std::uint32_t ones;
+    std::uint32_t base;
+    unsigned stored;
+    unsigned body;
+};
+
+template <class Load>
+__device__ __forceinline__ plain_header parse_plain_header(const std::uint8_t* b, bool is_signed, Load load) {
+    plain_header h;
     const unsigned flags = b[0];
     const unsigned transform = flags & 3u;
     unsigned pos = 1;
     h.base = 0;
     if (transform == transform_for) {
-        h.base = load_u32(b + 1);
+        h.base = load(b + 1);
         pos = 5;
     }
-    h.live = load_u32(b + pos);
+    h.live = load(b + pos);
     pos += 4;
     h.ones = 0;
     if (flags & 8u) {
-        h.ones = load_u32(b + pos);
+        h.ones = load(b + pos);
         pos += 4;
     }
     h.stored = static_cast<unsigned>(__popc(h.live));
-    h.payload = b + pos;
+    h.body = pos;
     const std::uint32_t nonzero = h.live | h.ones;
     // The residual form v = base + r must hold without passing the type's maximum (the
     // encoder never writes otherwise; such blocks go to the decoding kernel).
@@ -60,6 +73,18 @@ __device__ __forceinline__ fast_header fast_parse(const std::uint8_t* b, bool is
                                      : static_cast<long long>(h.base);
     h.ok = (flags & 4u) == 0 && transform <= transform_for && ((flags & 0x10u) != 0 || h.stored == 0) &&
            (nonzero >> 16) == 0 && base + static_cast<long long>(nonzero) <= top;
+    return h;
+}
+
+__device__ __forceinline__ fast_header fast_parse(const std::uint8_t* b, bool is_signed) {
+    const plain_header p = parse_plain_header(b, is_signed, [](const std::uint8_t* q) { return load_u32(q); });
+    fast_header h;
+    h.ok = p.ok;
+    h.live = p.live;
+    h.ones = p.ones;
+    h.base = p.base;
+    h.stored = p.stored;
+    h.payload = b + p.body;
     return h;
 }
 

@@ -58,6 +58,17 @@ inline std::uint32_t constant_pair(std::uint32_t pop_i, std::uint32_t pop_j) noe
     return pop_i == plane_bits ? plane_bits - pop_j : plane_bits - pop_i;
 }
 
+/// Row i (and column i) of a pair_popcounts matrix whose diagonal is filled, for a constant
+/// plane i: every pair from the popcounts alone.
+inline void fill_constant_pairs(std::uint16_t* out, std::size_t count, std::size_t i) noexcept {
+    const std::uint32_t pop_i = out[i * count + i];
+    for (std::size_t j = i + 1; j < count; ++j) {
+        const auto n = static_cast<std::uint16_t>(constant_pair(pop_i, out[j * count + j]));
+        out[i * count + j] = n;
+        out[j * count + i] = n;
+    }
+}
+
 /// One bit-sliced comparison (O'Neil & Quass) of a block's residual planes with one or two
 /// constants, read from the top plane down. The caller has already resolved the all-zero and
 /// all-one planes: reading stops at the first constant plane that differs from a target's

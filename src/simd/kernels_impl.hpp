@@ -386,11 +386,7 @@ void pair_popcounts(const std::uint32_t* planes, std::size_t count, std::uint16_
     for (std::size_t i = 0; i < count; ++i) {
         const std::uint32_t pop_i = out[i * count + i];
         if (is_constant_plane(pop_i)) {
-            for (std::size_t j = i + 1; j < count; ++j) {
-                const auto n = static_cast<std::uint16_t>(constant_pair(pop_i, out[j * count + j]));
-                out[i * count + j] = n;
-                out[j * count + i] = n;
-            }
+            fill_constant_pairs(out, count, i);
             continue;
         }
         const std::uint8_t* pi = as_bytes(planes + i * plane_words);

@@ -57,20 +57,7 @@ inline std::uint64_t word64(const std::uint32_t* p, std::size_t k) noexcept {
     return static_cast<std::uint64_t>(p[2 * k]) | (static_cast<std::uint64_t>(p[2 * k + 1]) << 32);
 }
 
-// A plane with no set bit, or no clear bit, needs no pair scan: pop(p ^ 0) = pop(p) and
-// pop(p ^ ~0) = 2048 - pop(p). (The SIMD paths do the same, kernels_impl.hpp.)
-constexpr std::uint32_t plane_bits = plane_words * 32;
-
-bool is_constant_plane(std::uint32_t pop) noexcept {
-    return pop == 0 || pop == plane_bits;
-}
-
-std::uint32_t constant_pair(std::uint32_t pop_i, std::uint32_t pop_j) noexcept {
-    if (pop_i == 0) return pop_j;
-    if (pop_j == 0) return pop_i;
-    return pop_i == plane_bits ? plane_bits - pop_j : plane_bits - pop_i;
-}
-
+// Constant planes need no pair scan (is_constant_plane, constant_pair: kernels.hpp).
 void pair_popcounts(const std::uint32_t* planes, std::size_t count, std::uint16_t* out) noexcept {
     constexpr std::size_t words64 = plane_words / 2;
     for (std::size_t i = 0; i < count; ++i) {
@@ -115,24 +102,7 @@ std::uint64_t popcount_words(const std::uint32_t* words, std::size_t count) noex
 
 void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept {
     value_stats r;
-    for (std::size_t k = 0; k < count; ++k) {
-        const std::uint32_t x = v[k];
-        const auto sx = static_cast<std::int32_t>(x);
-        r.any |= x;
-        r.all &= x;
-        r.umin = r.umin < x ? r.umin : x;
-        r.umax = r.umax > x ? r.umax : x;
-        r.smin = r.smin < sx ? r.smin : sx;
-        r.smax = r.smax > sx ? r.smax : sx;
-        const std::uint32_t zz = (x << 1) ^ static_cast<std::uint32_t>(sx >> 31);
-        r.zz_any |= zz;
-        r.zz_all &= zz;
-        if (k > 0) {
-            const auto d = static_cast<std::int32_t>(x - v[k - 1]);
-            r.dmin = r.dmin < d ? r.dmin : d;
-            r.dmax = r.dmax > d ? r.dmax : d;
-        }
-    }
+    for (std::size_t k = 0; k < count; ++k) fold_value_stats(r, v, k);
     *out = r;
 }
 
