@@ -124,6 +124,25 @@ TEST(StreamWriter, SameBytesForEveryThreadCount) {
     }
 }
 
+// finish() of the placed form writes the last window and the tail while it hashes, reading
+// back what is in the file and the rest from memory: the split between the two must not
+// matter, whether the values end exactly at a window's end, a block after, or mid-block.
+TEST(StreamWriter, PlacedFinishSplitsHashAtEveryEnd) {
+    thread_count_guard guard;
+    bitplane::set_thread_count(2);
+    const auto values = make_typed<std::uint32_t>(of(shape_kind::mixed), 1100 * block_values, case_seed("placed_ends"));
+    for (const std::size_t count : {std::size_t{256} * block_values, std::size_t{512} * block_values,
+                                    std::size_t{513} * block_values, std::size_t{512} * block_values + 7,
+                                    std::size_t{1024} * block_values - 1, std::size_t{31} * block_values + 1,
+                                    std::size_t{32} * block_values}) {
+        SCOPED_TRACE(count);
+        const std::vector<std::uint32_t> prefix(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(count));
+        const bytes expected = saved(prefix);
+        EXPECT_EQ(placed(prefix, prefix.size()), expected);
+        EXPECT_EQ(placed(prefix, 300 * block_values + 11), expected);
+    }
+}
+
 TEST(StreamWriter, EmptyWriterWritesAnEmptyVector) {
     EXPECT_EQ(streamed(std::vector<std::int32_t>{}, 1), saved(std::vector<std::int32_t>{}));
 }
