@@ -32,6 +32,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -153,19 +154,28 @@ struct variant {
     std::string note = {};
 };
 
+/// The CSV's operation column: the operation, and the shape when it is not the bench's
+/// default (uniform 10-bit, as every row of the dot section), so that rows of both shapes at
+/// one size stay apart.
+std::string op_label(const workload& w, const char* op) {
+    return w.shape == "uniform10" ? std::string(op) : std::string(op) + " (" + w.shape + ")";
+}
+
 std::vector<double> time_and_record(std::FILE* csv, const workload& w, const char* op, const std::vector<variant>& variants,
                                     double bytes) {
     std::vector<std::function<void()>> runs;
     for (const variant& v : variants) runs.push_back(v.run);
     const std::vector<double> t = interleaved_medians(runs, gpu_budget(w.n), 1000);
-    for (std::size_t i = 0; i < variants.size(); ++i) record(csv, w.n, op, variants[i].name, t[i], bytes, variants[i].note);
+    const std::string label = op_label(w, op);
+    for (std::size_t i = 0; i < variants.size(); ++i)
+        record(csv, w.n, label.c_str(), variants[i].name, t[i], bytes, variants[i].note);
     return t;
 }
 
 double time_cpu(std::FILE* csv, const workload& w, const char* op, const char* variant_name, const std::function<void()>& run,
                 double bytes, const std::string& note = "") {
     const double t = median_seconds_warm(run, cpu_budget(w.n));
-    record(csv, w.n, op, variant_name, t, bytes, note);
+    record(csv, w.n, op_label(w, op).c_str(), variant_name, t, bytes, note);
     return t;
 }
 
@@ -852,8 +862,10 @@ void run_ops_benchmarks(int min_log2, int max_log2, std::FILE* csv) {
     // The less compressible shape (full-range random: 4 bytes a value and more) at two sizes.
     for (const int lg : {max_log2 - 4, max_log2})
         if (lg >= min_log2) plan.push_back({lg, "random32", 32});
+    const auto start = std::chrono::steady_clock::now();
     for (const size_shape& p : plan) {
         const std::size_t n = std::size_t{1} << p.log2;
+        std::printf("ops: at %.1f s of this section\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         workload w(p.shape, n, p.bits, 0xD1B54A32D192ED03ull ^ static_cast<std::uint64_t>(p.log2) ^ (std::uint64_t{p.bits} << 40));
         std::printf("ops: n = 2^%d = %zu values (%s, %.3f B/value compressed)\n", p.log2, n, p.shape,
                     static_cast<double>(w.compressed_bytes()) / static_cast<double>(n));
