@@ -8,6 +8,12 @@ command there), drawn by gnuplot (scripts/install-deps.sh installs it) as PNG:
 
 Usage: scripts/bench_plots.py RUN.json [OUT_DIR (default docs)]
 Ratios come from one run (CPU time medians; bitwise ops wall time, as bench_report.py).
+
+       scripts/bench_plots.py bench/cuda/results/h100.csv [OUT_DIR (default docs)]
+draws OUT/gpu-ops-h100.png from a bitplane_cuda_bench CSV instead: speed (dense-equivalent
+GB/s: the operands' plain uint32 bytes over the median time) against size for bitplane's GPU
+operations on uniform 10-bit data, device-resident and with transfers, beside thrust and the
+bus (the device machine has no plotting tools; draw it where the CSV is copied).
 """
 import os
 import subprocess
@@ -22,10 +28,73 @@ def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
+GPU_DEVICE_SERIES = [
+    ("dot", "dot device-resident", "bitplane compressed"),
+    ("sum_of_squares", "sum_of_squares device-resident", "bitplane sum_of_squares"),
+    ("sum", "sum device-resident", "bitplane sum"),
+    ("decode", "decode device-resident", "bitplane decode()"),
+    ("find_range", "find_range device-resident", "bitplane (dense device_bitset)"),
+    ("bitwise_and", "bitwise_and device-resident", "bitplane (dense values out)"),
+    ("jaccard", "jaccard device-resident", "bitplane jaccard"),
+    ("plane Hamming", "plane_hamming_matrix device-resident", "bitplane plane_hamming_matrix"),
+    ("thrust sum (dense)", "sum device-resident", "thrust::transform_reduce dense"),
+    ("thrust dot (dense)", "dot device-resident", "thrust::inner_product dense"),
+]
+GPU_TRANSFER_SERIES = [
+    ("dot (pinned_vector)", "dot with transfer", "bitplane pinned_vector"),
+    ("sum_of_squares", "sum_of_squares with transfer", "bitplane pinned up + sum_of_squares"),
+    ("sum", "sum with transfer", "bitplane pinned up + sum"),
+    ("find_range, words back", "find_range with transfer", "bitplane pinned up + scan + words back"),
+    ("bitwise_and", "bitwise_and with transfer", "bitplane pinned up x2 + op + values back"),
+    ("jaccard", "jaccard with transfer", "bitplane pinned up x2 + jaccard"),
+    ("thrust sum + copy (dense)", "sum with transfer", "thrust dense pinned up + reduce"),
+    ("bus: dense H2D copy", "sum with transfer", "cudaMemcpy dense pinned (bus)"),
+]
+
+
+def gpu_ops_plot(csv_path, png):
+    import csv
+
+    rows = list(csv.DictReader(open(csv_path)))
+
+    def series(op, variant):
+        return sorted((int(r["values"]), float(r["GBps"])) for r in rows if r["operation"] == op and r["variant"] == variant)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        panels = []
+        for title, spec in (("device-resident", GPU_DEVICE_SERIES), ("with transfers (pinned host memory)", GPU_TRANSFER_SERIES)):
+            plots = []
+            for i, (label, op, variant) in enumerate(spec):
+                points = series(op, variant)
+                if not points:
+                    continue
+                data = os.path.join(tmp, f"{len(panels)}_{i}.dat")
+                with open(data, "w") as f:
+                    for n, gbps in points:
+                        f.write(f"{n.bit_length() - 1} {gbps}\n")
+                dashed = "dt 2" if ("thrust" in label or "bus" in label) else "dt 1"
+                plots.append(f"'{data}' using 1:2 with linespoints lw 2 {dashed} title '{label}' noenhanced")
+            panels.append((title, plots))
+        script = [f"set terminal pngcairo size 1500,620 font ',10'; set output '{png}'",
+                  "set multiplot layout 1,2 title 'bitplane on an H100: uniform 10-bit values, dense-equivalent GB/s (4 B per value and operand / median time)'",
+                  "set logscale y; set grid; set xlabel 'log2(values)'; set ylabel 'GB/s'; set key left top",
+                  "set xrange [9.5:28.5]; set xtics 10,2,28"]
+        for title, plots in panels:
+            if plots:
+                script.append(f"set title '{title}'")
+                script.append("plot " + ", ".join(plots))
+        script.append("unset multiplot")
+        gnuplot("\n".join(script) + "\n")
+    print("wrote " + png)
+    return 0
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 1
+    if argv[1].endswith(".csv"):
+        return gpu_ops_plot(argv[1], os.path.join(argv[2] if len(argv) > 2 else "docs", "gpu-ops-h100.png"))
     out_dir = argv[2] if len(argv) > 2 else "docs"
     context, medians, cvs = bench_report.load(argv[1])
     r = bench_report.Report(medians, cvs)

@@ -1,12 +1,17 @@
-// bitplane's GPU benchmark: for sizes 2^10 .. 2^28 of uniform 10-bit values, each GPU operation
-// device-resident and with its transfers, against the baselines in this binary: the seed
-// kernel (transpose + Hamming), thrust::inner_product and cuBLAS dot on the dense values, a
-// plain cudaMemcpy of the dense values (the bus limit) and bitplane's CPU path; then the
-// executors (CPU, GPU, hybrid) on host-resident vectors.
+// bitplane's GPU benchmark: for sizes 2^10 .. 2^28, each GPU operation device-resident and
+// with its transfers, against the baselines in this binary: the seed kernel (transpose +
+// Hamming), thrust and cuBLAS on the dense values, a plain cudaMemcpy of the dense values (the
+// bus limit) and bitplane's CPU path. Sections, in order:
+//   bus    plain copies of 256 MiB, pinned and pageable (this file)
+//   dot    encode (transpose + Hamming), dot device-resident and with transfers, the
+//          executors (CPU, GPU, hybrid) on host-resident vectors (this file)
+//   ops    every other operation: transfers, decode, sums, scans, bitwise, similarity,
+//          device bitsets (bench_ops.cpp)
 //
-// Usage: bitplane_cuda_bench [max_log2 = 28] [csv path] [min_log2 = 10]. Times are medians of repeated runs
-// (each run synchronous: it ends when its result is on the host), after a warm-up run.
-// Every result is checked against bitplane::dot on the CPU before it is timed.
+// Usage: bitplane_cuda_bench [max_log2 = 28] [csv path] [min_log2 = 10] [sections = bus,dot,ops]
+// Times are medians of repeated runs (each run synchronous: it ends when its result is where
+// the API leaves it), after a warm-up run. Every result is checked against bitplane's CPU path
+// before it is timed; a mismatch ends the program with status 3.
 #include <bitplane/bitplane.hpp>
 #include <bitplane/cuda/device.hpp>
 #include <bitplane/cuda/device_vector.hpp>
@@ -15,6 +20,8 @@
 #include <bitplane/cuda/tuning.hpp>
 
 #include "baselines.hpp"
+#include "bench_common.hpp"
+#include "bench_ops.hpp"
 
 #include <cuda_runtime.h>
 
@@ -30,115 +37,12 @@
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-        std::exit(2);
-    }
-}
+using namespace bitplane_bench;
 
-struct device_array {
-    void* p = nullptr;
-    explicit device_array(std::size_t bytes) { check(cudaMalloc(&p, std::max<std::size_t>(bytes, 16)), "cudaMalloc"); }
-    ~device_array() { cudaFree(p); }
-    template <class T>
-    T* as() const { return static_cast<T*>(p); }
-};
-
-struct pinned_array {
-    void* p = nullptr;
-    explicit pinned_array(std::size_t bytes) { check(cudaMallocHost(&p, std::max<std::size_t>(bytes, 16)), "cudaMallocHost"); }
-    ~pinned_array() { cudaFreeHost(p); }
-    template <class T>
-    T* as() const { return static_cast<T*>(p); }
-};
-
-/// Median seconds of `run` (one warm-up run first), repeated until ~0.25 s or 200 runs, at least 3.
-double median_seconds(const std::function<void()>& run, double budget = 0.25) {
-    using clock = std::chrono::steady_clock;
-    run();
-    std::vector<double> times;
-    const auto start = clock::now();
-    while (times.size() < 3 || (times.size() < 200 && std::chrono::duration<double>(clock::now() - start).count() < budget)) {
-        const auto t0 = clock::now();
-        run();
-        times.push_back(std::chrono::duration<double>(clock::now() - t0).count());
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
-/// Medians of several runs timed in interleaved rounds (each round runs every one once, in a
-/// fresh random order), so that drifts of the machine (clocks, other load) and the after-effects
-/// of one run on the next (a GPU call's wait leaves the CPU's caches and clocks colder) hit all
-/// of them alike; rounds go on until `budget` seconds or `max_rounds`, at least 5.
-std::vector<double> interleaved_medians(const std::vector<std::function<void()>>& runs, double budget, int max_rounds) {
-    using clock = std::chrono::steady_clock;
-    for (const auto& run : runs) run();
-    std::vector<std::vector<double>> times(runs.size());
-    const auto start = clock::now();
-    std::vector<std::size_t> order(runs.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::mt19937 shuffle(12345u);
-    for (int round = 0; round < max_rounds; ++round) {
-        if (round >= 5 && std::chrono::duration<double>(clock::now() - start).count() > budget) break;
-        std::shuffle(order.begin(), order.end(), shuffle);
-        for (const std::size_t i : order) {
-            const auto t0 = clock::now();
-            runs[i]();
-            times[i].push_back(std::chrono::duration<double>(clock::now() - t0).count());
-        }
-    }
-    std::vector<double> out;
-    for (auto& t : times) {
-        std::sort(t.begin(), t.end());
-        out.push_back(t[t.size() / 2]);
-    }
-    return out;
-}
-
-/// Median seconds of a device-only region between events (for kernels).
-double median_event_seconds(const std::function<void()>& enqueue, int reps) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "event");
-    check(cudaEventCreate(&b), "event");
-    enqueue();
-    check(cudaDeviceSynchronize(), "warm-up");
-    std::vector<double> times;
-    for (int i = 0; i < reps; ++i) {
-        check(cudaEventRecord(a), "record");
-        enqueue();
-        check(cudaEventRecord(b), "record");
-        check(cudaEventSynchronize(b), "sync");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-        times.push_back(ms * 1e-3);
-    }
-    check(cudaGetLastError(), "kernel");
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
-std::uint64_t xorshift(std::uint64_t& s) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-}
-
-FILE* csv = nullptr;
+FILE* csv = nullptr;  // the dot section's rows (set by run_dot_benchmarks)
 
 void record(std::size_t n, const char* op, const char* variant, double seconds, double bytes, const char* note = "") {
-    std::printf("  %-34s %-30s %10.4f ms %9.2f GB/s %s\n", op, variant, seconds * 1e3, bytes / seconds / 1e9, note);
-    if (csv) std::fprintf(csv, "%zu,%s,%s,%.9f,%.3f,%s\n", n, op, variant, seconds, bytes / seconds / 1e9, note);
-    std::fflush(stdout);
-}
-
-void fail(const std::string& what) {
-    std::fprintf(stderr, "MISMATCH: %s\n", what.c_str());
-    std::exit(3);
+    bitplane_bench::record(csv, n, op, variant, seconds, bytes, note);
 }
 
 struct summary_row {
@@ -146,23 +50,9 @@ struct summary_row {
     double encode_ratio = 0, dot_device_ratio = 0, dot_pinned_ratio = 0, dot_pageable_ratio = 0, hybrid_ratio = 0, auto_ratio = 0;
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    const int max_log2 = argc > 1 ? std::atoi(argv[1]) : 28;
-    const char* csv_path = argc > 2 ? argv[2] : "bench_cuda.csv";
-    const int min_log2 = argc > 3 ? std::atoi(argv[3]) : 10;
-    if (bitplane::cuda::device_count() == 0) {
-        std::printf("no CUDA device\n");
-        return 0;
-    }
-    csv = std::fopen(csv_path, "w");
-    if (csv) std::fprintf(csv, "values,operation,variant,seconds,GBps,note\n");
-    std::printf("device: %s; CPU threads %zu (thread pool: %s); cuBLAS: %s\n", bitplane::cuda::device_name(0).c_str(),
-                bitplane::thread_count(), bitplane::parallel_available() ? "oneTBB" : "none (bitplane CPU ops serial; exec::cpu uses std::thread)",
-                bitplane_bench::have_cublas() ? "yes" : "no");
-
-    // The bus: a plain copy of 256 MiB, pinned and pageable.
+/// Bus: a plain copy of 256 MiB, pinned and pageable, host to device; device to device.
+void run_bus_benchmarks(std::FILE* out) {
+    csv = out;
     {
         const std::size_t bytes = std::size_t{256} << 20;
         pinned_array h(bytes);
@@ -179,7 +69,11 @@ int main(int argc, char** argv) {
             std::fprintf(csv, "%zu,memcpy,H2D pageable,%.9f,%.3f,\n", bytes / 4, tq, static_cast<double>(bytes) / tq / 1e9);
         }
     }
+}
 
+/// Encode (transpose + Hamming), dot device-resident and with transfers, and the executors.
+void run_dot_benchmarks(int min_log2, int max_log2, std::FILE* out) {
+    csv = out;
     const bitplane::exec::rates rates = bitplane::exec::calibrate();
     std::printf("executor rates (calibrated): %s\n", bitplane::exec::describe(rates).c_str());
 
@@ -350,6 +244,29 @@ int main(int argc, char** argv) {
     for (const summary_row& r : summary)
         std::printf("%12zu %14.2f %16.2f %18.2f %20.2f %12.3f %12.3f\n", r.n, r.encode_ratio, r.dot_device_ratio,
                     r.dot_pinned_ratio, r.dot_pageable_ratio, r.hybrid_ratio, r.auto_ratio);
-    if (csv) std::fclose(csv);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int max_log2 = argc > 1 ? std::atoi(argv[1]) : 28;
+    const char* csv_path = argc > 2 ? argv[2] : "bench_cuda.csv";
+    const int min_log2 = argc > 3 ? std::atoi(argv[3]) : 10;
+    const std::string sections = argc > 4 ? argv[4] : "bus,dot,ops";
+    const auto wanted = [&](const std::string& name) { return ("," + sections + ",").find("," + name + ",") != std::string::npos; };
+    if (bitplane::cuda::device_count() == 0) {
+        std::printf("no CUDA device\n");
+        return 0;
+    }
+    std::FILE* out = std::fopen(csv_path, "w");
+    if (out) std::fprintf(out, "values,operation,variant,seconds,GBps,note\n");
+    std::printf("device: %s; CPU threads %zu (thread pool: %s); cuBLAS: %s\n", bitplane::cuda::device_name(0).c_str(),
+                bitplane::thread_count(), bitplane::parallel_available() ? "oneTBB" : "none (bitplane CPU ops serial; exec::cpu uses std::thread)",
+                bitplane_bench::have_cublas() ? "yes" : "no");
+    // One line per section.
+    if (wanted("bus")) run_bus_benchmarks(out);
+    if (wanted("dot")) run_dot_benchmarks(min_log2, max_log2, out);
+    if (wanted("ops")) bitplane_bench::run_ops_benchmarks(min_log2, max_log2, out);
+    if (out) std::fclose(out);
     return 0;
 }
