@@ -176,24 +176,37 @@ void device_blocks::upload(const host_blocks& host, stream_t stream) {
 
 void device_blocks::download(bitplane::detail::vector_core& core, stream_t stream) const {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
-    std::vector<std::byte> arena(bytes);
+    // The offsets first (small), then the sealed blocks straight into the new vector's own
+    // storage (adopt_filled: not zeroed, copied once) and the partial last block, decoded
+    // here, into a block-sized buffer: a 2^28-value download was a zeroed staging buffer,
+    // the copy, and a second copy into the vector, 531 ms for 336 MB on the H100 machine.
     std::vector<std::uint64_t> table(blocks + 1, 0);
-    if (bytes != 0) check(cudaMemcpyAsync(arena.data(), payload.get(), bytes, cudaMemcpyDeviceToHost, s), "download: payload");
-    if (blocks != 0)
+    if (blocks != 0) {
         check(cudaMemcpyAsync(table.data(), offsets.get(), 8 * (blocks + 1), cudaMemcpyDeviceToHost, s),
               "download: offsets");
-    check(cudaStreamSynchronize(s), "download: cudaStreamSynchronize");
+        check(cudaStreamSynchronize(s), "download: cudaStreamSynchronize");
+    }
     const std::size_t sealed = size / block_values;
     std::vector<std::uint32_t> sizes(sealed);
     for (std::size_t b = 0; b < sealed; ++b) sizes[b] = static_cast<std::uint32_t>(table[b + 1] - table[b]);
     std::vector<std::uint32_t> tail(size - sealed * block_values);
-    if (!tail.empty()) {
-        const std::span<const std::byte> block(arena.data() + table[sealed], table[sealed + 1] - table[sealed]);
-        codec::decode_block(block, tail);
-    }
+    std::array<std::byte, codec::max_block_bytes> tail_block;
+    const std::size_t tail_bytes = tail.empty() ? 0 : static_cast<std::size_t>(table[sealed + 1] - table[sealed]);
+    if (tail_bytes > tail_block.size()) throw cuda_error("download: the partial last block is larger than any block can be");
     bitplane::detail::vector_core out(is_signed);
-    out.adopt(std::span<const std::byte>(arena.data(), table[sealed]), std::span(table.data(), sealed), sizes, tail,
-              size);
+    out.adopt_filled(
+        static_cast<std::size_t>(table[sealed]),
+        [&](std::span<std::byte> arena) {
+            if (!arena.empty())
+                check(cudaMemcpyAsync(arena.data(), payload.get(), arena.size(), cudaMemcpyDeviceToHost, s), "download: payload");
+            if (tail_bytes != 0)
+                check(cudaMemcpyAsync(tail_block.data(), static_cast<const std::byte*>(payload.get()) + table[sealed], tail_bytes,
+                                      cudaMemcpyDeviceToHost, s),
+                      "download: last block");
+            check(cudaStreamSynchronize(s), "download: cudaStreamSynchronize");
+            if (tail_bytes != 0) codec::decode_block(std::span<const std::byte>(tail_block.data(), tail_bytes), tail);
+        },
+        std::span(table.data(), sealed), sizes, tail, size);  // `tail` is read after fill, which decodes it
     core = std::move(out);
 }
 

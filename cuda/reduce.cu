@@ -101,10 +101,20 @@ void enqueue_dot(const device_blocks_ref& a, const device_blocks_ref& b, bool is
 void enqueue_sum(const device_blocks_ref& v, bool is_signed, const dot_scratch& scratch, cudaStream_t stream) {
     if (v.blocks == 0) return;
     const launch_params p = params_for(v.blocks);
-    const int grid = grid_for(v.blocks, 1, p.sum_ctas_per_sm);
-    kernels::sum_values<<<grid, kernels::values_threads, 0, stream>>>(ref_of(v), is_signed, scratch.partial);
+    check(cudaMemsetAsync(scratch.listed, 0, sizeof(unsigned long long), stream), "sum: cudaMemsetAsync");
+    // The scratch's partials hold (dot + dot_values + sum) CTAs per multiprocessor: sum_planes
+    // takes the first two shares (8 warps a CTA: enough loads in flight to stream the
+    // payload), sum_values, for the blocks it lists, the third.
+    const int planes_grid = grid_for(v.blocks, kernels::sum_warps, p.dot_ctas_per_sm + p.dot_values_ctas_per_sm);
+    kernels::sum_planes<<<planes_grid, kernels::sum_warps * 32, 0, stream>>>(ref_of(v), is_signed, scratch.partial,
+                                                                             scratch.list, scratch.listed);
+    check(cudaGetLastError(), "sum: sum_planes launch");
+    const int values_grid = grid_for(v.blocks, 1, p.sum_ctas_per_sm);
+    kernels::sum_values<<<values_grid, kernels::values_threads, 0, stream>>>(
+        ref_of(v), is_signed, scratch.list, scratch.listed, scratch.partial + 2 * static_cast<std::size_t>(planes_grid));
     check(cudaGetLastError(), "sum: sum_values launch");
-    kernels::reduce_partials<<<1, 256, 0, stream>>>(scratch.partial, static_cast<unsigned>(grid), scratch.result);
+    kernels::reduce_partials<<<1, 256, 0, stream>>>(scratch.partial, static_cast<unsigned>(planes_grid + values_grid),
+                                                   scratch.result);
     check(cudaGetLastError(), "sum: reduce_partials launch");
 }
 

@@ -435,8 +435,23 @@ vector_stats vector_core::stats() const {
 void vector_core::adopt(std::span<const std::byte> arena, std::span<const std::uint64_t> offsets,
                         std::span<const std::uint32_t> sizes, std::span<const std::uint32_t> tail,
                         std::size_t size) {
+    adopt_filled(
+        arena.size(), [&](std::span<std::byte> out) { std::copy(arena.begin(), arena.end(), out.begin()); }, offsets,
+        sizes, tail, size);
+}
+
+void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void(std::span<std::byte>)>& fill,
+                               std::span<const std::uint64_t> offsets, std::span<const std::uint32_t> sizes,
+                               std::span<const std::uint32_t> tail, std::size_t size) {
     clear();
-    arena_.assign(arena.begin(), arena.end());
+    arena_.resize(arena_bytes, boost::container::default_init);
+    try {
+        fill(std::span<std::byte>(arena_.data(), arena_bytes));
+    } catch (...) {
+        clear();
+        throw;
+    }
+    const std::span<const std::byte> arena(arena_.data(), arena_bytes);
     blocks_.reserve(offsets.size());
     for (std::size_t b = 0; b < offsets.size(); ++b)
         blocks_.push_back(make_entry(offsets[b], arena.subspan(offsets[b], sizes[b])));

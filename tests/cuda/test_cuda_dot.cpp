@@ -136,6 +136,11 @@ void check_many_pairs() {
             EXPECT_EQ(device_dot_text(c, c), cc);
             const bitplane::cuda::device_vector<T> dc(c);
             EXPECT_EQ(bitplane::to_string(bitplane::cuda::dot(dc, dc)), cc);  // one operand: copied once
+            // sum: blocks read as planes (sum_planes) and listed ones decoded, in one call,
+            // many per warp; the launch shares follow the forced CTA counts too.
+            const bitplane::cuda::device_vector<T> da(a);
+            EXPECT_EQ(bitplane::to_string(bitplane::cuda::sum(da)), bitplane::to_string(bitplane::sum(a)));
+            EXPECT_EQ(bitplane::to_string(bitplane::cuda::sum(dc)), bitplane::to_string(bitplane::sum(c)));
         }
 }
 

@@ -94,6 +94,13 @@ public:
     void adopt(std::span<const std::byte> arena, std::span<const std::uint64_t> offsets,
                std::span<const std::uint32_t> sizes, std::span<const std::uint32_t> tail,
                std::size_t size);
+    /// As adopt, but the `arena_bytes` bytes of blocks are written by `fill` straight into
+    /// the vector's own storage, which is not zeroed first: a download from the GPU copies
+    /// the blocks once instead of into a buffer and then again. `tail` is read after `fill`
+    /// returns (so fill may produce it). If `fill` throws, the vector is left empty.
+    void adopt_filled(std::size_t arena_bytes, const std::function<void(std::span<std::byte>)>& fill,
+                      std::span<const std::uint64_t> offsets, std::span<const std::uint32_t> sizes,
+                      std::span<const std::uint32_t> tail, std::size_t size);
 
     friend bool operator==(const vector_core& a, const vector_core& b);
 
