@@ -152,8 +152,16 @@ void device_blocks::upload(const host_blocks& host, stream_t stream) {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
     const std::size_t count = host.blocks();
     const std::uint64_t total = host.bytes();
-    device_memory new_payload(total + padding);
-    device_memory new_offsets(8 * (count + 1));
+    // Buffers already large enough are reused: replacing them would cudaFree the old ones,
+    // which waits for the whole device. While they are rewritten the vector is empty, so a
+    // failed copy leaves it empty rather than half old, half new.
+    const bool reuse = payload.size() >= total + padding && offsets.size() >= 8 * (count + 1);
+    if (reuse) {
+        blocks = 0;
+        size = 0;
+    }
+    device_memory new_payload = reuse ? std::move(payload) : device_memory(total + padding);
+    device_memory new_offsets = reuse ? std::move(offsets) : device_memory(8 * (count + 1));
     auto* p = static_cast<std::byte*>(new_payload.get());
     check(cudaMemsetAsync(p + total, 0, padding, s), "upload: cudaMemsetAsync");
     const std::uint64_t sealed_bytes = host.offsets.empty() ? 0 : host.offsets[host.sealed];

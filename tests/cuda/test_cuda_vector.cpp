@@ -134,6 +134,23 @@ TEST_F(CudaVector, EmptyVector) {
     EXPECT_EQ(text(bitplane::cuda::dot(d, d)), "0");
 }
 
+// Uploading into a device_vector reuses its buffers when they are large enough (no cudaFree)
+// and replaces them otherwise: either way it then holds exactly the new vector.
+TEST_F(CudaVector, ReuploadReusesOrReplacesBuffers) {
+    BITPLANE_NEED_DEVICE();
+    const auto big = make_vector<std::uint32_t>(of(shape_kind::full_range), 9 * 2048 + 3, case_seed("reupload big"));
+    const auto small = make_vector<std::uint32_t>(uniform(5), 2 * 2048 + 700, case_seed("reupload small"));
+    bitplane::cuda::device_vector<std::uint32_t> d(small);
+    for (const auto* v : {&big, &small, &small, &big}) {
+        d.upload(*v);
+        ASSERT_EQ(d.size(), v->size());
+        EXPECT_TRUE(d.download() == *v);
+        EXPECT_TRUE(same_values(v->to_std_vector(), d.to_std_vector()));
+        EXPECT_EQ(text(bitplane::cuda::sum(d)), text(bitplane::sum(*v)));
+        EXPECT_EQ(text(bitplane::cuda::dot(d, d)), text(bitplane::dot(*v, *v)));
+    }
+}
+
 TEST(CudaVectorErrors, SizeMismatchThrowsSizeError) {
     const bitplane::cuda::device_vector<std::uint32_t> empty;
     bitplane::cuda::device_vector<std::uint32_t> other;
