@@ -126,7 +126,8 @@ TEST(StreamWriter, SameBytesForEveryThreadCount) {
 
 // finish() of the placed form writes the last window and the tail while it hashes, reading
 // back what is in the file and the rest from memory: the split between the two must not
-// matter, whether the values end exactly at a window's end, a block after, or mid-block.
+// matter, whether the values end at a window's end (windows are 256 to 1024 blocks), a
+// block after, or mid-block.
 TEST(StreamWriter, PlacedFinishSplitsHashAtEveryEnd) {
     thread_count_guard guard;
     bitplane::set_thread_count(2);
