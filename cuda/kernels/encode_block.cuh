@@ -324,14 +324,23 @@ encode_blocks(const std::uint32_t* __restrict__ values, std::uint64_t n, bool is
     std::size_t planned = 0;
     const d::block_plan* best = d::plan_smallest(planner, s.candidates, s.tries, count, options, planned);
 
+    // Thread 0 writes all but an interleaved payload (uniform data: most of the bytes), which
+    // the CTA writes together, a word per thread at a time.
     auto* out = reinterpret_cast<std::byte*>(s.values);
     if (threadIdx.x == 0) {
-        const std::size_t written = d::write_plan(*best, best->planes, out);
+        const std::size_t written = d::write_plan(*best, best->planes, out, true);
         if (written != planned) atomicAdd(failures, 1u);
         s.broadcast = written;
     }
     __syncthreads();
     const std::size_t written = s.broadcast;
+    if (d::interleaved_payload(*best)) {
+        const std::uint32_t n_planes = best->stored;  // interleaved: 64 words each
+        std::byte* payload = out + written - n_planes * bitplane::plane_bytes;
+        for (std::uint32_t k = threadIdx.x; k < n_planes * bitplane::plane_words; k += encode_block_threads)
+            d::put_interleaved_word(*best, best->planes, payload, k / n_planes, k % n_planes);
+        __syncthreads();
+    }
     auto* slot = reinterpret_cast<std::uint32_t*>(slots + block * codec::max_block_bytes);
     const auto* words = reinterpret_cast<const std::uint32_t*>(out);
     for (std::size_t w = threadIdx.x; w < (written + 3) / 4; w += encode_block_threads) slot[w] = words[w];

@@ -68,10 +68,24 @@ BITPLANE_HOST_DEVICE inline void put_payload(block_writer& w, const plane& value
     }
 }
 
+/// Whether the plan's planes are stored as one interleaved all-raw payload (block_format.hpp).
+BITPLANE_HOST_DEVICE constexpr bool interleaved_payload(const block_plan& plan) noexcept {
+    return plan.stored != 0 && plan.all_raw && plan.length == block_values;
+}
+
+/// Word `column` of the `rank`-th stored plane into an interleaved payload starting at `payload`.
+BITPLANE_HOST_DEVICE inline void put_interleaved_word(const block_plan& plan, const block_planes& planes,
+                                                      std::byte* payload, std::uint32_t column,
+                                                      std::uint32_t rank) noexcept {
+    put_le<std::uint32_t>(payload + interleaved_offset(column, rank, plan.stored), planes.planes[plan.index[rank]][column]);
+}
+
 /// Writes `plan` (whose planes are `planes`) to `out`, which holds codec::max_block_bytes;
-/// returns the bytes written (plan.bytes when the plan is consistent).
-BITPLANE_HOST_DEVICE inline std::size_t write_plan(const block_plan& plan, const block_planes& planes,
-                                                   std::byte* out) noexcept {
+/// returns the bytes written (plan.bytes when the plan is consistent). With
+/// `leave_interleaved`, an interleaved payload (the last stored_bytes of the block) is left
+/// for the caller to fill with put_interleaved_word (the GPU's threads write it together).
+BITPLANE_HOST_DEVICE inline std::size_t write_plan(const block_plan& plan, const block_planes& planes, std::byte* out,
+                                                   bool leave_interleaved = false) noexcept {
     block_writer w(out);
     std::uint8_t flags = static_cast<std::uint8_t>(plan.transform.kind);
     if (plan.sparse) flags |= block_flags::sparse;
@@ -91,11 +105,10 @@ BITPLANE_HOST_DEVICE inline std::size_t write_plan(const block_plan& plan, const
     w.put<std::uint32_t>(plan.live);
     if (plan.ones) w.put<std::uint32_t>(plan.ones);
     const std::uint32_t n = plan.stored;
-    if (n && plan.all_raw && plan.length == block_values) {
-        std::byte* cursor = w.cursor();
-        for (std::uint32_t column = 0; column < plane_words; ++column)
-            for (std::uint32_t j = 0; j < n; ++j)
-                put_le<std::uint32_t>(cursor + interleaved_offset(column, j, n), planes.planes[plan.index[j]][column]);
+    if (interleaved_payload(plan)) {
+        if (!leave_interleaved)
+            for (std::uint32_t column = 0; column < plane_words; ++column)
+                for (std::uint32_t j = 0; j < n; ++j) put_interleaved_word(plan, planes, w.cursor(), column, j);
         w.advance(n * static_cast<std::uint32_t>(plane_bytes));
     } else if (n && plan.all_raw) {
         for (std::uint32_t j = 0; j < n; ++j)
