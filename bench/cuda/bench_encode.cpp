@@ -105,8 +105,8 @@ bool run_encode_benchmarks(int min_log2, int max_log2, std::FILE* csv) {
             }
             const double per_value = static_cast<double>(gpu.payload_bytes()) / static_cast<double>(n);
             row(csv, n, data, "bitplane::cuda::encode (GPU)", t_gpu, per_value);
-            row(csv, n, data, "codec::encode_block, 1 CPU thread", t_one, per_value);
-            const std::string threads = "bitplane::vector, " + std::to_string(bitplane::thread_count()) + " CPU threads";
+            row(csv, n, data, "codec::encode_block 1 CPU thread", t_one, per_value);
+            const std::string threads = "bitplane::vector(values) " + std::to_string(bitplane::thread_count()) + " CPU threads";
             row(csv, n, data, threads.c_str(), t_all, per_value);
         }
     }

@@ -338,7 +338,8 @@ encode_blocks(const std::uint32_t* __restrict__ values, std::uint64_t n, bool is
         const std::uint32_t n_planes = best->stored;  // interleaved: 64 words each
         std::byte* payload = out + written - n_planes * bitplane::plane_bytes;
         for (std::uint32_t k = threadIdx.x; k < n_planes * bitplane::plane_words; k += encode_block_threads)
-            d::put_interleaved_word(*best, best->planes, payload, k / n_planes, k % n_planes);
+            d::put_interleaved_word(payload, best->planes.planes[best->index[k % n_planes]], k / n_planes, k % n_planes,
+                                    n_planes);
         __syncthreads();
     }
     auto* slot = reinterpret_cast<std::uint32_t*>(slots + block * codec::max_block_bytes);

@@ -73,11 +73,12 @@ BITPLANE_HOST_DEVICE constexpr bool interleaved_payload(const block_plan& plan) 
     return plan.stored != 0 && plan.all_raw && plan.length == block_values;
 }
 
-/// Word `column` of the `rank`-th stored plane into an interleaved payload starting at `payload`.
-BITPLANE_HOST_DEVICE inline void put_interleaved_word(const block_plan& plan, const block_planes& planes,
-                                                      std::byte* payload, std::uint32_t column,
-                                                      std::uint32_t rank) noexcept {
-    put_le<std::uint32_t>(payload + interleaved_offset(column, rank, plan.stored), planes.planes[plan.index[rank]][column]);
+/// Word `column` of `p`, the `rank`-th of `stored` planes, into an interleaved payload starting
+/// at `payload`. (Counts and pointers by value: the byte stores may alias any plan field, and
+/// the CPU's loop keeps them in registers.)
+BITPLANE_HOST_DEVICE inline void put_interleaved_word(std::byte* payload, const plane& p, std::uint32_t column,
+                                                      std::uint32_t rank, std::uint32_t stored) noexcept {
+    put_le<std::uint32_t>(payload + interleaved_offset(column, rank, stored), p[column]);
 }
 
 /// Writes `plan` (whose planes are `planes`) to `out`, which holds codec::max_block_bytes;
@@ -106,9 +107,11 @@ BITPLANE_HOST_DEVICE inline std::size_t write_plan(const block_plan& plan, const
     if (plan.ones) w.put<std::uint32_t>(plan.ones);
     const std::uint32_t n = plan.stored;
     if (interleaved_payload(plan)) {
+        std::byte* payload = w.cursor();
         if (!leave_interleaved)
             for (std::uint32_t column = 0; column < plane_words; ++column)
-                for (std::uint32_t j = 0; j < n; ++j) put_interleaved_word(plan, planes, w.cursor(), column, j);
+                for (std::uint32_t j = 0; j < n; ++j)
+                    put_interleaved_word(payload, planes.planes[plan.index[j]], column, j, n);
         w.advance(n * static_cast<std::uint32_t>(plane_bytes));
     } else if (n && plan.all_raw) {
         for (std::uint32_t j = 0; j < n; ++j)
