@@ -298,7 +298,10 @@ private:
 };
 
 /// Encodes block blockIdx.x of `values` (n values in all; the last block may be partial).
-__global__ void __launch_bounds__(encode_block_threads)
+/// At most 64 registers a thread, so that 4 CTAs share an SM (shared memory allows 4): while
+/// one CTA's thread 0 decides, the others measure. Measured on the H100 against 106 registers
+/// and 2 CTAs: 1.65 against 2.66 ms for 2^26 10-bit values, 6.2 against 10.4 ms for random ones.
+__global__ void __launch_bounds__(encode_block_threads, 4)
 encode_blocks(const std::uint32_t* __restrict__ values, std::uint64_t n, bool is_signed, std::uint8_t* __restrict__ slots,
               std::uint64_t* __restrict__ sizes, unsigned* __restrict__ failures) {
     namespace d = bitplane::detail;
