@@ -1,6 +1,7 @@
 // Host entry points of the device scans, bitwise operations and similarity
 // (include/bitplane/cuda/scan.hpp, bitwise.hpp, similarity.hpp).
 #include <bitplane/cuda/bitwise.hpp>
+#include <bitplane/cuda/encode.hpp>
 #include <bitplane/cuda/scan.hpp>
 #include <bitplane/cuda/similarity.hpp>
 #include <bitplane/error.hpp>
@@ -39,6 +40,14 @@ void bitwise_blocks(const device_blocks& a, const device_blocks& b, bitwise_op o
                          std::to_string(b.size) + " values)");
     dispatch::enqueue_bitwise(blocks_ref_of(a), blocks_ref_of(b), static_cast<unsigned>(op), device_out,
                               reinterpret_cast<cudaStream_t>(stream));
+}
+
+device_blocks bitwise_encoded(const device_blocks& a, const device_blocks& b, bitwise_op op, stream_t stream) {
+    // Dense result in the thread's decode scratch (encode_values uses other slots and waits
+    // for its work, so the scratch is free again when this returns), then encoded on the device.
+    auto* dense = static_cast<std::uint32_t*>(device_scratch(scratch_slot::decode, 4 * a.blocks * block_values));
+    bitwise_blocks(a, b, op, dense, stream);
+    return encode_values(dense, a.size, a.is_signed, stream);
 }
 
 plane_matrix hamming_blocks(const device_blocks& a, const device_blocks* b, std::size_t first, std::size_t last,

@@ -8,7 +8,7 @@
 //   ops    every other operation: transfers, decode, sums, scans, bitwise, similarity,
 //          device bitsets (bench_ops.cpp)
 //
-// Usage: bitplane_cuda_bench [max_log2 = 28] [csv path] [min_log2 = 10] [sections = bus,dot,ops]
+// Usage: bitplane_cuda_bench [max_log2 = 28] [csv path] [min_log2 = 10] [sections = bus,dot,ops,encode]
 // Times are medians of repeated runs (each run synchronous: it ends when its result is where
 // the API leaves it), after a warm-up run. Every result is checked against bitplane's CPU path
 // before it is timed; a mismatch ends the program with status 3.
@@ -20,6 +20,7 @@
 #include <bitplane/cuda/tuning.hpp>
 
 #include "baselines.hpp"
+#include "bench_encode.hpp"
 #include "bench_common.hpp"
 #include "bench_ops.hpp"
 
@@ -252,7 +253,7 @@ int main(int argc, char** argv) {
     const int max_log2 = argc > 1 ? std::atoi(argv[1]) : 28;
     const char* csv_path = argc > 2 ? argv[2] : "bench_cuda.csv";
     const int min_log2 = argc > 3 ? std::atoi(argv[3]) : 10;
-    const std::string sections = argc > 4 ? argv[4] : "bus,dot,ops";
+    const std::string sections = argc > 4 ? argv[4] : "bus,dot,ops,encode";
     const auto wanted = [&](const std::string& name) { return ("," + sections + ",").find("," + name + ",") != std::string::npos; };
     if (bitplane::cuda::device_count() == 0) {
         std::printf("no CUDA device\n");
@@ -267,6 +268,10 @@ int main(int argc, char** argv) {
     if (wanted("bus")) run_bus_benchmarks(out);
     if (wanted("dot")) run_dot_benchmarks(min_log2, max_log2, out);
     if (wanted("ops")) bitplane_bench::run_ops_benchmarks(min_log2, max_log2, out);
+    // The full encoder (values to the CPU codec's bytes) against the CPU encoder, 2^16 .. 2^26
+    // at most: one CPU thread takes a third of a second for 2^26 random values.
+    bool encoded_same = true;
+    if (wanted("encode")) encoded_same = run_encode_benchmarks(std::max(min_log2, 16), std::min(max_log2, 26), out);
     if (out) std::fclose(out);
-    return 0;
+    return encoded_same ? 0 : 1;
 }

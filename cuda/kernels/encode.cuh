@@ -1,5 +1,5 @@
 // Kernel: 2048-value blocks -> 32 bit-planes + the 32 x 32 Hamming matrix of the planes.
-// Included by cuda/encode.cu only.
+// Included by cuda/reduce.cu only.
 //
 // One CTA of 256 threads (8 warps) per block. Warp w transposes columns 8w .. 8w+7: lane b
 // loads value 32c + b, and warp ballots give the plane words of column c, lane j keeping word
@@ -10,6 +10,8 @@
 // has distance popcount(P_i) to plane i and 0 to another zero plane, so the 528 pairs of full
 // 32-bit data shrink to 55 for 10-bit data. Four threads count one pair, 16 words each.
 #pragma once
+
+#include "warp_planes.cuh"
 
 #include <cstddef>
 #include <cstdint>
@@ -43,15 +45,7 @@ transpose_hamming(const std::uint32_t* __restrict__ values, std::uint32_t* __res
     const std::uint32_t live = __reduce_or_sync(0xffffffffu, bits);
     // One live bit at a time, eight independent ballots (one per column) in flight.
     std::uint32_t mine[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (std::uint32_t m = live; m != 0; m &= m - 1) {
-        const unsigned j = static_cast<unsigned>(__ffs(m) - 1);
-        const bool keep = j == lane;
-#pragma unroll
-        for (int q = 0; q < 8; ++q) {
-            const std::uint32_t word = __ballot_sync(0xffffffffu, (v[q] >> j) & 1u);
-            if (keep) mine[q] = word;
-        }
-    }
+    ballot_columns(v, live, mine);
 #pragma unroll
     for (int q = 0; q < 8; ++q) rows[lane * encode_stride + warp * 8u + static_cast<unsigned>(q)] = mine[q];
     __syncthreads();  // live_shared = 0 is visible
@@ -82,44 +76,20 @@ transpose_hamming(const std::uint32_t* __restrict__ values, std::uint32_t* __res
     for (unsigned i = threadIdx.x; i < 32u * 32u / 2u; i += encode_threads) reinterpret_cast<std::uint32_t*>(flat)[i] = 0;
     __syncthreads();
 
-    const unsigned n = static_cast<unsigned>(__popc(all_live));
-    const unsigned pairs = n * (n + 1) / 2;  // (i <= j) among live planes
-    // Four threads per pair, 16 words each, summed by shuffles; every thread runs every round
-    // (idle ones count zero words) so that the shuffles see the whole warp.
-    const unsigned rounds = (4u * pairs + encode_threads - 1) / encode_threads;
-    for (unsigned round = 0; round < rounds; ++round) {
-        const unsigned slot = round * encode_threads + threadIdx.x;
-        const unsigned p = slot / 4u;
-        const unsigned quarter = slot % 4u;
-        unsigned count = 0;
-        unsigned pi = 0;
-        unsigned pj = 0;
-        if (p < pairs) {
-            // p -> (i, j), i <= j, row-major over the upper triangle.
-            unsigned i = 0;
-            unsigned left = p;
-            while (left >= n - i) {
-                left -= n - i;
-                ++i;
-            }
-            pi = live_index[i];
-            pj = live_index[i + left];
-            const uint4* ri = reinterpret_cast<const uint4*>(&rows[pi * encode_stride]) + 4u * quarter;
-            const uint4* rj = reinterpret_cast<const uint4*>(&rows[pj * encode_stride]) + 4u * quarter;
-#pragma unroll
-            for (int k = 0; k < 4; ++k) {
-                const uint4 x = ri[k];
-                const uint4 y = pi == pj ? make_uint4(0, 0, 0, 0) : rj[k];
-                count += __popc(x.x ^ y.x) + __popc(x.y ^ y.y) + __popc(x.z ^ y.z) + __popc(x.w ^ y.w);
-            }
+    struct live_rows {
+        const std::uint32_t* rows;
+        const std::uint8_t* index;
+        __device__ uint4 quad(unsigned i, unsigned k) const {
+            return reinterpret_cast<const uint4*>(rows + index[i] * encode_stride)[k];
         }
-        count += __shfl_xor_sync(0xffffffffu, count, 1);
-        count += __shfl_xor_sync(0xffffffffu, count, 2);
-        if (p < pairs && quarter == 0) {
-            matrix[pi][pj] = static_cast<std::uint16_t>(count);
-            matrix[pj][pi] = static_cast<std::uint16_t>(count);
-        }
-    }
+    };
+    cta_pair_popcounts(live_rows{rows, live_index}, static_cast<unsigned>(__popc(all_live)), encode_threads,
+                       [&](unsigned i, unsigned j, unsigned count) {
+                           const unsigned pi = live_index[i];
+                           const unsigned pj = live_index[j];
+                           matrix[pi][pj] = static_cast<std::uint16_t>(count);
+                           matrix[pj][pi] = static_cast<std::uint16_t>(count);
+                       });
     __syncthreads();
     // A live plane i against a zero plane z: popcount(P_i), from the diagonal.
     for (unsigned e = threadIdx.x; e < 32u * 32u; e += encode_threads) {

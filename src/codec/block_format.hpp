@@ -25,6 +25,7 @@
 #include <bitplane/codec.hpp>
 
 #include "byte_io.hpp"
+#include "host_device.hpp"
 
 #include <array>
 #include <cstddef>
@@ -73,7 +74,7 @@ struct parsed_block {
 
 /// Byte offset, from the start of an interleaved payload of `stored` planes, of 32-bit word
 /// `column` of the `rank`-th stored plane.
-constexpr std::uint32_t interleaved_offset(std::uint32_t column, std::uint32_t rank, std::uint32_t stored) noexcept {
+BITPLANE_HOST_DEVICE constexpr std::uint32_t interleaved_offset(std::uint32_t column, std::uint32_t rank, std::uint32_t stored) noexcept {
     return (column * stored + rank) * 4;
 }
 

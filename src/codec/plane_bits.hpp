@@ -1,10 +1,12 @@
 // Bit-level helpers on one working plane (2048 bits as 64 little-endian 32-bit words, so
-// byte i bit k is plane bit 8i + k, the same order as a raw payload).
+// byte i bit k is plane bit 8i + k, the same order as a raw payload). Host and device code
+// (host_device.hpp): the encoder's shared part builds on them.
 #pragma once
 
 #include <bitplane/block.hpp>
 
-#include <bit>
+#include "host_device.hpp"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -13,22 +15,22 @@ namespace bitplane::detail {
 inline constexpr std::uint32_t block_bits = static_cast<std::uint32_t>(block_values);
 
 /// Bytes a raw plane of `len` bits takes.
-constexpr std::uint32_t raw_plane_bytes(std::uint32_t len) noexcept { return (len + 7) / 8; }
+BITPLANE_HOST_DEVICE constexpr std::uint32_t raw_plane_bytes(std::uint32_t len) noexcept { return (len + 7) / 8; }
 
-inline bool test_bit(const plane& p, std::uint32_t bit) noexcept {
+BITPLANE_HOST_DEVICE inline bool test_bit(const plane& p, std::uint32_t bit) noexcept {
     return (p[bit >> 5] >> (bit & 31)) & 1u;
 }
 
-inline void flip_bit(plane& p, std::uint32_t bit) noexcept { p[bit >> 5] ^= 1u << (bit & 31); }
+BITPLANE_HOST_DEVICE inline void flip_bit(plane& p, std::uint32_t bit) noexcept { p[bit >> 5] ^= 1u << (bit & 31); }
 
-inline std::uint32_t popcount(const plane& p) noexcept {
+BITPLANE_HOST_DEVICE inline std::uint32_t popcount(const plane& p) noexcept {
     std::uint32_t total = 0;
-    for (std::uint32_t word : p) total += static_cast<std::uint32_t>(std::popcount(word));
+    for (std::size_t w = 0; w < plane_words; ++w) total += popcount32(p[w]);
     return total;
 }
 
 /// Flips bits [begin, end) (begin <= end <= 2048).
-inline void flip_range(plane& p, std::uint32_t begin, std::uint32_t end) noexcept {
+BITPLANE_HOST_DEVICE inline void flip_range(plane& p, std::uint32_t begin, std::uint32_t end) noexcept {
     if (begin >= end) return;
     std::uint32_t first = begin >> 5;
     const std::uint32_t last = (end - 1) >> 5;
@@ -44,7 +46,7 @@ inline void flip_range(plane& p, std::uint32_t begin, std::uint32_t end) noexcep
 }
 
 /// Clears every bit at or above `len`.
-inline void clear_from(plane& p, std::uint32_t len) noexcept {
+BITPLANE_HOST_DEVICE inline void clear_from(plane& p, std::uint32_t len) noexcept {
     if (len >= block_bits) return;
     std::uint32_t word = len >> 5;
     if (len & 31) p[word++] &= ~(~0u << (len & 31));
@@ -52,21 +54,21 @@ inline void clear_from(plane& p, std::uint32_t len) noexcept {
 }
 
 /// The plane with bits [0, len) set.
-inline plane ones_plane(std::uint32_t len) noexcept {
+BITPLANE_HOST_DEVICE inline plane ones_plane(std::uint32_t len) noexcept {
     plane p{};
     flip_range(p, 0, len);
     return p;
 }
 
 /// ~p restricted to [0, len).
-inline plane complement(const plane& p, std::uint32_t len) noexcept {
+BITPLANE_HOST_DEVICE inline plane complement(const plane& p, std::uint32_t len) noexcept {
     plane out;
     for (std::size_t w = 0; w < plane_words; ++w) out[w] = ~p[w];
     clear_from(out, len);
     return out;
 }
 
-inline plane xor_planes(const plane& a, const plane& b) noexcept {
+BITPLANE_HOST_DEVICE inline plane xor_planes(const plane& a, const plane& b) noexcept {
     plane out;
     for (std::size_t w = 0; w < plane_words; ++w) out[w] = a[w] ^ b[w];
     return out;
@@ -77,7 +79,7 @@ inline plane xor_planes(const plane& a, const plane& b) noexcept {
 /// transitions of a XOR b, which gives its run count without building it.
 /// (Each word reads its predecessor instead of carrying a bit along, so that the loop has no
 /// dependency from one word to the next and the compiler vectorizes it.)
-inline plane transitions(const plane& p) noexcept {
+BITPLANE_HOST_DEVICE inline plane transitions(const plane& p) noexcept {
     plane t;
     t[0] = p[0] ^ (p[0] << 1);
     for (std::size_t w = 1; w < plane_words; ++w) t[w] = p[w] ^ ((p[w] << 1) | (p[w - 1] >> 31));
@@ -87,17 +89,17 @@ inline plane transitions(const plane& p) noexcept {
 /// Runs of set bits of a plane whose transitions count is `transitions_count` and whose
 /// last bit (bit len-1) is `last_bit`: every run contributes a start and an end
 /// transition, except a run reaching the end of the plane.
-constexpr std::uint32_t runs_from_transitions(std::uint32_t transitions_count, bool last_bit) noexcept {
+BITPLANE_HOST_DEVICE constexpr std::uint32_t runs_from_transitions(std::uint32_t transitions_count, bool last_bit) noexcept {
     return (transitions_count + (last_bit ? 1u : 0u)) / 2;
 }
 
 /// Calls f(bit) for each set bit in ascending order.
 template <class F>
-inline void for_each_set_bit(const plane& p, F&& f) {
+BITPLANE_HOST_DEVICE inline void for_each_set_bit(const plane& p, F&& f) {
     for (std::uint32_t w = 0; w < plane_words; ++w) {
         std::uint32_t word = p[w];
         while (word) {
-            f(w * 32 + static_cast<std::uint32_t>(std::countr_zero(word)));
+            f(w * 32 + countr_zero32(word));
             word &= word - 1;
         }
     }
@@ -105,7 +107,7 @@ inline void for_each_set_bit(const plane& p, F&& f) {
 
 /// Calls f(begin, end) for each maximal run of set bits in ascending order.
 template <class F>
-inline void for_each_run(const plane& p, F&& f) {
+BITPLANE_HOST_DEVICE inline void for_each_run(const plane& p, F&& f) {
     std::uint32_t begin = 0;
     bool inside = false;
     for (std::uint32_t w = 0; w < plane_words; ++w) {
@@ -115,13 +117,13 @@ inline void for_each_run(const plane& p, F&& f) {
         while (consumed < 32) {
             if (!inside) {
                 if (word == 0) break;
-                const auto skip = static_cast<std::uint32_t>(std::countr_zero(word));
+                const std::uint32_t skip = countr_zero32(word);
                 begin = base + consumed + skip;
                 consumed += skip;
                 word = consumed < 32 ? word >> skip : 0;
                 inside = true;
             } else {
-                const auto ones = static_cast<std::uint32_t>(std::countr_one(word));
+                const std::uint32_t ones = countr_one32(word);
                 consumed += ones;
                 if (consumed >= 32) break;  // the run goes on into the next word
                 word >>= ones;

@@ -24,7 +24,7 @@ inline constexpr std::uint32_t escape = 255;
 /// in a row has no escape: a branch-free pass over the words settles most planes (the exact
 /// walk below branches on every word, and mispredicts on noisy ones).
 template <class WordOf>
-inline std::uint32_t payload_bytes_of(WordOf&& word_of, std::uint32_t set_bits) noexcept {
+BITPLANE_HOST_DEVICE inline std::uint32_t payload_bytes_of(WordOf&& word_of, std::uint32_t set_bits) noexcept {
     static_assert(plane_words == 64, "one bit per word in a std::uint64_t");
     std::uint64_t zero_words = 0;
     for (std::uint32_t w = 0; w < plane_words; ++w) zero_words |= std::uint64_t{word_of(w) == 0} << w;
@@ -39,27 +39,27 @@ inline std::uint32_t payload_bytes_of(WordOf&& word_of, std::uint32_t set_bits) 
             zeros += 32;
             continue;
         }
-        if (zeros + static_cast<std::uint32_t>(std::countr_zero(word)) >= escape) ++escapes;
-        zeros = static_cast<std::uint32_t>(std::countl_zero(word));
+        if (zeros + countr_zero32(word) >= escape) ++escapes;
+        zeros = countl_zero32(word);
     }
     return set_bits + 2 * escapes;
 }
 
-inline std::uint32_t payload_bytes(const plane& diff, std::uint32_t set_bits) noexcept {
+BITPLANE_HOST_DEVICE inline std::uint32_t payload_bytes(const plane& diff, std::uint32_t set_bits) noexcept {
     return payload_bytes_of([&](std::uint32_t w) { return diff[w]; }, set_bits);
 }
 
 /// Most bytes a gaps payload of a `len`-bit plane can take (every escape covers >= 255 bits).
-constexpr std::uint32_t max_payload_bytes(std::uint32_t len) noexcept { return len + 2 * (len / escape + 1); }
+BITPLANE_HOST_DEVICE constexpr std::uint32_t max_payload_bytes(std::uint32_t len) noexcept { return len + 2 * (len / escape + 1); }
 
-inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
+BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
     std::byte* p = out;
     std::uint32_t next = 0;
     for_each_set_bit(diff, [&](std::uint32_t bit) {
         const std::uint32_t gap = bit - next;
         if (gap >= escape) {
             *p++ = static_cast<std::byte>(escape);
-            store_le<std::uint16_t>(p, static_cast<std::uint16_t>(gap));
+            put_le<std::uint16_t>(p, static_cast<std::uint16_t>(gap));
             p += 2;
         } else {
             *p++ = static_cast<std::byte>(gap);

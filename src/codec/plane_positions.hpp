@@ -12,15 +12,15 @@
 
 namespace bitplane::detail::positions_payload {
 
-constexpr std::uint32_t payload_bytes(std::uint32_t items) noexcept {
+BITPLANE_HOST_DEVICE constexpr std::uint32_t payload_bytes(std::uint32_t items) noexcept {
     return items * thresholds::position_bytes;
 }
 
 /// Writes the set bits of `diff` (all below the plane length); returns bytes written.
-inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
+BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
     std::byte* p = out;
     for_each_set_bit(diff, [&](std::uint32_t bit) {
-        store_le<std::uint16_t>(p, static_cast<std::uint16_t>(bit));
+        put_le<std::uint16_t>(p, static_cast<std::uint16_t>(bit));
         p += 2;
     });
     return static_cast<std::uint32_t>(p - out);

@@ -12,11 +12,11 @@
 
 namespace bitplane::detail::raw_payload {
 
-constexpr std::uint32_t payload_bytes(std::uint32_t len) noexcept { return raw_plane_bytes(len); }
+BITPLANE_HOST_DEVICE constexpr std::uint32_t payload_bytes(std::uint32_t len) noexcept { return raw_plane_bytes(len); }
 
-inline std::uint32_t write(const plane& diff, std::uint32_t len, std::byte* out) noexcept {
+BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::uint32_t len, std::byte* out) noexcept {
     const std::uint32_t bytes = payload_bytes(len);
-    std::memcpy(out, diff.data(), bytes);
+    put_words_le(out, diff.data(), bytes);
     return bytes;
 }
 

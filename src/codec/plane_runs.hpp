@@ -13,16 +13,16 @@
 
 namespace bitplane::detail::runs_payload {
 
-constexpr std::uint32_t payload_bytes(std::uint32_t items) noexcept {
+BITPLANE_HOST_DEVICE constexpr std::uint32_t payload_bytes(std::uint32_t items) noexcept {
     return items * thresholds::run_bytes;
 }
 
 /// Writes the maximal runs of `diff`; returns bytes written.
-inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
+BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
     std::byte* p = out;
     for_each_run(diff, [&](std::uint32_t begin, std::uint32_t end) {
-        store_le<std::uint16_t>(p, static_cast<std::uint16_t>(begin));
-        store_le<std::uint16_t>(p + 2, static_cast<std::uint16_t>(end));
+        put_le<std::uint16_t>(p, static_cast<std::uint16_t>(begin));
+        put_le<std::uint16_t>(p + 2, static_cast<std::uint16_t>(end));
         p += 4;
     });
     return static_cast<std::uint32_t>(p - out);

@@ -6,6 +6,8 @@
 #include <bitplane/block.hpp>
 #include <bitplane/simd.hpp>
 
+#include "codec/host_device.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <climits>
@@ -24,8 +26,9 @@ struct value_stats {
 };
 
 /// Folds value v[k] into `r` (and the difference v[k] - v[k-1] when k > 0): the scalar step
-/// every path's stats kernel uses for value 0 and for the values past its last full register.
-inline void fold_value_stats(value_stats& r, const std::uint32_t* v, std::size_t k) noexcept {
+/// every path's stats kernel uses for value 0 and for the values past its last full register,
+/// and each GPU thread over its values (cuda/kernels/encode_block.cuh).
+BITPLANE_HOST_DEVICE inline void fold_value_stats(value_stats& r, const std::uint32_t* v, std::size_t k) noexcept {
     const std::uint32_t x = v[k];
     const auto sx = static_cast<std::int32_t>(x);
     r.any |= x;

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 struct CUstream_st;
@@ -121,6 +122,8 @@ public:
     device_vector() = default;
     /// Uploads `host` (see upload()).
     explicit device_vector(const vector<T>& host, stream_t stream = nullptr) { upload(host, stream); }
+    /// Adopts blocks already on the device (bitplane::cuda::encode, bitplane/cuda/encode.hpp).
+    explicit device_vector(detail::device_blocks&& blocks) noexcept : blocks_(std::move(blocks)) {}
 
     /// Replaces the contents with `host`'s blocks: the payload bytes and the offsets table are
     /// copied as they are (a few cudaMemcpyAsync calls); the host's uncompressed tail is encoded
