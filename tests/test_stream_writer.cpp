@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -74,10 +75,26 @@ public:
     }
 };
 
+// memory_output made safe for reads beside writes (a lock around both), so that finish()
+// hashes while it writes the last blocks, as it does with a file.
+class concurrent_memory_output : public memory_output {
+public:
+    std::mutex lock;
+    void write_at(std::uint64_t offset, std::span<const std::byte> b) override {
+        const std::lock_guard<std::mutex> hold(lock);
+        memory_output::write_at(offset, b);
+    }
+    void read_at(std::uint64_t offset, std::span<std::byte> b) override {
+        const std::lock_guard<std::mutex> hold(lock);
+        memory_output::read_at(offset, b);
+    }
+    [[nodiscard]] bool reads_while_writing() const noexcept override { return true; }
+};
+
 // The same values through a writer that knows their count and writes blocks in place.
-template <class T>
+template <class T, class Output = memory_output>
 bytes placed(const std::vector<T>& values, std::size_t piece) {
-    memory_output out;
+    Output out;
     bitplane::vector_writer<T> writer(values.size(), out);
     for (std::size_t at = 0; at < values.size(); at += piece)
         writer.append(std::span<const T>(values).subspan(at, std::min(piece, values.size() - at)));
@@ -141,6 +158,8 @@ TEST(StreamWriter, PlacedFinishSplitsHashAtEveryEnd) {
         const bytes expected = saved(prefix);
         EXPECT_EQ(placed(prefix, prefix.size()), expected);
         EXPECT_EQ(placed(prefix, 300 * block_values + 11), expected);
+        EXPECT_EQ((placed<std::uint32_t, concurrent_memory_output>(prefix, prefix.size())), expected);
+        EXPECT_EQ((placed<std::uint32_t, concurrent_memory_output>(prefix, 300 * block_values + 11)), expected);
     }
 }
 

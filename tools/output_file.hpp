@@ -48,6 +48,9 @@ public:
     /// Maps the range (read-only, a window at a time) instead of copying it.
     void read_pieces(std::uint64_t offset, std::uint64_t size,
                      const std::function<void(std::span<const std::byte>)>& piece) override;
+    /// pread and read-only mappings of ranges already written are safe beside a pwrite of
+    /// another range (write_at touches no state the reads use).
+    [[nodiscard]] bool reads_while_writing() const noexcept override { return true; }
     /// Whether commit() flushes to disk before renaming (default false); for the whole program.
     static void set_sync_outputs(bool sync) noexcept;
 

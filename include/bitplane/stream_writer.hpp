@@ -47,6 +47,10 @@ public:
     /// what it holds (a file) may hand out its own memory instead of copying.
     virtual void read_pieces(std::uint64_t offset, std::uint64_t size,
                              const std::function<void(std::span<const std::byte>)>& piece);
+    /// Whether read_at/read_pieces may run on one thread while write_at writes a different
+    /// range on another (a file: pread/mmap beside pwrite). If so, vector_writer::finish()
+    /// hashes what is written while it writes the last blocks; otherwise one after the other.
+    [[nodiscard]] virtual bool reads_while_writing() const noexcept { return false; }
 };
 
 template <column_value T>

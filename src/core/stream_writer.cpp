@@ -376,7 +376,8 @@ std::uint64_t vector_writer<T>::finish() {
         throw argument_error("bitplane::vector_writer::finish: " + std::to_string(s.values) + " values appended, " +
                              std::to_string(s.expected) + " expected: the file would be incomplete");
     // The tail is encoded first (kept here) so that the offsets table is complete; then the
-    // last window's blocks and the tail are written while, beside them, the checksum (which
+    // last window's blocks and the tail are written while (if the output allows it), beside
+    // them, the checksum (which
     // covers the table before the blocks, so it can only start now) reads the blocks already
     // in the file back from the page cache and the ones still in memory from there: the
     // last write no longer delays the hash, which is the serial end of every pack.
@@ -394,8 +395,11 @@ std::uint64_t vector_writer<T>::finish() {
     auto f = s.make_front();
     const std::vector<typename state::batch>& pending = s.sets[1 - s.current];
     const std::size_t pending_used = s.pending_used;
+    // Two tasks; one chunk of both (in order: write, then hash) where the output cannot be
+    // read while it is written.
+    const std::size_t grain = s.placed->reads_while_writing() ? 1 : 2;
     s.guarded([&] {
-        detail::parallel_for(2, 1, [&](std::size_t first, std::size_t last) {
+        detail::parallel_for(2, grain, [&](std::size_t first, std::size_t last) {
             for (std::size_t task = first; task < last; ++task) {
                 if (task == 0) {
                     if (s.pending_used > 0) s.write_pending();
