@@ -92,6 +92,17 @@ struct workload {
     pinned_array pa_payload, pb_payload;
     double dense = 0;  // dense bytes of one operand (4 n)
 
+    // The with-transfer rows' copies of both operands: compressed blocks from pinned memory
+    // into x and y, or the dense values from pinned memory (enqueued on stream0).
+    void upload_both(bc::detail::device_blocks& x, bc::detail::device_blocks& y) const {
+        x.upload(ga, stream0);
+        y.upload(gb, stream0);
+    }
+    void copy_dense_both() const {
+        h2d(dva.p, ha.p, 4 * n);
+        h2d(dvb.p, hb.p, 4 * n);
+    }
+
     workload(std::string shape_name, std::size_t size, unsigned bits, std::uint64_t seed)
         : shape(std::move(shape_name)),
           n(size),
@@ -488,8 +499,7 @@ void bench_bitwise(std::FILE* csv, workload& w, std::vector<ratio_row>& ratios) 
         if (c.op == bit_op::and_op) {
             {
                 bc::detail::device_blocks x, y;
-                x.upload(w.ga, stream0);
-                y.upload(w.gb, stream0);
+                w.upload_both(x, y);
                 bc::detail::bitwise_blocks(x, y, static_cast<bc::detail::bitwise_op>(static_cast<unsigned>(c.op)), out,
                                            stream0);
                 d2h(w.hout.p, out, 4 * w.n);
@@ -501,8 +511,7 @@ void bench_bitwise(std::FILE* csv, workload& w, std::vector<ratio_row>& ratios) 
                 {{"bitplane pinned up x2 + op + values back",
                   [&] {
                       bc::detail::device_blocks x, y;
-                      x.upload(w.ga, stream0);
-                      y.upload(w.gb, stream0);
+                      w.upload_both(x, y);
                       bc::detail::bitwise_blocks(x, y, static_cast<bc::detail::bitwise_op>(static_cast<unsigned>(c.op)),
                                                  out, stream0);
                       d2h(w.hout.p, out, 4 * w.n);
@@ -510,16 +519,14 @@ void bench_bitwise(std::FILE* csv, workload& w, std::vector<ratio_row>& ratios) 
                   }},
                  {"thrust dense up x2 + transform + back",
                   [&] {
-                      h2d(w.dva.p, w.ha.p, 4 * w.n);
-                      h2d(w.dvb.p, w.hb.p, 4 * w.n);
+                      w.copy_dense_both();
                       thrust_bitwise(w.dva.as<u32>(), w.dvb.as<u32>(), out2, w.n, c.op, stream0);
                       d2h(w.hout.p, out2, 4 * w.n);
                       sync();
                   }},
                  {"cudaMemcpy dense up x2 + back (bus)",
                   [&] {
-                      h2d(w.dva.p, w.ha.p, 4 * w.n);
-                      h2d(w.dvb.p, w.hb.p, 4 * w.n);
+                      w.copy_dense_both();
                       d2h(w.hout.p, out2, 4 * w.n);
                       sync();
                   }}},
@@ -608,14 +615,12 @@ void bench_similarity(std::FILE* csv, workload& w, std::vector<ratio_row>& ratio
             {{"bitplane pinned up x2 + matrix",
               [&] {
                   bc::detail::device_blocks x, y;
-                  x.upload(w.ga, stream0);
-                  y.upload(w.gb, stream0);
+                  w.upload_both(x, y);
                   (void)bc::detail::hamming_blocks(x, &y, 0, x.blocks, stream0);
               }},
              {"cudaMemcpy dense pinned x2 (bus)",
               [&] {
-                  h2d(w.dva.p, w.ha.p, 4 * w.n);
-                  h2d(w.dvb.p, w.hb.p, 4 * w.n);
+                  w.copy_dense_both();
                   sync();
               }}},
             2 * w.dense);
@@ -644,20 +649,17 @@ void bench_similarity(std::FILE* csv, workload& w, std::vector<ratio_row>& ratio
             {{"bitplane pinned up x2 + jaccard",
               [&] {
                   bc::detail::device_blocks x, y;
-                  x.upload(w.ga, stream0);
-                  y.upload(w.gb, stream0);
+                  w.upload_both(x, y);
                   (void)bc::detail::jaccard_blocks(x, y, stream0);
               }},
              {"thrust dense up x2 + popcounts",
               [&] {
-                  h2d(w.dva.p, w.ha.p, 4 * w.n);
-                  h2d(w.dvb.p, w.hb.p, 4 * w.n);
+                  w.copy_dense_both();
                   (void)thrust_jaccard();
               }},
              {"cudaMemcpy dense pinned x2 (bus)",
               [&] {
-                  h2d(w.dva.p, w.ha.p, 4 * w.n);
-                  h2d(w.dvb.p, w.hb.p, 4 * w.n);
+                  w.copy_dense_both();
                   sync();
               }}},
             2 * w.dense);

@@ -61,27 +61,17 @@ __device__ __forceinline__ std::uint32_t smem_u32(const std::uint8_t* p) {
            (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
 }
 
-/// A copied block's header (parse_plain_header, from the shared-memory copy).
-struct mma_header {
-    bool ok;
-    std::uint32_t live;
-    std::uint32_t ones;
-    std::uint32_t base;
-    unsigned stored;
+/// A copied block's header (parse_plain_header, from the shared-memory copy), with where its
+/// payload starts in the buffer.
+struct mma_header : plain_header {
     unsigned first_word;  // buffer word holding the payload's first byte
     unsigned shift;       // payload misalignment in bits (funnel shift)
 };
 
 __device__ __forceinline__ mma_header mma_parse(const std::uint8_t* buffer, unsigned at, bool is_signed) {
-    const plain_header p = parse_plain_header(buffer + at, is_signed, [](const std::uint8_t* q) { return smem_u32(q); });
-    mma_header h;
-    h.ok = p.ok;
-    h.live = p.live;
-    h.ones = p.ones;
-    h.base = p.base;
-    h.stored = p.stored;
-    h.first_word = (at + p.body) / 4u;
-    h.shift = (at + p.body) % 4u * 8u;
+    mma_header h{parse_plain_header(buffer + at, is_signed, [](const std::uint8_t* q) { return smem_u32(q); }), 0u, 0u};
+    h.first_word = (at + h.body) / 4u;
+    h.shift = (at + h.body) % 4u * 8u;
     return h;
 }
 

@@ -23,16 +23,6 @@
 
 namespace bitplane::cuda::kernels {
 
-/// Warp-level header of a block for dot_planes; ok == false when it does not qualify.
-struct fast_header {
-    bool ok;
-    std::uint32_t live;
-    std::uint32_t ones;
-    std::uint32_t base;
-    unsigned stored;
-    const std::uint8_t* payload;
-};
-
 /// The header of a plain block as the fast reduction kernels read it, and whether they can
 /// take it; `load` reads a u32 at any byte (load_u32 from global memory, smem_u32 from a
 /// shared-memory copy). `body` is the offset of the interleaved payload.
@@ -81,15 +71,15 @@ __device__ __forceinline__ plain_header parse_plain_header(const std::uint8_t* b
     return h;
 }
 
+/// Warp-level header of a block for dot_planes (ok == false when it does not qualify), with
+/// its payload's address in global memory.
+struct fast_header : plain_header {
+    const std::uint8_t* payload;
+};
+
 __device__ __forceinline__ fast_header fast_parse(const std::uint8_t* b, bool is_signed) {
-    const plain_header p = parse_plain_header(b, is_signed, [](const std::uint8_t* q) { return load_u32(q); });
-    fast_header h;
-    h.ok = p.ok;
-    h.live = p.live;
-    h.ones = p.ones;
-    h.base = p.base;
-    h.stored = p.stored;
-    h.payload = b + p.body;
+    fast_header h{parse_plain_header(b, is_signed, [](const std::uint8_t* q) { return load_u32(q); }), nullptr};
+    h.payload = b + h.body;
     return h;
 }
 

@@ -247,12 +247,12 @@ struct vector_writer<T>::state {
                                                : ": the writer writes to a placed_output (use finish())"));
     }
 
-    void encode_tail() {
-        if (tail.empty()) return;
-        std::array<std::byte, codec::max_block_bytes> encoded;
-        const std::size_t n = codec::encode_block(tail, std::is_signed_v<T>, encoded);
-        push_block(std::span<const std::byte>(encoded).first(n));
+    // The partial last block, encoded into `out` (and released); its size, 0 if there is none.
+    std::size_t encode_tail(std::array<std::byte, codec::max_block_bytes>& out) {
+        if (tail.empty()) return 0;
+        const std::size_t n = codec::encode_block(tail, std::is_signed_v<T>, out);
         tail = {};
+        return n;
     }
 
     // The header (checksum field still zero) and the offsets table with the zero padding up
@@ -358,7 +358,8 @@ std::uint64_t vector_writer<T>::finish(const sink& out) {
     s.check_open("finish");
     s.check_form("finish", false);
     s.finished = true;
-    s.encode_tail();
+    std::array<std::byte, codec::max_block_bytes> tail_bytes;
+    if (const std::size_t n = s.encode_tail(tail_bytes)) s.push_block(std::span<const std::byte>(tail_bytes).first(n));
     auto f = s.make_front();
     state::seal(f, [&](auto&& hash) { s.payload.for_each_piece(hash); });
     out(f.header);
@@ -382,11 +383,7 @@ std::uint64_t vector_writer<T>::finish() {
     // in the file back from the page cache and the ones still in memory from there: the
     // last write no longer delays the hash, which is the serial end of every pack.
     std::array<std::byte, codec::max_block_bytes> tail_bytes;
-    std::size_t tail_size = 0;
-    if (!s.tail.empty()) {
-        tail_size = codec::encode_block(s.tail, std::is_signed_v<T>, tail_bytes);
-        s.tail = {};
-    }
+    const std::size_t tail_size = s.encode_tail(tail_bytes);
     const std::span<const std::byte> tail_block(tail_bytes.data(), tail_size);
     const std::uint64_t pending_from = s.pending_used > 0 ? s.sets[1 - s.current][0].offset : s.payload_size;
     const std::uint64_t tail_at = s.payload_size;
