@@ -228,6 +228,55 @@ TEST(DnaFasta, UnpackRejectsEveryTruncationAndCorruption) {
     }
 }
 
+// A packed DNA file of no letters (planes mode, so no payload) around raw metadata bytes,
+// with a correct checksum: what a forger writes (docs/format.md section 6).
+std::vector<std::byte> forged_packed_dna(const std::vector<std::uint8_t>& metadata, std::uint64_t records) {
+    std::vector<std::byte> bytes(64 + metadata.size());
+    const auto put64 = [&](std::size_t at, std::uint64_t x) { std::memcpy(bytes.data() + at, &x, 8); };
+    std::memcpy(bytes.data(), "BITPLANE", 8);
+    bytes[8] = std::byte{1};
+    bytes[10] = std::byte{3};  // packed DNA
+    bytes[11] = std::byte{2};  // final line end
+    bytes[12] = std::byte{64};
+    put64(16, 0);  // letters
+    put64(24, records);
+    put64(32, metadata.size());
+    put64(40, metadata.size());
+    put64(48, 0);  // payload
+    std::memcpy(bytes.data() + 64, metadata.data(), metadata.size());
+    reseal(bytes);
+    return bytes;
+}
+
+void put_varint(std::vector<std::uint8_t>& out, std::uint64_t x) {
+    for (; x >= 0x80; x >>= 7) out.push_back(static_cast<std::uint8_t>(x | 0x80));
+    out.push_back(static_cast<std::uint8_t>(x));
+}
+
+// Issue #14, finding 1: a run of 2^64-3 empty lines in a 79-byte file crashed unpack (the
+// text size wrapped); 2^40 of them asked for a terabyte. Both are format errors now, and a
+// modest run still round-trips.
+TEST(DnaFasta, UnpackBoundsRunsOfEmptyLines) {
+    for (const std::uint64_t count : {~std::uint64_t{0} - 2, std::uint64_t{1} << 40, (std::uint64_t{1} << 20) + 2}) {
+        std::vector<std::uint8_t> meta = {1, 'x', 0, 1, 0};  // header "x", 0 letters, one run of length 0
+        put_varint(meta, count);
+        const auto bytes = forged_packed_dna(meta, 1);
+        if (count == ~std::uint64_t{0} - 2) {
+            EXPECT_EQ(bytes.size(), 79u);
+        }
+        try {
+            (void)bitplane::dna::unpack(bytes);
+            ADD_FAILURE() << count << " empty lines accepted";
+        } catch (const bitplane::format_error& e) {
+            EXPECT_NE(std::string(e.what()).find("empty lines"), std::string::npos) << e.what();
+        }
+    }
+    std::vector<std::uint8_t> meta = {1, 'x', 0, 1, 0};
+    put_varint(meta, 1000);
+    const fasta g = bitplane::dna::unpack(forged_packed_dna(meta, 1));
+    EXPECT_EQ(g.to_text(), ">x\n" + std::string(1000, '\n'));
+}
+
 }  // namespace
 
 namespace {

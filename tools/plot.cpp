@@ -7,6 +7,7 @@
 
 #include <bitplane/error.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -51,18 +52,32 @@ void write_text(const std::string& path, const std::string& text) {
     if (!out.flush()) throw io_error("cannot write " + path);
 }
 
-// gnuplot string literal in single quotes: a quote is written twice.
+bool is_control(char c) noexcept { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }
+
+// gnuplot string literal in single quotes: a quote is written twice, and nothing else is
+// special inside one (no backslash escapes, no backquote or macro substitution) except a line
+// end, which ends the command: a line feed in the text would let the rest of it run as
+// gnuplot commands (`!cmd` is a shell command). Text with control characters is refused here;
+// user text goes through printable() first.
 std::string quoted(const std::string& s) {
+    if (std::any_of(s.begin(), s.end(), is_control))
+        throw io_error("cannot plot: a path of the plot holds a control character");
     std::string out = "'";
     for (const char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
     return out + "'";
+}
+
+// User text (a file name in the title) with every control character shown as '?'.
+std::string printable(std::string s) {
+    std::replace_if(s.begin(), s.end(), is_control, '?');
+    return s;
 }
 
 std::string script(const std::string& title, const temporary_directory& dir) {
     std::ostringstream g;
     g << "set terminal pngcairo size 1500,640 font 'sans,10'\n"
       << "set output " << quoted(dir.file("plot.png")) << "\n"
-      << "set multiplot layout 1,2 title " << quoted(title) << "\n"
+      << "set multiplot layout 1,2 title " << quoted(printable(title)) << "\n"
       // Heat map: agreement of planes i and j in percent.
       << "set title 'Plane similarity: % of values where planes i and j agree (0 complement, 50 unrelated, 100 equal)'\n"
       << "set xlabel 'plane'\nset ylabel 'plane'\n"

@@ -93,6 +93,14 @@ std::string write_metadata(const fasta& f) {
     return meta;
 }
 
+// Empty sequence lines a packed file may hold in all: one per letter and per record, plus a
+// fixed allowance. Real files have a few (a blank line between records); the bound keeps the
+// unpacked text within about three bytes per letter, line ends included (docs/format.md).
+std::uint64_t empty_line_limit(std::uint64_t letter_count, std::uint64_t record_count) noexcept {
+    constexpr std::uint64_t allowance = std::uint64_t{1} << 20;
+    return letter_count + record_count + allowance;  // both are below 2^62 after the header checks
+}
+
 void read_metadata(meta_reader& in, std::uint64_t record_count, std::uint64_t letter_count, bool crlf,
                    bool final_newline, fasta& f) {
     auto& records = fasta_access::records(f);
@@ -102,6 +110,7 @@ void read_metadata(meta_reader& in, std::uint64_t record_count, std::uint64_t le
     if (record_count > in.remaining() / 3) in.fail(std::to_string(record_count) + " records announced, too few bytes");
     records.reserve(record_count);
     std::uint64_t letters = 0;
+    std::uint64_t empty_line_budget = empty_line_limit(letter_count, record_count);
     for (std::uint64_t i = 0; i < record_count; ++i) {
         fasta_access::entry e;
         const std::string_view header = in.take(in.varint("header length"), "header");
@@ -124,6 +133,15 @@ void read_metadata(meta_reader& in, std::uint64_t record_count, std::uint64_t le
             if (run.count == 0) in.fail("record " + std::to_string(i + 1) + ": a line run of no lines");
             if (run.length != 0 && run.count > (e.size - covered) / run.length)
                 in.fail("record " + std::to_string(i + 1) + ": lines hold more letters than the record");
+            // Empty lines hold no letters, so the check above cannot bound them; each one is a
+            // line end in the text, and a varint count could announce 2^64 of them.
+            if (run.length == 0) {
+                if (run.count > empty_line_budget)
+                    in.fail("record " + std::to_string(i + 1) + ": a run of " + std::to_string(run.count) +
+                            " empty lines goes past the file's limit of " +
+                            std::to_string(empty_line_limit(letter_count, record_count)) + " empty lines");
+                empty_line_budget -= run.count;
+            }
             covered += run.length * run.count;
             if (r > 0 && runs.back().length == run.length) in.fail("record " + std::to_string(i + 1) + ": two runs of one length in a row");
             runs.push_back(run);

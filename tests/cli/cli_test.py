@@ -577,6 +577,22 @@ class CliTest(unittest.TestCase):
                             env={"PATH": empty_path})
         self.assert_no_leftovers("n.png")
 
+    def test_stats_plot_runs_nothing_from_the_file_name(self):
+        # Issue #14, finding 2: a line feed in the input's name ended the gnuplot string of the
+        # title, and gnuplot ran the next line ("!cmd" is a shell command).
+        if shutil.which("gnuplot") is None:
+            self.fail("gnuplot is not installed (scripts/install-deps.sh installs gnuplot-nox)")
+        marker = self.path("PWNED")  # the shell expands $BITPLANE_TEST_MARKER: no '/' in the name
+        name = "x\n!touch \"$BITPLANE_TEST_MARKER\"\n#'`touch \"$BITPLANE_TEST_MARKER\"`'.bp"
+        bp = self.pack_values("plain", [i % 1000 for i in range(5000)])
+        hostile = self.path(name)
+        os.rename(bp, hostile)
+        png = self.path("p.png")
+        self.run_cli("stats", hostile, "--plot", png, expect=EXIT_OK, env={"BITPLANE_TEST_MARKER": marker})
+        self.assertFalse(os.path.exists(marker), "gnuplot ran a command taken from the file name")
+        with open(png, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
     # ---- operations ----------------------------------------------------------------------
     def test_sum_and_dot(self):
         for signed in (False, True):
