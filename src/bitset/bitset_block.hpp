@@ -76,7 +76,7 @@ inline const std::byte* payload_of(const block_entry& e, const std::byte* arena)
 
 // ---- choosing an encoding -------------------------------------------------------------------
 
-struct block_plan {
+struct bitset_block_plan {
     block_kind kind = block_kind::raw;
     std::uint16_t items = 0;
     std::uint32_t bytes = 0;
@@ -85,8 +85,8 @@ struct block_plan {
 /// The smallest encoding of a stored block with `count` set bits and `runs` runs (ties: raw,
 /// positions, runs, gaps). `gaps_bytes()` is asked only when gaps could still win.
 template <class GapsBytes>
-inline block_plan choose_plan(std::uint32_t count, std::uint32_t runs, std::uint32_t len, GapsBytes&& gaps_bytes) {
-    block_plan best{block_kind::raw, 0, raw_plane_bytes(len)};
+inline bitset_block_plan choose_plan(std::uint32_t count, std::uint32_t runs, std::uint32_t len, GapsBytes&& gaps_bytes) {
+    bitset_block_plan best{block_kind::raw, 0, raw_plane_bytes(len)};
     if (2 * count < best.bytes) best = {block_kind::positions, static_cast<std::uint16_t>(count), 2 * count};
     if (4 * runs < best.bytes) best = {block_kind::runs, static_cast<std::uint16_t>(runs), 4 * runs};
     if (count < best.bytes) {
@@ -101,12 +101,12 @@ inline std::uint32_t runs_of(const block_stats& s, const plane& p) noexcept {
     return runs_from_transitions(s.transitions, (p[plane_words - 1] >> 31) != 0);
 }
 
-inline block_plan plan_for_plane(const plane& p, const block_stats& s, std::uint32_t len) {
+inline bitset_block_plan plan_for_plane(const plane& p, const block_stats& s, std::uint32_t len) {
     return choose_plan(s.count, runs_of(s, p), len, [&] { return gaps_payload::payload_bytes(p, s.count); });
 }
 
 /// Writes the payload of `plan` for plane `p` (bits at or beyond len clear) to `out`.
-inline void write_plane_payload(const block_plan& plan, const plane& p, std::uint32_t len, std::byte* out) noexcept {
+inline void write_plane_payload(const bitset_block_plan& plan, const plane& p, std::uint32_t len, std::byte* out) noexcept {
     switch (plan.kind) {
         case block_kind::positions: positions_payload::write(p, out); break;
         case block_kind::runs: runs_payload::write(p, out); break;
@@ -249,7 +249,7 @@ inline positions_facts write_gaps_with_facts(const std::uint16_t* p, std::uint32
 }
 
 /// The encoding of sorted positions p[0..n) (as facts_of()).
-inline block_plan plan_for_positions(const std::uint16_t* p, std::uint32_t n, std::uint32_t len) noexcept {
+inline bitset_block_plan plan_for_positions(const std::uint16_t* p, std::uint32_t n, std::uint32_t len) noexcept {
     const positions_facts f = facts_of(p, n);
     return choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
 }
@@ -263,7 +263,7 @@ inline void set_positions(plane& out, const std::uint16_t* p, std::uint32_t n) n
 /// up to 8 slots past n, and up to 7 bytes past the payload may be written: `out` is the end of
 /// an arena (which keeps slack there) or the 8-byte inline field, never a payload with another
 /// one after it.
-inline void write_positions_payload(const block_plan& plan, const std::uint16_t* p, std::uint32_t n,
+inline void write_positions_payload(const bitset_block_plan& plan, const std::uint16_t* p, std::uint32_t n,
                                     std::uint32_t len, std::byte* out) noexcept {
     switch (plan.kind) {
         case block_kind::positions:

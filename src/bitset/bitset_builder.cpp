@@ -123,7 +123,7 @@ void bitset_builder::set_block(std::size_t block, const plane& bits) {
         k.extract_positions(bits.data(), positions.data());
         std::byte scratch[3 * block_values / 8 + 16];
         const positions_facts f = write_gaps_with_facts(positions.data(), st.count, scratch);
-        const block_plan plan = choose_plan(st.count, f.runs, len, [&] { return f.gaps_bytes; });
+        const bitset_block_plan plan = choose_plan(st.count, f.runs, len, [&] { return f.gaps_bytes; });
         if (plan.kind != block_kind::gaps) write_positions_payload(plan, positions.data(), st.count, len, scratch);
         slot.items = plan.items;
         slot.kind = plan.kind;
@@ -132,7 +132,7 @@ void bitset_builder::set_block(std::size_t block, const plane& bits) {
         std::memcpy(dest, scratch, plan.bytes);
         return;
     }
-    const block_plan plan = plan_for_plane(bits, st, len);
+    const bitset_block_plan plan = plan_for_plane(bits, st, len);
     slot.items = plan.items;
     slot.kind = plan.kind;
     slot.inline_payload = is_inline(plan.bytes);

@@ -201,7 +201,7 @@ void bitset_core::replace_block(std::size_t b, const plane& bits, const block_st
     if (!now_stored) {
         if (was_stored) entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(idx));
     } else {
-        const block_plan plan = plan_for_plane(bits, s, len);
+        const bitset_block_plan plan = plan_for_plane(bits, s, len);
         block_entry e{0, static_cast<std::uint16_t>(s.count), plan.items, plan.kind, is_inline(plan.bytes), {}};
         std::byte* dest;
         if (is_inline(plan.bytes)) {

@@ -209,7 +209,7 @@ public:
             return add_positions(b, positions.data(), s.count);
         }
         enter(b);
-        const block_plan plan = plan_for_plane(p, s, len);
+        const bitset_block_plan plan = plan_for_plane(p, s, len);
         block_entry& e = slot(s.count, plan);
         write_plane_payload(plan, p, len, target(e, plan.bytes));
         mark(b, s.count);
@@ -224,7 +224,7 @@ public:
         enter(b);
         if (n == 1) {  // the usual block of a very sparse set: one byte or two, inline
             const std::uint32_t gaps = p[0] < gaps_payload::escape ? 1 : 3;
-            const block_plan plan = choose_plan(1, 1, len, [&] { return gaps; });
+            const bitset_block_plan plan = choose_plan(1, 1, len, [&] { return gaps; });
             block_entry& e = slot(1, plan);
             e.inline_payload = 1;
             if (plan.kind == block_kind::gaps) {
@@ -234,7 +234,7 @@ public:
             }
         } else if (n <= 8) {  // a few: one at a time, no vector set-up
             const positions_facts f = facts_of_few(p, n);
-            const block_plan plan = choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
+            const bitset_block_plan plan = choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
             block_entry& e = slot(n, plan);
             std::byte* at = target(e, plan.bytes);
             if (plan.kind == block_kind::gaps) {
@@ -248,7 +248,7 @@ public:
             byte_buffer& arena = core_->arena_;
             std::byte* at = arena.room(3 * n + 8);
             const positions_facts f = write_gaps_with_facts(p, n, at);
-            const block_plan plan = choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
+            const bitset_block_plan plan = choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
             block_entry& e = slot(n, plan);
             if (plan.kind != block_kind::gaps) {
                 write_positions_payload(plan, p, n, len, target(e, plan.bytes));
@@ -260,7 +260,7 @@ public:
                 arena.commit(plan.bytes);
             }
         } else {
-            const block_plan plan = plan_for_positions(p, n, len);
+            const bitset_block_plan plan = plan_for_positions(p, n, len);
             block_entry& e = slot(n, plan);
             write_positions_payload(plan, p, n, len, target(e, plan.bytes));
         }
@@ -301,7 +301,7 @@ private:
     // fields, an inline payload) and then copied would be reloaded as one 16-byte load, which
     // cannot be forwarded from those stores and stalls for about as long as the whole block
     // operation of a sparse block takes.
-    block_entry& slot(std::uint32_t count, const block_plan& plan) {
+    block_entry& slot(std::uint32_t count, const bitset_block_plan& plan) {
         block_entry& e = core_->entries_.emplace_back();
         e.count = static_cast<std::uint16_t>(count);
         e.items = plan.items;
