@@ -37,6 +37,7 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -46,6 +47,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -145,29 +147,34 @@ std::vector<column> synthetic_columns() {
 int g_reps = 7;
 volatile std::uint64_t g_sink = 0;
 
-template <class R>
-void keep(const R& r) {
-    if constexpr (std::is_integral_v<R> || std::is_same_v<R, bitplane::int128> || std::is_same_v<R, bitplane::uint128>)
-        g_sink = g_sink + static_cast<std::uint64_t>(r);
-    else
-        g_sink = g_sink + reinterpret_cast<std::uintptr_t>(&r);
-}
+using job = std::function<std::uint64_t()>;
 
-// Median seconds of one call of f over g_reps runs (fewer when one run is long), after a warm-up.
-template <class F>
-double median_seconds(F&& f) {
+// Median seconds of one call of each of bitplane's, the plain loop's and BitMagic's job (an empty
+// job: 0), over g_reps rounds (3 when a round takes over 0.3 s) after a warm-up round. A round
+// runs the three in turn, so that the load of the machine falls on all three alike.
+std::array<double, 3> median_seconds(const job& ours, const job& plain, const job& peer) {
     using clock = std::chrono::steady_clock;
-    auto once = [&] {
+    const job* jobs[3] = {&ours, &plain, &peer};
+    auto once = [](const job& f) {
         const auto t0 = clock::now();
-        keep(f());
+        g_sink = g_sink + f();
         return std::chrono::duration<double>(clock::now() - t0).count();
     };
-    const double first = once();
-    const int reps = first > 0.2 ? 3 : g_reps;
-    std::vector<double> t;
-    for (int k = 0; k < reps; ++k) t.push_back(once());
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    double first = 0;
+    for (const job* f : jobs)
+        if (*f) first += once(*f);
+    const int reps = first > 0.3 ? 3 : g_reps;
+    std::array<std::vector<double>, 3> t;
+    for (int r = 0; r < reps; ++r)
+        for (int k = 0; k < 3; ++k)
+            if (*jobs[k]) t[k].push_back(once(*jobs[k]));
+    std::array<double, 3> out{};
+    for (int k = 0; k < 3; ++k) {
+        if (t[k].empty()) continue;
+        std::sort(t[k].begin(), t[k].end());
+        out[k] = t[k][t[k].size() / 2];
+    }
+    return out;
 }
 
 // ---- the plain loops -------------------------------------------------------------------------------
@@ -221,11 +228,16 @@ std::string fmt(double x) {
     return buf;
 }
 
+// 1.23x, 0.45x, 0.0012x: two significant digits below 0.1.
+std::string times(double r) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, r >= 0.1 ? "%.2fx" : "%.2gx", r);
+    return buf;
+}
+
 std::string ratio(double baseline, double ours) {
     if (baseline == 0 || ours == 0) return "-";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2fx", baseline / ours);
-    return buf;
+    return times(baseline / ours);
 }
 
 // zstd -19 takes seconds a column: the size is kept in <corpus>/zstd19.tsv (name, values, FNV-1a
@@ -293,6 +305,10 @@ column_result run_column(const column& c, bool with_zstd) {
     auto add = [&](std::string op, std::string unit, double a, double b, double m) {
         result.rows.push_back(row{std::move(op), std::move(unit), a, b, m, true});
     };
+    auto timed = [&](std::string op, std::string unit, double scale, const job& ours, const job& base, const job& peer) {
+        const auto t = median_seconds(ours, base, peer);
+        add(std::move(op), std::move(unit), t[0] * scale, t[1] * scale, t[2] * scale);
+    };
     const double us = 1e6;
 
 #if defined(BITPLANE_BENCH_HAS_BITMAGIC)
@@ -318,13 +334,12 @@ column_result run_column(const column& c, bool with_zstd) {
     };
     const std::uint64_t random_answer = plain_random();
     check(bp_random() == random_answer, "random []");
-    double bm_random_s = 0;
+    job bm_random;
 #if defined(BITPLANE_BENCH_HAS_BITMAGIC)
     check(corpus_bitmagic::random_reads(*bm, index.data(), reads) == random_answer, "BitMagic get");
-    bm_random_s = median_seconds([&] { return corpus_bitmagic::random_reads(*bm, index.data(), reads); });
+    bm_random = [&] { return corpus_bitmagic::random_reads(*bm, index.data(), reads); };
 #endif
-    const double per_read = 1e9 / static_cast<double>(reads);
-    add("random []", "ns", median_seconds(bp_random) * per_read, median_seconds(plain_random) * per_read, bm_random_s * per_read);
+    timed("random []", "ns", 1e9 / static_cast<double>(reads), bp_random, plain_random, bm_random);
 
     // sequential iteration
     auto plain_iter = [&] {
@@ -339,14 +354,12 @@ column_result run_column(const column& c, bool with_zstd) {
     };
     const std::uint64_t iter_answer = plain_iter();
     check(bp_iter() == iter_answer, "iteration");
-    double bm_iter_s = 0;
+    job bm_iter;
 #if defined(BITPLANE_BENCH_HAS_BITMAGIC)
     check(corpus_bitmagic::iterate(*bm) == iter_answer, "BitMagic iteration");
-    bm_iter_s = median_seconds([&] { return corpus_bitmagic::iterate(*bm); });
+    bm_iter = [&] { return corpus_bitmagic::iterate(*bm); };
 #endif
-    const double per_value = 1e9 / static_cast<double>(n);
-    add("iterate", "ns/value", median_seconds(bp_iter) * per_value, median_seconds(plain_iter) * per_value,
-        bm_iter_s * per_value);
+    timed("iterate", "ns/value", 1e9 / static_cast<double>(n), bp_iter, plain_iter, bm_iter);
 
     // sum
     auto plain_sum = [&] {
@@ -356,12 +369,13 @@ column_result run_column(const column& c, bool with_zstd) {
     };
     const auto sum_answer = plain_sum();
     check(bitplane::sum(v) == static_cast<wide>(sum_answer), "sum");
-    double bm_sum_s = 0;
+    job bm_sum;
 #if defined(BITPLANE_BENCH_HAS_BITMAGIC)
     check(corpus_bitmagic::plane_sum(*bm) == static_cast<bitplane::int128>(sum_answer), "BitMagic plane sum");
-    bm_sum_s = median_seconds([&] { return static_cast<std::uint64_t>(corpus_bitmagic::plane_sum(*bm)); });
+    bm_sum = [&] { return static_cast<std::uint64_t>(corpus_bitmagic::plane_sum(*bm)); };
 #endif
-    add("sum", "us", median_seconds([&] { return bitplane::sum(v); }) * us, median_seconds(plain_sum) * us, bm_sum_s * us);
+    timed("sum", "us", us, [&] { return static_cast<std::uint64_t>(bitplane::sum(v)); },
+          [&] { return static_cast<std::uint64_t>(plain_sum()); }, bm_sum);
 
     // equality and range scans
     struct scan_case {
@@ -389,60 +403,55 @@ column_result run_column(const column& c, bool with_zstd) {
             const bitplane::bitset found = bp_find();
             check(found.size() == n && found.to_positions() == expected, "find " + sc.label);
         }
-        auto plain_find = [&] { return bitmap_of(plain, pred).size(); };
-        double bm_count_s = 0, bm_find_s = 0;
+        auto plain_find = [&] {
+            const std::vector<std::uint64_t> words = bitmap_of(plain, pred);
+            return words.empty() ? 0 : words[words.size() / 2] + words.back();
+        };
+        job bm_search;
 #if defined(BITPLANE_BENCH_HAS_BITMAGIC)
         {
             const U bits_x = std::bit_cast<U>(sc.x);
-            auto bm_find = [&](std::vector<std::uint64_t>* positions) {
+            auto bm_find = [&, bits_x](std::vector<std::uint64_t>* positions) {
                 return sc.range ? corpus_bitmagic::find_range(*bm, std::bit_cast<U>(lo), std::bit_cast<U>(hi), positions)
                                 : corpus_bitmagic::find_eq(*bm, bits_x, positions);
             };
             std::vector<std::uint64_t> positions;
             check(bm_find(&positions) == expected.size() && positions == expected, "BitMagic find " + sc.label);
-            bm_count_s = median_seconds([&] { return bm_find(nullptr); });
-            bm_find_s = bm_count_s;  // the same search: it has no count-only form
+            bm_search = [bm_find] { return bm_find(nullptr); };  // count_eq too: no count-only search
         }
 #endif
         const std::string name = sc.range ? "range" : "eq " + sc.label;
-        add("count_" + name, "us", median_seconds(bp_count) * us, median_seconds(plain_count) * us, bm_count_s * us);
-        add("find_" + name, "us", median_seconds([&] { return bp_find().count(); }) * us, median_seconds(plain_find) * us,
-            bm_find_s * us);
+        timed("count_" + name, "us", us, bp_count, plain_count, bm_search);
+        timed("find_" + name, "us", us, [&] { return bp_find().count(); }, plain_find, bm_search);
     }
 
     // decode and encode
     std::vector<T> buffer(n);
     v.decode(0, buffer);
     check(buffer == plain, "decode");
-    double bm_decode_s = 0, bm_encode_s = 0;
+    job bm_decode, bm_encode;
 #if defined(BITPLANE_BENCH_HAS_BITMAGIC)
-    {
-        std::vector<U> bm_buffer(n);
+    std::vector<U> bm_buffer(n);
+    corpus_bitmagic::decode(*bm, bm_buffer.data(), n);
+    check(bm_buffer == c.bits, "BitMagic decode");
+    bm_decode = [&] {
         corpus_bitmagic::decode(*bm, bm_buffer.data(), n);
-        check(bm_buffer == c.bits, "BitMagic decode");
-        bm_decode_s = median_seconds([&] {
-            corpus_bitmagic::decode(*bm, bm_buffer.data(), n);
-            return bm_buffer[n / 2];
-        });
-        bm_encode_s = median_seconds([&] { return corpus_bitmagic::build(c.bits.data(), n, c.is_signed).get() != nullptr; });
-    }
+        return static_cast<std::uint64_t>(bm_buffer[n / 2]);
+    };
+    bm_encode = [&] { return static_cast<std::uint64_t>(corpus_bitmagic::build(c.bits.data(), n, c.is_signed).get() != nullptr); };
 #endif
-    add("decode", "us",
-        median_seconds([&] {
-            v.decode(0, buffer);
-            return buffer[n / 2];
-        }) * us,
-        median_seconds([&] {
-            std::memcpy(buffer.data(), plain.data(), n * sizeof(T));
-            return buffer[n / 2];
-        }) * us,
-        bm_decode_s * us);
-    add("encode", "us", median_seconds([&] { return bitplane::vector<T>(std::span<const T>(plain)).size(); }) * us,
-        median_seconds([&] {
-            std::vector<T> copy(plain);
-            return copy.size();
-        }) * us,
-        bm_encode_s * us);
+    timed("decode", "us", us,
+          [&] {
+              v.decode(0, buffer);
+              return static_cast<std::uint64_t>(buffer[n / 2]);
+          },
+          [&] {
+              std::memcpy(buffer.data(), plain.data(), n * sizeof(T));
+              return static_cast<std::uint64_t>(buffer[n / 2]);
+          },
+          bm_decode);
+    timed("encode", "us", us, [&] { return static_cast<std::uint64_t>(bitplane::vector<T>(std::span<const T>(plain)).size()); },
+          [&] { return static_cast<std::uint64_t>(std::vector<T>(plain).size()); }, bm_encode);
 
     // sizes, bits per value
     std::vector<std::byte> file;
@@ -495,9 +504,7 @@ void print_summary(const std::vector<column_result>& results, bool synthetic, bo
         }
         auto gm = [](double l, int k) {
             if (k == 0) return std::string("-");
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%.2fx", std::exp(l / k));
-            return std::string(buf);
+            return times(std::exp(l / k));
         };
         std::printf("| %s%s | %s | %d/%d | %s | %s |\n", op.c_str(), op == "file size" ? " (vs zstd -19)" : "",
                     gm(log_plain, n_plain).c_str(), wins_plain, n_plain, gm(log_bm, n_bm).c_str(),

@@ -16,7 +16,7 @@
 #     bam_flag      u32  SAM flag bits (categorical, ~20 distinct values)
 #     bam_tlen      i32  template length (negative for the reverse mate; wide, signed)
 #     bam_mate_pos  i32  mate position (random-ish around pos, -1 where unmapped)
-#     bam_read_len  u32  read length (nearly constant)
+#     bam_ref_span  u32  reference bases the alignment covers (from its CIGAR; 0 where unmapped)
 #   tor-geoipdb (IP-to-Country Database by WebHosting.Info, free with attribution: "This
 #   benchmark uses the IP-to-Country Database provided by WebHosting.Info
 #   (http://www.webhosting.info), available from http://ip-to-country.webhosting.info.";
@@ -52,7 +52,7 @@ mkdir -p "$dest"
 
 # package | columns it gives
 packages=(
-  "lumpy-sv-examples|bam_pos.i32 bam_mapq.u32 bam_flag.u32 bam_tlen.i32 bam_mate_pos.i32 bam_read_len.u32"
+  "lumpy-sv-examples|bam_pos.i32 bam_mapq.u32 bam_flag.u32 bam_tlen.i32 bam_mate_pos.i32 bam_ref_span.u32"
   "tor-geoipdb|geoip4_start.u32 geoip4_size.u32 geoip4_country.u32 geoip6_start.u32 geoip6_country.u32"
   "bedtools-test|bed_chrom.u32 bed_start.u32 bed_name.u32 bed_strand.u32"
   "wamerican-insane|word_length.u32 word_first.u32"
@@ -139,16 +139,21 @@ def lumpy():
                 break
             (size,) = struct.unpack('<i', head)
             rec = f.read(size)
-            _, pos, _, mapq, _, _, flag, l_seq, _, next_pos, tlen = struct.unpack_from('<iiBBHHHIiii', rec)
+            _, pos, l_name, mapq, _, n_cigar, flag, _, _, next_pos, tlen = struct.unpack_from('<iiBBHHHIiii', rec)
+            # Reference span: the lengths of the CIGAR operations M, D, N, = and X.
+            span = 0
+            for op in struct.unpack_from(f'<{n_cigar}I', rec, 32 + l_name):
+                if op & 15 in (0, 2, 3, 7, 8):
+                    span += op >> 4
             cols['pos'].append(pos); cols['mapq'].append(mapq); cols['flag'].append(flag)
-            cols['tlen'].append(tlen); cols['mate'].append(next_pos); cols['len'].append(l_seq)
+            cols['tlen'].append(tlen); cols['mate'].append(next_pos); cols['len'].append(span)
     lic = 'MIT (lumpy-sv)'
     write('bam_pos', 'i32', cols['pos'], path, lic, 'read position, coordinate-sorted BAM')
     write('bam_mapq', 'u32', cols['mapq'], path, lic, 'mapping quality')
     write('bam_flag', 'u32', cols['flag'], path, lic, 'SAM flag')
     write('bam_tlen', 'i32', cols['tlen'], path, lic, 'template length (signed)')
     write('bam_mate_pos', 'i32', cols['mate'], path, lic, 'mate position')
-    write('bam_read_len', 'u32', cols['len'], path, lic, 'read length')
+    write('bam_ref_span', 'u32', cols['len'], path, lic, 'reference span of the alignment (CIGAR)')
 
 def geoip():
     lic = 'IP-to-Country Database by WebHosting.Info, free with attribution'
