@@ -20,7 +20,8 @@
 //                    compression on) and calc_stat memory; zstd -19 of the raw column
 // Ratios are baseline / bitplane: above 1, bitplane is faster (or smaller).
 //
-//   bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd]
+//   bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd] [--layouts]
+// (--layouts: only how each column's blocks are stored, from vector_stats, no timing)
 // BITPLANE_SIMD=avx2 forces a SIMD path. Output is Markdown (docs/benchmarks.md).
 #include <bitplane/bitplane.hpp>
 #include <bitplane/parallel.hpp>
@@ -28,6 +29,8 @@
 #include <bitplane/scan.hpp>
 #include <bitplane/serialize.hpp>
 #include <bitplane/simd.hpp>
+#include <bitplane/stats.hpp>
+#include <bitplane/codec.hpp>
 
 #if defined(BITPLANE_BENCH_HAS_BITMAGIC)
 #include "corpus_bitmagic.hpp"
@@ -264,6 +267,31 @@ std::size_t zstd19_bytes(const column& c) {
 #endif
 }
 
+// How the column's blocks are stored (vector_stats): transforms, layouts and plane payloads.
+template <class T>
+std::string layout_of(const bitplane::vector<T>& v) {
+    const bitplane::vector_stats st = v.stats();
+    std::uint64_t elided = 0;
+    std::array<std::uint64_t, bitplane::codec::payload_kind_count> payloads{};
+    for (const auto& by_payload : st.planes)
+        for (std::size_t k = 0; k < payloads.size(); ++k) payloads[k] += by_payload[k];
+    elided = payloads[0];
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "%llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu",
+                  static_cast<unsigned long long>(st.sealed_blocks), static_cast<unsigned long long>(st.blocks_by_transform[0]),
+                  static_cast<unsigned long long>(st.blocks_by_transform[1]), static_cast<unsigned long long>(st.blocks_by_transform[2]),
+                  static_cast<unsigned long long>(st.blocks_by_transform[3]), static_cast<unsigned long long>(st.blocks_by_layout[1]),
+                  static_cast<unsigned long long>(elided), static_cast<unsigned long long>(payloads[3]),
+                  static_cast<unsigned long long>(payloads[1]), static_cast<unsigned long long>(payloads[2]),
+                  static_cast<unsigned long long>(payloads[4]));
+    return buf;
+}
+
+const char* layout_header =
+    "| column | blocks | plain | FOR | delta | zigzag | sparse | planes elided | raw | positions | runs | gaps |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+
 template <class T>
 column_result run_column(const column& c, bool with_zstd) {
     using wide = bitplane::wide_t<T>;
@@ -299,6 +327,7 @@ column_result run_column(const column& c, bool with_zstd) {
                 100.0 * static_cast<double>(most) / static_cast<double>(n), static_cast<long long>(xr),
                 static_cast<unsigned long long>(least), static_cast<long long>(lo), static_cast<long long>(hi),
                 100.0 * static_cast<double>(in_range_count) / static_cast<double>(n));
+    std::printf("%s| %s | %s |\n\n", layout_header, c.name.c_str(), layout_of(v).c_str());
     std::fflush(stdout);
 
     column_result result{c.name, c.synthetic, {}};
@@ -517,15 +546,16 @@ void print_summary(const std::vector<column_result>& results, bool synthetic, bo
 
 int main(int argc, char** argv) {
     std::string filter;
-    bool with_synthetic = true, with_zstd = true;
+    bool with_synthetic = true, with_zstd = true, layouts_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a.rfind("--filter=", 0) == 0) filter = a.substr(9);
         else if (a.rfind("--reps=", 0) == 0) g_reps = std::max(1, std::atoi(a.c_str() + 7));
         else if (a == "--no-synthetic") with_synthetic = false;
         else if (a == "--no-zstd") with_zstd = false;
+        else if (a == "--layouts") layouts_only = true;
         else {
-            std::fprintf(stderr, "usage: bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd]\n");
+            std::fprintf(stderr, "usage: bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd] [--layouts]\n");
             return 2;
         }
     }
@@ -550,6 +580,18 @@ int main(int argc, char** argv) {
     std::vector<column> columns = corpus_columns();
     if (with_synthetic)
         for (column& c : synthetic_columns()) columns.push_back(std::move(c));
+    if (layouts_only) {  // how each column is stored, no timing
+        std::printf("%s", layout_header);
+        for (const column& c : columns) {
+            if ((!filter.empty() && c.name.find(filter) == std::string::npos) || c.bits.empty()) continue;
+            const std::string row = c.is_signed
+                ? layout_of(bitplane::vector<std::int32_t>(std::span<const std::int32_t>(
+                      reinterpret_cast<const std::int32_t*>(c.bits.data()), c.bits.size())))
+                : layout_of(bitplane::vector<std::uint32_t>(std::span<const std::uint32_t>(c.bits)));
+            std::printf("| %s | %s |\n", c.name.c_str(), row.c_str());
+        }
+        return 0;
+    }
     std::vector<column_result> results;
     for (const column& c : columns) {
         if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
