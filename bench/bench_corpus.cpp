@@ -6,7 +6,7 @@
 // 1M values each. Without the corpus only the synthetic shapes run.
 //
 // Operations (one thread; each result checked against the std::vector answer before timing;
-// each time the median of repeated runs):
+// each time the median of 7 rounds in which bitplane, the loop and BitMagic run in turn):
 //   random []        ns per read, over a fixed sequence of 65,536 random indices (v[i]; BitMagic get)
 //   iterate          ns per value: the vector's const_iterator (BitMagic: const_iterator)
 //   sum              us: bitplane::sum; plain loop; BitMagic: popcounts of its bit-slices
@@ -15,7 +15,7 @@
 //                    (+ count() for count_eq: it has no count-only search)
 //   count_range / find_range   us, [lo, hi] covering ~10% of the values (the 45th..55th percentile)
 //   decode           us: decode() of everything; memcpy; BitMagic decode()
-//   encode           us: construction from a span; memcpy; BitMagic import() + optimize()
+//   encode           us: construction from a span; a copy of the std::vector; BitMagic import() + optimize()
 //   sizes            bits per value: bitplane::save; memory_bytes(); BitMagic serializer (XOR
 //                    compression on) and calc_stat memory; zstd -19 of the raw column
 // Ratios are baseline / bitplane: above 1, bitplane is faster (or smaller).
@@ -24,13 +24,13 @@
 // (--layouts: only how each column's blocks are stored, from vector_stats, no timing)
 // BITPLANE_SIMD=avx2 forces a SIMD path. Output is Markdown (docs/benchmarks.md).
 #include <bitplane/bitplane.hpp>
+#include <bitplane/codec.hpp>
 #include <bitplane/parallel.hpp>
 #include <bitplane/reduce.hpp>
 #include <bitplane/scan.hpp>
 #include <bitplane/serialize.hpp>
 #include <bitplane/simd.hpp>
 #include <bitplane/stats.hpp>
-#include <bitplane/codec.hpp>
 
 #if defined(BITPLANE_BENCH_HAS_BITMAGIC)
 #include "corpus_bitmagic.hpp"
@@ -51,11 +51,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <map>
-#include <optional>
 #include <random>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -207,7 +204,6 @@ std::vector<std::uint64_t> positions_of(const std::vector<std::uint64_t>& words)
 struct row {
     std::string op, unit;
     double bitplane = 0, plain = 0, bitmagic = 0;  // time (0: not measured)
-    bool lower_is_better = true;
 };
 
 struct column_result {
@@ -332,7 +328,7 @@ column_result run_column(const column& c, bool with_zstd) {
 
     column_result result{c.name, c.synthetic, {}};
     auto add = [&](std::string op, std::string unit, double a, double b, double m) {
-        result.rows.push_back(row{std::move(op), std::move(unit), a, b, m, true});
+        result.rows.push_back(row{std::move(op), std::move(unit), a, b, m});
     };
     auto timed = [&](std::string op, std::string unit, double scale, const job& ours, const job& base, const job& peer) {
         const auto t = median_seconds(ours, base, peer);
@@ -561,7 +557,7 @@ int main(int argc, char** argv) {
     }
     bitplane::set_thread_count(1);
     std::printf("## bench_corpus\n\nbitplane SIMD path: %s (BITPLANE_SIMD=scalar|sse2|avx2|avx512 forces one); one thread; "
-                "median of %d runs.\n",
+                "median of %d rounds.\n",
                 std::string(bitplane::to_string(bitplane::active_simd_path())).c_str(), g_reps);
 #if defined(BITPLANE_BENCH_HAS_BITMAGIC)
     const bool have_bitmagic = true;
