@@ -30,6 +30,27 @@ int main() {
             return 1;
         }
     }
-    std::printf("consumer: %zu values, %zu bytes saved, round trip OK\n", count, bytes.size());
+    // Operations and the error types cross the library boundary too (a shared build exports
+    // them through src/bitplane.map).
+    std::uint64_t expected_sum = 0, expected_count = 0;
+    for (const std::uint32_t x : expected) {
+        expected_sum += x;
+        expected_count += x == 7;
+    }
+    if (static_cast<std::uint64_t>(bitplane::sum(loaded)) != expected_sum ||
+        bitplane::count_eq(loaded, 7u) != expected_count || bitplane::find_eq(loaded, 7u).count() != expected_count) {
+        std::fprintf(stderr, "consumer: sum or scan differs\n");
+        return 1;
+    }
+    bytes.resize(bytes.size() / 2);
+    try {
+        (void)bitplane::load<std::uint32_t>(bytes);
+        std::fprintf(stderr, "consumer: a truncated file loaded\n");
+        return 1;
+    } catch (const bitplane::error& e) {  // a format_error, caught as its base class
+        std::printf("consumer: truncated file rejected: %s\n", e.what());
+    }
+    std::printf("consumer: %zu values, sum %llu, round trip OK\n", count,
+                static_cast<unsigned long long>(expected_sum));
     return 0;
 }
