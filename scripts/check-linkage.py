@@ -18,9 +18,17 @@ import shlex
 import subprocess
 import sys
 
-# nm letters of defined code with external linkage (data tables are the same bytes whatever the
-# flags; their dynamic initializers, if any, are code and show up as such).
-EXTERNAL_TYPES = set("TWi")
+def external_functions(path):
+    """Functions an object defines with external linkage (readelf: FUNC or IFUNC, GLOBAL or
+    WEAK, defined). Data is left out: a table has the same bytes whatever the flags, and a
+    dynamic initializer is a function of its own."""
+    out = subprocess.run(["readelf", "-sW", path], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        # Num: Value Size Type Bind Vis Ndx Name
+        if len(parts) >= 8 and parts[3] in ("FUNC", "IFUNC") and parts[4] in ("GLOBAL", "WEAK") and parts[6] != "UND":
+            yield parts[7]
+
 
 
 def isa_flags(arguments):
@@ -52,14 +60,8 @@ def main():
         return 0
     definers = collections.defaultdict(set)  # symbol -> {(flags, object)}
     for path, flags in objects.items():
-        out = subprocess.run(["nm", "--defined-only", path], capture_output=True, text=True, check=True).stdout
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) >= 3 and parts[1] in EXTERNAL_TYPES:
-                symbol = parts[2]
-                if symbol.startswith("DW.ref."):  # exception-handling personality references
-                    continue
-                definers[symbol].add((flags, path))
+        for symbol in external_functions(path):
+            definers[symbol].add((flags, path))
     clashes = {s: d for s, d in definers.items() if len({flags for flags, _ in d}) > 1}
     if clashes:
         demangled = subprocess.run(["c++filt"], input="\n".join(clashes), capture_output=True, text=True).stdout.split("\n")

@@ -9,13 +9,20 @@
 #   5. tsan           ThreadSanitizer build of the test binary in build/tsan; runs the tests of
 #                     the threading contract (names containing "Concurren", and the bitset
 #                     builder fed from several threads)
-#   6. consumer       install build/release into a temporary prefix, build tests/consumer
-#                     against it with find_package(bitplane), run it
-#   7. fuzz           bounded libFuzzer runs of every target (scripts/fuzz.sh, clang)
+#   2b. simd paths    the same ctest again with each other SIMD path this CPU runs forced for
+#                     the whole process (BITPLANE_SIMD=scalar, sse2, and avx2/avx512 where present)
+#   6. linkage        the library built shared, unoptimized, with LTO in build/linkage:
+#                     -Werror=odr (one definition per type across translation units),
+#                     scripts/check-linkage.py (no function with external linkage compiled under
+#                     two ISA flag sets), scripts/check-exports.sh (exports are bitplane's only)
+#   7. consumer       install build/release (static) and build/linkage (shared) into temporary
+#                     prefixes, build tests/consumer against each with find_package(bitplane),
+#                     run them
+#   8. fuzz           bounded libFuzzer runs of every target (scripts/fuzz.sh, clang)
 #
 # Environment:
-#   BITPLANE_TEST_QUICK=1   skip the sanitizer, clang and TSan builds and the fuzz runs
-#                           (stages 3, 4, 5 and 7)
+#   BITPLANE_TEST_QUICK=1   skip the forced SIMD paths, the sanitizer, clang, TSan and linkage
+#                           builds and the fuzz runs (stages 2b, 3, 4, 5, 6 and 8)
 #   BITPLANE_TEST_ALL=1     also run tests labelled `slow` or `fuzz` (excluded by default)
 #   BITPLANE_JOBS=N         build and test parallelism (default: nproc)
 set -euo pipefail
@@ -78,6 +85,33 @@ begin "release: ctest"
 ctest --test-dir build/release "${ctest_args[@]}"
 end "release: ctest"
 
+# ---- every SIMD path, forced for the whole process ----------------------------------------
+# The tests that sweep paths do so themselves; this runs everything else (codec, operations,
+# bitsets, DNA, the tool) on each path too, as a CPU without AVX2 or AVX-512 would.
+if [[ "${BITPLANE_TEST_QUICK:-0}" != "1" ]]; then
+  cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
+  simd_paths=(scalar sse2)
+  best="sse2"
+  if [[ " $cpu_flags " == *" avx2 "* && " $cpu_flags " == *" bmi2 "* && " $cpu_flags " == *" popcnt "* ]]; then
+    simd_paths+=(avx2)
+    best="avx2"
+  fi
+  avx512_ok=1
+  for flag in avx512f avx512bw avx512vbmi avx512_vpopcntdq gfni; do
+    [[ " $cpu_flags " == *" $flag "* ]] || avx512_ok=0
+  done
+  if ((avx512_ok)); then
+    simd_paths+=(avx512)
+    best="avx512"
+  fi
+  for path in "${simd_paths[@]}"; do
+    [[ "$path" == "$best" ]] && continue  # the run above took the best path already
+    begin "release: ctest, BITPLANE_SIMD=$path"
+    BITPLANE_SIMD="$path" ctest --test-dir build/release "${ctest_args[@]}"
+    end "release: ctest, BITPLANE_SIMD=$path"
+  done
+fi
+
 # ---- ASan + UBSan -------------------------------------------------------------------------
 if [[ "${BITPLANE_TEST_QUICK:-0}" == "1" ]]; then
   echo
@@ -134,14 +168,37 @@ if [[ "${BITPLANE_TEST_QUICK:-0}" != "1" ]]; then
   end "tsan: threading tests"
 fi
 
+# ---- linkage: one definition per name, no code shared across ISA flags, clean exports -------
+# Unoptimized, so that inline functions are emitted out of line where a debug build would emit
+# them (the ISA translation units stay optimized: src/CMakeLists.txt says why); LTO, so that
+# GCC compares every type across translation units (-Wodr); shared, to check the exports.
+if [[ "${BITPLANE_TEST_QUICK:-0}" != "1" ]]; then
+  begin "linkage: configure + build"
+  cmake -S . -B build/linkage -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O0 -flto=auto -ffat-lto-objects -Werror=odr" \
+    -DCMAKE_SHARED_LINKER_FLAGS="-flto=auto -Werror=odr" -DBUILD_SHARED_LIBS=ON -DBITPLANE_CUDA=OFF \
+    -DBITPLANE_BUILD_TESTS=OFF -DBITPLANE_BUILD_BENCHMARKS=OFF -DBITPLANE_BUILD_TOOLS=OFF
+  cmake --build build/linkage -j "$jobs"
+  end "linkage: configure + build"
+
+  begin "linkage: checks"
+  python3 scripts/check-linkage.py build/linkage
+  python3 scripts/check-linkage.py build/release
+  bash scripts/check-exports.sh build/linkage/src/libbitplane.so
+  end "linkage: checks"
+fi
+
 # ---- find_package consumer ----------------------------------------------------------------
+consumer() {  # consumer NAME BUILD_DIR: install BUILD_DIR, build tests/consumer against it, run it
+  cmake --install "$2" --prefix "$prefix/$1/install"
+  cmake -S tests/consumer -B "$prefix/$1/build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix/$1/install"
+  cmake --build "$prefix/$1/build" -j "$jobs"
+  "$prefix/$1/build/bitplane_consumer"
+}
 begin "consumer: install + build + run"
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/bitplane-consumer.XXXXXX")
-cmake --install build/release --prefix "$prefix/install"
-cmake -S tests/consumer -B "$prefix/build" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$prefix/install"
-cmake --build "$prefix/build" -j "$jobs"
-"$prefix/build/bitplane_consumer"
+consumer static build/release
+if [[ -d build/linkage ]]; then consumer shared build/linkage; fi
 end "consumer: install + build + run"
 
 # ---- bounded fuzzing ----------------------------------------------------------------------

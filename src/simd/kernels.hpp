@@ -25,6 +25,11 @@ struct value_stats {
     std::uint32_t zz_all = ~0u;  // AND of zigzag(v)
 };
 
+// The helpers below are compiled into the scalar and into every ISA translation unit (with
+// -mavx2 and so on): internal linkage gives each its own copy, so the linker can never hand
+// the scalar path a copy built for another instruction set (scripts/check-linkage.py).
+namespace {
+
 /// Folds value v[k] into `r` (and the difference v[k] - v[k-1] when k > 0): the scalar step
 /// every path's stats kernel uses for value 0 and for the values past its last full register,
 /// and each GPU thread over its values (cuda/kernels/encode_block.cuh).
@@ -71,6 +76,8 @@ inline void fill_constant_pairs(std::uint16_t* out, std::size_t count, std::size
         out[j * count + i] = n;
     }
 }
+
+}  // namespace
 
 /// One bit-sliced comparison (O'Neil & Quass) of a block's residual planes with one or two
 /// constants, read from the top plane down. The caller has already resolved the all-zero and
