@@ -4,7 +4,7 @@
 # Runs apt-get as root, or through sudo when not root.
 set -euo pipefail
 
-packages=(cmake g++ clang libclang-rt-14-dev libgtest-dev libbenchmark-dev libxsimd-dev libboost-container-dev libxxhash-dev
+packages=(cmake g++ clang libclang-rt-14-dev libgtest-dev libbenchmark-dev libxsimd-dev libxxhash-dev
           libtbb-dev libroaring-dev libopenblas-dev
           libcli11-dev nlohmann-json3-dev zlib1g-dev libzstd-dev gnuplot-nox python3)
 

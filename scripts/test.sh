@@ -16,8 +16,8 @@
 #                     scripts/check-linkage.py (no function with external linkage compiled under
 #                     two ISA flag sets), scripts/check-exports.sh (exports are bitplane's only)
 #   7. consumer       install build/release (static) and build/linkage (shared) into temporary
-#                     prefixes, build tests/consumer against each with find_package(bitplane),
-#                     run them
+#                     prefixes, build tests/consumer against each with find_package(bitplane)
+#                     and Boost's headers hidden, run them (scripts/consumer-check.sh)
 #   8. fuzz           bounded libFuzzer runs of every target (scripts/fuzz.sh, clang)
 #
 # Environment:
@@ -188,17 +188,11 @@ if [[ "${BITPLANE_TEST_QUICK:-0}" != "1" ]]; then
 fi
 
 # ---- find_package consumer ----------------------------------------------------------------
-consumer() {  # consumer NAME BUILD_DIR: install BUILD_DIR, build tests/consumer against it, run it
-  cmake --install "$2" --prefix "$prefix/$1/install"
-  cmake -S tests/consumer -B "$prefix/$1/build" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$prefix/$1/install"
-  cmake --build "$prefix/$1/build" -j "$jobs"
-  "$prefix/$1/build/bitplane_consumer"
-}
+# scripts/consumer-check.sh: install, then build and run tests/consumer with Boost hidden.
 begin "consumer: install + build + run"
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/bitplane-consumer.XXXXXX")
-consumer static build/release
-if [[ -d build/linkage ]]; then consumer shared build/linkage; fi
+bash scripts/consumer-check.sh build/release "$prefix/static"
+if [[ -d build/linkage ]]; then bash scripts/consumer-check.sh build/linkage "$prefix/shared"; fi
 end "consumer: install + build + run"
 
 # ---- bounded fuzzing ----------------------------------------------------------------------

@@ -192,7 +192,7 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
             offset += batches[k].bytes.size();
         }
         const std::size_t first_entry = blocks_.size();
-        arena_.resize(offset, boost::container::default_init);
+        arena_.resize(offset);
         blocks_.resize(first_entry + blocks);
         parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
             for (std::size_t k = first; k < last; ++k) {
@@ -444,7 +444,7 @@ void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void
                                std::span<const std::uint64_t> offsets, std::span<const std::uint32_t> sizes,
                                std::span<const std::uint32_t> tail, std::size_t size) {
     clear();
-    arena_.resize(arena_bytes, boost::container::default_init);
+    arena_.resize(arena_bytes);
     try {
         fill(std::span<std::byte>(arena_.data(), arena_bytes));
     } catch (...) {

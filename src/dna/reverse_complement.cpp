@@ -15,13 +15,13 @@
 #include <bitplane/dna/sequence.hpp>
 
 #include <bitplane/codec.hpp>
+#include <bitplane/detail/default_init_allocator.hpp>
 #include <bitplane/error.hpp>
 
 #include "dna/code_window.hpp"
 #include "dna/dna_kernels.hpp"
 #include "dna/special_letters.hpp"
 
-#include <boost/container/vector.hpp>
 
 #include <algorithm>
 #include <array>
@@ -96,7 +96,7 @@ sequence reverse_complement(const sequence& s, std::size_t first, std::size_t co
     const auto end = static_cast<std::int64_t>(first + count);
     auto window_start = [&](std::size_t k) { return end - static_cast<std::int64_t>((k + 1) * block_values); };
     const std::size_t full = count / block_values;
-    boost::container::vector<std::byte> arena;  // grown without zero-filling (default_init)
+    std::vector<std::byte, bitplane::detail::default_init_allocator<std::byte>> arena;  // grown without zero-filling
     std::vector<std::uint64_t> offsets(full);
     std::vector<std::uint32_t> sizes(full);
     // Plain blocks take 517 bytes; blocks with special letters a little more: room for a few,
@@ -136,7 +136,7 @@ sequence reverse_complement(const sequence& s, std::size_t first, std::size_t co
                 if (it->position >= shift)
                     special.push_back({static_cast<std::uint16_t>(block_values - 1 + shift - it->position), complement(it->letter)});
             if (special.empty()) {  // straight into the arena
-                arena.resize(at + 5 + 2 * plane_bytes, boost::container::default_init);
+                arena.resize(at + 5 + 2 * plane_bytes);
                 if (kernels.revcomp2(low.payload, high->payload, shift, arena.data() + at + 5) == 3u) {
                     arena[at] = std::byte{0x10};  // all-raw (docs/format.md section 2), live planes 0 and 1
                     arena[at + 1] = std::byte{3};

@@ -5,13 +5,14 @@
 #include <bitplane/codec.hpp>
 #include <bitplane/stats.hpp>
 
-#include <boost/container/vector.hpp>
+#include <bitplane/detail/default_init_allocator.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace bitplane::detail {
 
@@ -105,8 +106,9 @@ public:
     friend bool operator==(const vector_core& a, const vector_core& b);
 
 private:
-    using byte_vector = boost::container::vector<std::byte>;
-    template <class U> using pod_vector = boost::container::vector<U>;
+    // resize() leaves new elements uninitialized (they are written right after it grows).
+    using byte_vector = std::vector<std::byte, default_init_allocator<std::byte>>;
+    template <class U> using pod_vector = std::vector<U, default_init_allocator<U>>;
 
     static constexpr std::size_t no_block = static_cast<std::size_t>(-1);
 
