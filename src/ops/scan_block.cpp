@@ -2,7 +2,9 @@
 
 #include "codec/block_decoding.hpp"
 #include "codec/block_format.hpp"
+#include "codec/byte_io.hpp"
 #include "codec/plane_bits.hpp"
+#include "codec/plane_gaps.hpp"
 #include "codec/value_transform.hpp"
 #include "simd/kernels.hpp"
 
@@ -191,38 +193,117 @@ target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) n
     return out;
 }
 
-// Planes of a parsed block, built once and only when needed: interleaved all-raw payloads
-// are read in place; other layouts are rebuilt into the scratch planes (and the mask).
+// Words [0, words) of a stored plane from its base and payload. The bytes are trusted (a
+// vector's blocks were validated when it got them, or written by the encoder): no rule is
+// checked, but positions are masked to the plane, so that even forged bytes stay inside it.
+// Planes referred to must be built (at least `words` words) in `planes`.
+void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint32_t length, std::uint32_t words,
+                 const block_planes& planes, std::uint32_t* out) noexcept {
+    constexpr std::uint32_t last_bit = block_values - 1;
+    const std::uint32_t* ref = planes.planes[sp.reference & 31u].data();
+    // Bits at or beyond length: clear after a base of ones (whole words first, vectorized).
+    const auto clear_tail = [out, length, words] {
+        for (std::uint32_t w = length / 32; w < words; ++w) out[w] &= valid_bits(w, length);
+    };
+    switch (sp.base) {
+        case codec::base_kind::zero: std::fill_n(out, words, 0u); break;
+        case codec::base_kind::one:
+            std::fill_n(out, words, ~0u);
+            clear_tail();
+            break;
+        case codec::base_kind::plane: std::copy_n(ref, words, out); break;
+        case codec::base_kind::complement:
+            for (std::uint32_t w = 0; w < words; ++w) out[w] = ~ref[w];
+            clear_tail();
+            break;
+    }
+    const std::byte* p = block_bytes + sp.payload_offset;
+    const auto flip = [out](std::uint32_t bit) { out[(bit & last_bit) >> 5] ^= 1u << (bit & 31u); };
+    switch (sp.payload) {
+        case codec::payload_kind::none: break;
+        case codec::payload_kind::positions:
+            for (std::uint32_t i = 0; i < sp.items; ++i) flip(load_le<std::uint16_t>(p + 2 * i));
+            break;
+        case codec::payload_kind::runs:
+            for (std::uint32_t i = 0; i < sp.items; ++i) {
+                const std::uint32_t begin = std::min<std::uint32_t>(load_le<std::uint16_t>(p + 4 * i), block_values);
+                const std::uint32_t end = std::min<std::uint32_t>(load_le<std::uint16_t>(p + 4 * i + 2), block_values);
+                if (begin >= end) continue;
+                const std::uint32_t first = begin >> 5, last = (end - 1) >> 5;
+                const std::uint32_t head = ~0u << (begin & 31u), tail = ~0u >> (31u - ((end - 1) & 31u));
+                if (first == last) {
+                    out[first] ^= head & tail;
+                    continue;
+                }
+                out[first] ^= head;
+                for (std::uint32_t w = first + 1; w < last; ++w) out[w] = ~out[w];
+                out[last] ^= tail;
+            }
+            break;
+        case codec::payload_kind::raw: {
+            alignas(64) std::uint32_t bits[plane_words];
+            const std::uint32_t bytes = std::min<std::uint32_t>((length + 7) / 8, 4 * words);
+            std::memcpy(bits, p, bytes);
+            std::memset(reinterpret_cast<std::byte*>(bits) + bytes, 0, 4 * words - bytes);
+            for (std::uint32_t w = 0; w < words; ++w) out[w] ^= bits[w];
+            break;
+        }
+        case codec::payload_kind::gaps:
+            gaps_payload::for_each_position(p, sp.payload_bytes, [&](std::uint32_t bit) {
+                flip(bit);
+                return true;
+            });
+            break;
+    }
+}
+
+// Planes of a parsed block, each built when first needed (only its first `words()` words:
+// the compact planes of a sparse block are short): interleaved all-raw payloads are read in
+// place; other layouts are built into the scratch planes. Reads go from the top live plane
+// down, so a test that is settled by the top planes never builds the others.
 class block_planes_source {
 public:
     block_planes_source(const parsed_block& block, std::span<const std::byte> bytes, scan_scratch& scratch) noexcept
-        : block_(block), bytes_(bytes), scratch_(scratch) {}
+        : block_(block), bytes_(bytes), scratch_(scratch) {
+        words_ = std::min<std::uint32_t>(plane_words, ((block.length + 31) / 32 + 7) / 8 * 8);
+        std::uint32_t live = block.live;
+        for (std::uint32_t k = 0; live != 0; ++k) {
+            const int j = 31 - std::countl_zero(live);
+            order_[k] = static_cast<std::uint8_t>(j);
+            live &= ~(1u << j);
+        }
+        if (!block.interleaved)
+            for (std::uint32_t i = 0; i < block.stored; ++i) descriptor_[block.planes[i].index & 31u] = static_cast<std::uint8_t>(i);
+    }
 
-    void fill_job(compare_job& job, std::uint32_t steps) {
-        std::uint32_t read = block_.live;
+    /// Words per plane that are built (and that compare jobs may read).
+    [[nodiscard]] std::uint32_t words() const noexcept { return words_; }
+    /// The bits of word c that lie inside the planes.
+    [[nodiscard]] std::uint32_t valid_word(std::uint32_t c) const noexcept { return valid_bits(c, block_.length); }
+
+    /// Sets the job's planes to the live planes from the `first`-th from the top, `steps` of them.
+    void fill_job(compare_job& job, std::uint32_t first, std::uint32_t steps) {
         if (block_.interleaved) {
             job.base = payload();
             job.stride = 4 * block_.stored;
             // Planes are read from the top live plane down: the k-th has rank stored - 1 - k.
-            for (std::uint32_t k = 0; k < steps; ++k) job.offset[k] = 4 * (block_.stored - 1 - k);
+            for (std::uint32_t k = 0; k < steps; ++k) job.offset[k] = 4 * (block_.stored - 1 - (first + k));
             return;
         }
-        build();
         job.base = reinterpret_cast<const std::uint8_t*>(scratch_.planes.planes[0].data());
         job.stride = 4;
         for (std::uint32_t k = 0; k < steps; ++k) {
-            const int j = 31 - std::countl_zero(read);
-            read &= ~(1u << j);
-            job.offset[k] = static_cast<std::uint32_t>(j) * static_cast<std::uint32_t>(plane_bytes);
+            const std::uint32_t j = order_[first + k];
+            build(j);
+            job.offset[k] = j * static_cast<std::uint32_t>(plane_bytes);
         }
     }
 
     const plane& mask() {
-        if (block_.interleaved) {
-            if (!mask_built_) rebuild_plane(block_.mask, bytes_, 0, block_.count, nullptr, scratch_.mask);
+        if (!mask_built_) {
+            const auto* bytes = bytes_.data();
+            build_plane(block_.mask, bytes, block_.count, plane_words, scratch_.planes, scratch_.mask.data());
             mask_built_ = true;
-        } else {
-            build();
         }
         return scratch_.mask;
     }
@@ -238,11 +319,10 @@ public:
             for (std::uint32_t live = block_.live; live != 0; live &= live - 1)
                 counts[std::countr_zero(live)] = by_rank[rank++];
         } else {
-            build();
             for (std::uint32_t live = block_.live; live != 0; live &= live - 1) {
-                const int j = std::countr_zero(live);
-                counts[j] =
-                    static_cast<std::uint32_t>(kernels.popcount_words(scratch_.planes.planes[j].data(), plane_words));
+                const auto j = static_cast<std::uint32_t>(std::countr_zero(live));
+                build(j);
+                counts[j] = static_cast<std::uint32_t>(kernels.popcount_words(scratch_.planes.planes[j].data(), words_));
             }
         }
         for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
@@ -252,21 +332,17 @@ public:
         return sum;
     }
 
-    /// The block's values, from the planes where they are already built.
+    /// The block's values, from the planes where they are all built already.
     void decode(std::span<std::uint32_t> values) {
-        if (!planes_built_) {
+        if (block_.interleaved || block_.sparse || words_ != plane_words || (built_ & block_.live) != block_.live) {
             decode_parsed(block_, bytes_, 0, values);
             return;
         }
+        for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
+            scratch_.planes.planes[std::countr_zero(ones)] = ones_plane(block_.length);
         alignas(64) std::uint32_t residuals[block_values];
         active_kernels().untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, residuals);
-        if (block_.sparse) {
-            std::uint32_t next = 0;
-            for (std::uint32_t i = 0; i < block_.count; ++i)
-                values[i] = test_bit(scratch_.mask, i) ? residuals[next++] : 0u;
-        } else {
-            std::copy_n(residuals, block_.count, values.data());
-        }
+        std::copy_n(residuals, block_.count, values.data());
         undo_transform(block_, values.first(block_.count));
     }
 
@@ -275,19 +351,63 @@ private:
         return reinterpret_cast<const std::uint8_t*>(bytes_.data()) + block_.planes[0].payload_offset;
     }
 
-    void build() {
-        if (!planes_built_) rebuild_planes(block_, bytes_, 0, scratch_.planes, scratch_.mask);
-        planes_built_ = true;
+    // Plane j (live, not interleaved) and the planes it is stored against.
+    void build(std::uint32_t j) {
+        if ((built_ >> j) & 1u) return;
+        const stored_plane& sp = block_.planes[descriptor_[j]];
+        const std::uint32_t ref = sp.reference & 31u;
+        if ((sp.base == codec::base_kind::plane || sp.base == codec::base_kind::complement) && ref != j &&
+            ((block_.live >> ref) & 1u) != 0)
+            build(ref);
+        build_plane(sp, bytes_.data(), block_.length, words_, scratch_.planes, scratch_.planes.planes[j].data());
+        built_ |= 1u << j;
     }
 
     const parsed_block& block_;
     std::span<const std::byte> bytes_;
     scan_scratch& scratch_;
-    bool planes_built_ = false;
+    std::uint32_t words_ = plane_words;
+    std::uint32_t built_ = 0;
     bool mask_built_ = false;
+    std::uint8_t order_[plane_count] = {};       // live planes, top down
+    std::uint8_t descriptor_[plane_count] = {};  // plane -> its entry in block.planes
 };
 
 enum class compact_answer : std::uint8_t { none, all, some };
+
+// Planes compared per stage of an equality test: after each stage, a block where no
+// residual is still equal stops (a rare value is usually settled by its top planes, and the
+// planes below are then neither built nor read).
+constexpr std::uint32_t equality_stage = 4;
+
+// Equality with the walk's target (no finish: no constant plane disagrees) on the first
+// job.words words, into s.eq; false when no residual is equal (bits past the planes' length
+// are not looked at).
+bool equal_in_stages(block_planes_source& source, const target_walk& w, compare_job& job, scan_scratch& s) {
+    const kernel_table& kernels = active_kernels();
+    job.need_lt = false;
+    job.targets = 1;
+    job.finish[0] = compare_job::finish_none;
+    const std::uint32_t words = job.words;
+    for (std::uint32_t done = 0; done < w.steps;) {
+        const std::uint32_t steps = std::min(equality_stage, w.steps - done);
+        job.steps[0] = steps;
+        job.bits[0] = w.bits >> done;
+        source.fill_job(job, done, steps);
+        if (done == 0) {
+            kernels.compare_planes(&job, s.eq, nullptr);
+        } else {
+            kernels.compare_planes(&job, s.lt, nullptr);
+            for (std::uint32_t c = 0; c < words; ++c) s.eq[c] &= s.lt[c];
+        }
+        done += steps;
+        if (done == w.steps) return true;
+        std::uint32_t any = 0;
+        for (std::uint32_t c = 0; c < words; ++c) any |= s.eq[c] & source.valid_word(c);
+        if (any == 0) return false;
+    }
+    return true;
+}
 
 // The residual test on the block's planes (`length` bits each): constant, or in `out`
 // (bits at or beyond length clear).
@@ -307,10 +427,17 @@ compact_answer compare_residuals(const parsed_block& block, block_planes_source&
     int lo_slot = -1, hi_slot = -1;  // slot in the job, -1 when constant or not needed
     bool lo_pass = true, hi_pass = true;  // constant answers: r >= lo, r <= hi (or r == lo)
     if (equality) {
+        // Sparse layout: the compact residuals are never zero.
+        if (block.sparse && rt.lo == 0) return constant(false);
         lo_walk = walk(rt.lo, live, ones);
-        if (lo_walk.constant()) return constant(lo_walk.all_equal());
-        lo_slot = 0;
-        job.need_lt = false;
+        // A constant plane that disagrees with the target leaves no residual equal to it.
+        if (lo_walk.constant() || !lo_walk.all_equal()) return constant(lo_walk.all_equal() && lo_walk.constant());
+        if (!equal_in_stages(source, lo_walk, job, s)) return constant(false);
+        const std::uint32_t flip = rt.inside ? 0u : ~0u;
+        for (std::uint32_t c = 0; c < job.words; ++c) out[c] = s.eq[c] ^ flip;
+        std::fill(out.begin() + job.words, out.end(), 0u);
+        clear_from(out, block.length);
+        return compact_answer::some;
     } else {
         if (need_lo) {
             lo_walk = walk(rt.lo, live, ones);
@@ -335,7 +462,7 @@ compact_answer compare_residuals(const parsed_block& block, block_planes_source&
         job.targets = static_cast<std::uint32_t>(slot) + 1;
         steps = std::max(steps, w.steps);
     }
-    source.fill_job(job, steps);
+    source.fill_job(job, 0, steps);
     active_kernels().compare_planes(&job, s.eq, s.lt);
 
     // Simple loops over whole words (vectorized); bits at or beyond length are cleared last.
@@ -344,9 +471,7 @@ compact_answer compare_residuals(const parsed_block& block, block_planes_source&
     const std::uint32_t* lt_lo = s.lt + (lo_slot < 0 ? 0 : lo_slot) * plane_words;
     const std::uint32_t* lt_hi = s.lt + (hi_slot < 0 ? 0 : hi_slot) * plane_words;
     const std::uint32_t* eq_hi = s.eq + (hi_slot < 0 ? 0 : hi_slot) * plane_words;
-    if (equality) {
-        for (std::uint32_t c = 0; c < words; ++c) out[c] = s.eq[c] ^ flip;
-    } else if (hi_slot < 0) {
+    if (hi_slot < 0) {
         for (std::uint32_t c = 0; c < words; ++c) out[c] = ~lt_lo[c] ^ flip;
     } else if (lo_slot < 0) {
         for (std::uint32_t c = 0; c < words; ++c) out[c] = (lt_hi[c] | eq_hi[c]) ^ flip;
