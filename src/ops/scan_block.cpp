@@ -278,8 +278,16 @@ public:
 
     /// Words per plane that are built (and that compare jobs may read).
     [[nodiscard]] std::uint32_t words() const noexcept { return words_; }
-    /// The bits of word c that lie inside the planes.
-    [[nodiscard]] std::uint32_t valid_word(std::uint32_t c) const noexcept { return valid_bits(c, block_.length); }
+    /// Planes read in place (nothing to build: an equality test reads them in one pass).
+    [[nodiscard]] bool in_place() const noexcept { return block_.interleaved; }
+    /// Whether `bits` has a set bit below the planes' length.
+    [[nodiscard]] bool any_inside(const std::uint32_t* bits) const noexcept {
+        const std::uint32_t full = block_.length / 32;
+        std::uint32_t any = 0;
+        for (std::uint32_t c = 0; c < full; ++c) any |= bits[c];
+        if (block_.length % 32 != 0) any |= bits[full] & valid_bits(full, block_.length);
+        return any != 0;
+    }
 
     /// Sets the job's planes to the live planes from the `first`-th from the top, `steps` of them.
     void fill_job(compare_job& job, std::uint32_t first, std::uint32_t steps) {
@@ -390,7 +398,7 @@ bool equal_in_stages(block_planes_source& source, const target_walk& w, compare_
     job.finish[0] = compare_job::finish_none;
     const std::uint32_t words = job.words;
     for (std::uint32_t done = 0; done < w.steps;) {
-        const std::uint32_t steps = std::min(equality_stage, w.steps - done);
+        const std::uint32_t steps = source.in_place() ? w.steps : std::min(equality_stage, w.steps - done);
         job.steps[0] = steps;
         job.bits[0] = w.bits >> done;
         source.fill_job(job, done, steps);
@@ -402,9 +410,7 @@ bool equal_in_stages(block_planes_source& source, const target_walk& w, compare_
         }
         done += steps;
         if (done == w.steps) return true;
-        std::uint32_t any = 0;
-        for (std::uint32_t c = 0; c < words; ++c) any |= s.eq[c] & source.valid_word(c);
-        if (any == 0) return false;
+        if (!source.any_inside(s.eq)) return false;
     }
     return true;
 }
