@@ -130,36 +130,25 @@ constexpr std::uint32_t valid_bits(std::uint32_t w, std::uint32_t n) noexcept {
     return n <= first ? 0u : ~0u >> (32 - (n - first));
 }
 
-// Values compared one by one (tail, write-back block, decoded delta and zigzag blocks): a
-// byte per value first, in loops the compiler vectorizes, then 8 bytes (each 0 or 1) become
-// 8 bits in one multiplication (byte i lands in bit i of the top byte; no carries collide).
-void test_values(std::span<const std::uint32_t> values, const scan_test& test, plane& out) noexcept {
-    constexpr std::uint64_t gather_bytes = 0x0102040810204080ull;
-    const std::uint32_t bias = scan_test::bias(test.is_signed);
-    const std::uint32_t start = test.start;
-    const std::uint32_t span = test.span;
-    const std::uint32_t flip = test.negate ? ~0u : 0u;
-    const auto n = static_cast<std::uint32_t>(values.size());
-    const std::uint32_t* v = values.data();
-    for (std::uint32_t w = 0; w < plane_words; ++w) {
-        const std::uint32_t first = w * 32;
-        if (first >= n) {
-            out[w] = 0;
-            continue;
-        }
-        alignas(8) std::uint8_t pass[32];
-        if (first + 32 <= n) {
-            for (std::uint32_t j = 0; j < 32; ++j) pass[j] = ((v[first + j] ^ bias) - start) <= span;
-        } else {
-            for (std::uint32_t j = 0; j < 32; ++j) pass[j] = first + j < n && ((v[first + j] ^ bias) - start) <= span;
-        }
-        std::uint32_t word = 0;
-        for (std::uint32_t q = 0; q < 4; ++q) {
-            std::uint64_t bytes;
-            std::memcpy(&bytes, pass + 8 * q, sizeof bytes);
-            word |= static_cast<std::uint32_t>((bytes * gather_bytes) >> 56) << (8 * q);
-        }
-        out[w] = (word ^ flip) & valid_bits(w, n);
+// Values compared one by one (tail, write-back block, decoded delta and zigzag blocks), or a
+// delta block's residuals decoded on the way (`delta`: first and step as the block gives them).
+void test_values(std::span<const std::uint32_t> values, const scan_test& test, plane& out,
+                 const parsed_block* delta = nullptr) noexcept {
+    value_test t;
+    t.bias = scan_test::bias(test.is_signed);
+    t.start = test.start;
+    t.span = test.span;
+    t.flip = test.negate ? ~0u : 0u;
+    if (delta != nullptr) {
+        t.delta = true;
+        t.first = delta->delta_first;
+        t.step = delta->delta_min;
+    }
+    const auto kernel = active_kernels().test_values;
+    if (kernel != nullptr) {
+        kernel(values.data(), values.size(), &t, out.data());
+    } else {
+        test_values_portable(values.data(), values.size(), &t, out.data());
     }
 }
 
@@ -329,8 +318,7 @@ public:
         } else {
             for (std::uint32_t live = block_.live; live != 0; live &= live - 1) {
                 const auto j = static_cast<std::uint32_t>(std::countr_zero(live));
-                build(j);
-                counts[j] = static_cast<std::uint32_t>(kernels.popcount_words(scratch_.planes.planes[j].data(), words_));
+                counts[j] = plane_popcount(j);
             }
         }
         for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
@@ -340,23 +328,77 @@ public:
         return sum;
     }
 
-    /// The block's values, from the planes where they are all built already.
+    /// The residuals of a dense block (values[0..count)).
+    void residuals(std::span<std::uint32_t> values) {
+        const kernel_table& kernels = active_kernels();
+        if (block_.interleaved) {
+            kernels.interleaved_transpose(payload(), block_.live, values.data(), nullptr, 0);
+            if (block_.ones != 0)
+                for (std::uint32_t& v : values) v |= block_.ones;
+            return;
+        }
+        for (std::uint32_t live = block_.live; live != 0; live &= live - 1)
+            build(static_cast<std::uint32_t>(std::countr_zero(live)));
+        for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
+            scratch_.planes.planes[std::countr_zero(ones)] = ones_plane(block_.length);
+        if (values.size() == block_values) {
+            kernels.untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, values.data());
+            return;
+        }
+        alignas(64) std::uint32_t all[block_values];
+        kernels.untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, all);
+        std::copy_n(all, values.size(), values.data());
+    }
+
+    /// The block's values.
     void decode(std::span<std::uint32_t> values) {
-        if (block_.interleaved || block_.sparse || words_ != plane_words || (built_ & block_.live) != block_.live) {
+        if (block_.sparse) {
             decode_parsed(block_, bytes_, 0, values);
             return;
         }
-        for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
-            scratch_.planes.planes[std::countr_zero(ones)] = ones_plane(block_.length);
-        alignas(64) std::uint32_t residuals[block_values];
-        active_kernels().untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, residuals);
-        std::copy_n(residuals, block_.count, values.data());
-        undo_transform(block_, values.first(block_.count));
+        residuals(values);
+        undo_transform(block_, values);
     }
 
 private:
     const std::uint8_t* payload() const noexcept {
         return reinterpret_cast<const std::uint8_t*>(bytes_.data()) + block_.planes[0].payload_offset;
+    }
+
+    // Set bits of plane j (live, not interleaved): from the payload alone where the plane is
+    // stored against a constant plane (a count, run lengths, a raw popcount), else built.
+    std::uint32_t plane_popcount(std::uint32_t j) {
+        const stored_plane& sp = block_.planes[descriptor_[j]];
+        const bool constant_base = sp.base == codec::base_kind::zero || sp.base == codec::base_kind::one;
+        if (((built_ >> j) & 1u) != 0 || !constant_base) {
+            build(j);
+            return static_cast<std::uint32_t>(
+                active_kernels().popcount_words(scratch_.planes.planes[j].data(), words_));
+        }
+        const std::byte* p = bytes_.data() + sp.payload_offset;
+        std::uint32_t n = 0;
+        switch (sp.payload) {
+            case codec::payload_kind::none: break;
+            case codec::payload_kind::positions: n = sp.items; break;
+            case codec::payload_kind::runs:
+                for (std::uint32_t i = 0; i < sp.items; ++i)
+                    n += load_le<std::uint16_t>(p + 4 * i + 2) - load_le<std::uint16_t>(p + 4 * i);
+                break;
+            case codec::payload_kind::raw: {  // the kernel's popcount (this file has no popcnt)
+                alignas(64) std::uint32_t words[plane_words] = {};
+                const std::uint32_t bytes = (block_.length + 7) / 8;
+                std::memcpy(words, p, bytes);
+                n = static_cast<std::uint32_t>(active_kernels().popcount_words(words, (bytes + 3) / 4));
+                break;
+            }
+            case codec::payload_kind::gaps:
+                gaps_payload::for_each_position(p, sp.payload_bytes, [&n](std::uint32_t) {
+                    ++n;
+                    return true;
+                });
+                break;
+        }
+        return sp.base == codec::base_kind::one ? block_.length - n : n;
     }
 
     // Plane j (live, not interleaved) and the planes it is stored against.
@@ -522,6 +564,20 @@ compact_answer delta_bound(const parsed_block& block, block_planes_source& sourc
     return compact_answer::some;
 }
 
+// A block that is not compared on its planes: dense delta blocks test their residuals,
+// decoded on the way; others are decoded first.
+void decode_and_test(const parsed_block& block, block_planes_source& source, const scan_test& test, scan_scratch& s,
+                     plane& out) {
+    const std::span<std::uint32_t> values{s.values, block.count};
+    if (block.value_transform == codec::transform::delta && !block.sparse) {
+        source.residuals(values);
+        test_values(values, test, out, &block);
+        return;
+    }
+    source.decode(values);
+    test_values(values, test, out);
+}
+
 block_answer scan_values(std::span<const std::uint32_t> values, const scan_test& test, plane& out) {
     test_values(values, test, out);
     return classify(out, static_cast<std::uint32_t>(values.size()));
@@ -543,8 +599,8 @@ block_answer scan_encoded_block(std::span<const std::byte> bytes, std::uint32_t 
     if (!compare_encoded(block, source, test, scratch, r)) {
         const compact_answer bound = delta_bound(block, source, test);
         if (bound != compact_answer::some) return bound == compact_answer::all ? block_answer::all : block_answer::none;
-        source.decode({scratch.values, count});
-        return scan_values({scratch.values, count}, test, out);
+        decode_and_test(block, source, test, scratch, out);
+        return classify(out, count);
     }
     if (!block.sparse) {
         if (r.compact == compact_answer::none) return block_answer::none;
@@ -576,9 +632,8 @@ std::uint32_t count_encoded_block(std::span<const std::byte> bytes, std::uint32_
     if (!compare_encoded(block, source, test, scratch, r)) {
         const compact_answer bound = delta_bound(block, source, test);
         if (bound != compact_answer::some) return bound == compact_answer::all ? count : 0;
-        source.decode({scratch.values, count});
         plane out;
-        test_values({scratch.values, count}, test, out);
+        decode_and_test(block, source, test, scratch, out);
         return block_popcount(out);
     }
     std::uint32_t n = 0;
