@@ -96,7 +96,7 @@ struct compare_job {
     std::uint32_t steps[2] = {};  // planes target i reads: offset[0 .. steps[i])
     std::uint32_t bits[2] = {};   // bit k: target i's bit in the k-th plane read
     std::uint8_t finish[2] = {};  // finish_kind, applied after target i's steps
-    std::uint32_t offset[plane_count] = {};
+    std::uint32_t offset[plane_count];  // set by the caller for the steps read (not zeroed: jobs are built per block)
 };
 
 /// One operand of interleaved_dot: an interleaved all-raw payload (as for
