@@ -425,34 +425,59 @@ private:
 
 enum class compact_answer : std::uint8_t { none, all, some };
 
-// Planes compared per stage of an equality test: after each stage, a block where no
-// residual is still equal stops (a rare value is usually settled by its top planes, and the
-// planes below are then neither built nor read).
-constexpr std::uint32_t equality_stage = 4;
+// Planes compared per stage: after each stage, a block where no residual is still equal to
+// a target stops (the planes below could only decide residuals still equal): a rare value or
+// a narrow range is usually settled by the top planes, and the planes below are then neither
+// built nor read. In-place payloads go in stages of 8 planes that end on their 8-plane
+// groups (a stage loads whole groups); built planes in stages of 4.
+constexpr std::uint32_t planar_stage = 4;
+constexpr std::uint32_t in_place_stage = 8;
 
-// Equality with the walk's target (no finish: no constant plane disagrees) on the first
-// job.words words, into s.eq; false when no residual is equal (bits past the planes' length
-// are not looked at).
-bool equal_in_stages(block_planes_source& source, const target_walk& w, compare_job& job, scan_scratch& s) {
+std::uint32_t stage_steps(bool in_place, std::uint32_t left) noexcept {
+    if (!in_place) return std::min(planar_stage, left);
+    return left <= in_place_stage ? left : in_place_stage + left % in_place_stage;
+}
+
+// Runs `whole` (targets, steps, bits, finish, need_lt and words set; planes not) stage by
+// stage into s.eq and s.lt, combining stages as the sweep does (eq &= eq', lt |= eq & lt').
+// Returns false when it stopped because no residual was still equal to any target (the
+// stopped targets' finish would change nothing: it acts on equal residuals only).
+bool compare_in_stages(block_planes_source& source, const compare_job& whole, scan_scratch& s) {
     const kernel_table& kernels = active_kernels();
-    job.need_lt = false;
-    job.targets = 1;
-    job.finish[0] = compare_job::finish_none;
-    const std::uint32_t words = job.words;
-    for (std::uint32_t done = 0; done < w.steps;) {
-        const std::uint32_t steps = source.in_place() ? w.steps : std::min(equality_stage, w.steps - done);
-        job.steps[0] = steps;
-        job.bits[0] = w.bits >> done;
-        source.fill_job(job, done, steps);
-        if (done == 0) {
-            kernels.compare_planes(&job, s.eq, nullptr);
-        } else {
-            kernels.compare_planes(&job, s.lt, nullptr);
-            for (std::uint32_t c = 0; c < words; ++c) s.eq[c] &= s.lt[c];
+    const std::uint32_t targets = whole.targets;
+    const std::uint32_t total = targets == 2 ? std::max(whole.steps[0], whole.steps[1]) : whole.steps[0];
+    const std::uint32_t words = whole.words;
+    std::uint32_t* const eq2 = s.values;  // a stage's answers (the values are not needed here)
+    std::uint32_t* const lt2 = s.values + 2 * plane_words;
+    compare_job job = whole;
+    for (std::uint32_t done = 0; done < total;) {
+        const std::uint32_t n = stage_steps(source.in_place(), total - done);
+        for (std::uint32_t t = 0; t < targets; ++t) {
+            const std::uint32_t left = whole.steps[t] > done ? whole.steps[t] - done : 0;
+            job.steps[t] = std::min(n, left);
+            job.bits[t] = whole.bits[t] >> done;
+            job.finish[t] = left > 0 && left <= n ? whole.finish[t] : std::uint8_t{compare_job::finish_none};
         }
-        done += steps;
-        if (done == w.steps) return true;
-        if (!source.any_inside(s.eq)) return false;
+        source.fill_job(job, done, n);
+        if (done == 0) {
+            kernels.compare_planes(&job, s.eq, s.lt);
+        } else {
+            kernels.compare_planes(&job, eq2, lt2);
+            for (std::uint32_t t = 0; t < targets; ++t) {
+                std::uint32_t* eq = s.eq + t * plane_words;
+                std::uint32_t* lt = s.lt + t * plane_words;
+                const std::uint32_t* e = eq2 + t * plane_words;
+                const std::uint32_t* l = lt2 + t * plane_words;
+                if (whole.need_lt)
+                    for (std::uint32_t c = 0; c < words; ++c) lt[c] |= eq[c] & l[c];
+                for (std::uint32_t c = 0; c < words; ++c) eq[c] &= e[c];
+            }
+        }
+        done += n;
+        if (done >= total) return true;
+        bool any = false;
+        for (std::uint32_t t = 0; t < targets; ++t) any = any || source.any_inside(s.eq + t * plane_words);
+        if (!any) return false;
     }
     return true;
 }
@@ -480,7 +505,12 @@ compact_answer compare_residuals(const parsed_block& block, block_planes_source&
         lo_walk = walk(rt.lo, live, ones);
         // A constant plane that disagrees with the target leaves no residual equal to it.
         if (lo_walk.constant() || !lo_walk.all_equal()) return constant(lo_walk.all_equal() && lo_walk.constant());
-        if (!equal_in_stages(source, lo_walk, job, s)) return constant(false);
+        job.need_lt = false;
+        job.targets = 1;
+        job.steps[0] = lo_walk.steps;
+        job.bits[0] = lo_walk.bits;
+        job.finish[0] = compare_job::finish_none;
+        if (!compare_in_stages(source, job, s)) return constant(false);
         const std::uint32_t flip = rt.inside ? 0u : ~0u;
         for (std::uint32_t c = 0; c < job.words; ++c) out[c] = s.eq[c] ^ flip;
         std::fill(out.begin() + job.words, out.end(), 0u);
@@ -501,17 +531,14 @@ compact_answer compare_residuals(const parsed_block& block, block_planes_source&
         if (need_hi && !hi_walk.constant()) hi_slot = static_cast<int>(slots++);
         if (slots == 0) return constant(true);
     }
-    std::uint32_t steps = 0;
     for (const auto& [slot, w] : {std::pair{lo_slot, lo_walk}, std::pair{hi_slot, hi_walk}}) {
         if (slot < 0) continue;
         job.steps[slot] = w.steps;
         job.bits[slot] = w.bits;
         job.finish[slot] = w.finish;
         job.targets = static_cast<std::uint32_t>(slot) + 1;
-        steps = std::max(steps, w.steps);
     }
-    source.fill_job(job, 0, steps);
-    active_kernels().compare_planes(&job, s.eq, s.lt);
+    compare_in_stages(source, job, s);
 
     // Simple loops over whole words (vectorized); bits at or beyond length are cleared last.
     const std::uint32_t flip = rt.inside ? 0u : ~0u;
