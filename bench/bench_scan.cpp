@@ -14,7 +14,10 @@
 // Shapes: uniform10 (uniform 10-bit: interleaved all-raw blocks), zeros90_20bit (90% zeros,
 // else uniform 20-bit: sparse blocks), timestamps (sorted, step 1000 +- 15: delta blocks,
 // decoded), signed_sentinels (int32 in [-1000, 1000], 10% -1: frame-of-reference blocks,
-// signed order). Every bitplane answer is checked against the dense one before it is timed.
+// signed order), scores3 (0..7), random32 (full range), runs12 (runs of 1..500 equal 12-bit
+// values), sorted_ids (sorted, steps 0..2: delta blocks answered from their bounds); rare
+// values (_rare, _absent, _middle: one run or one id) and ranges of about 10% (_10pct).
+// Every bitplane answer is checked against the dense one before it is timed.
 // bitplane runs on one thread (set_thread_count(1)) and the active SIMD path (BITPLANE_SIMD
 // forces one). Items = values per iteration.
 #include "../src/simd/kernels.hpp"
@@ -102,6 +105,60 @@ const column<std::int32_t>& signed_sentinels() {
     return c;
 }
 
+// The demo's scores (tools/demo_data.cpp): 0..7, planes all raw.
+const column<std::uint32_t>& scores3() {
+    static const column<std::uint32_t> c = [] {
+        std::mt19937_64 rng(0x5CA15);
+        std::vector<std::uint32_t> v(value_count);
+        for (auto& x : v) x = static_cast<std::uint32_t>(rng()) & 7u;
+        return make_column(std::move(v));
+    }();
+    return c;
+}
+
+// Full-range random values (incompressible).
+const column<std::uint32_t>& random32() {
+    static const column<std::uint32_t> c = [] {
+        std::mt19937_64 rng(0x5CA16);
+        std::vector<std::uint32_t> v(value_count);
+        for (auto& x : v) x = static_cast<std::uint32_t>(rng());
+        return make_column(std::move(v));
+    }();
+    return c;
+}
+
+// Runs of equal 12-bit values, 1..500 long (categories in sorted or grouped data): planes
+// stored as runs and against each other.
+const column<std::uint32_t>& runs12() {
+    static const column<std::uint32_t> c = [] {
+        std::mt19937_64 rng(0x5CA17);
+        std::vector<std::uint32_t> v(value_count);
+        for (std::size_t i = 0; i < v.size();) {
+            const std::size_t n = 1 + rng() % 500;
+            const auto x = static_cast<std::uint32_t>(rng() % 4096);
+            for (std::size_t k = 0; k < n && i < v.size(); ++k) v[i++] = x;
+        }
+        return make_column(std::move(v));
+    }();
+    return c;
+}
+
+// Sorted ids with repeats (coordinates of sorted reads, interval starts): delta blocks with
+// non-negative steps, answered from their bounds away from the queried values.
+const column<std::uint32_t>& sorted_ids() {
+    static const column<std::uint32_t> c = [] {
+        std::mt19937_64 rng(0x5CA18);
+        std::vector<std::uint32_t> v(value_count);
+        std::uint32_t x = 10'000;
+        for (auto& y : v) {
+            x += static_cast<std::uint32_t>(rng() % 3);
+            y = x;
+        }
+        return make_column(std::move(v));
+    }();
+    return c;
+}
+
 // ---- queries ------------------------------------------------------------------------------
 
 enum class query_kind { eq, lt, range, count_eq, count_range };
@@ -112,6 +169,7 @@ struct query {
     T a;
     T b;                     // range only
     bool at_middle = false;  // a = the middle value of the column, b = a + b
+    const char* tag = "";    // appended to the query's name (e.g. "_rare")
 };
 
 template <class T>
@@ -288,7 +346,7 @@ const char* query_name(query_kind k) {
 template <class T>
 void register_shape(const std::string& shape, const column<T>& (*data)(), const std::vector<query<T>>& queries) {
     for (const query<T>& q : queries) {
-        const std::string base = "BM_Scan/" + shape + "/" + query_name(q.kind);
+        const std::string base = "BM_Scan/" + shape + "/" + query_name(q.kind) + q.tag;
         benchmark::RegisterBenchmark((base + "/bitplane").c_str(),
                                      [data, q](benchmark::State& s) { bm_bitplane(s, data(), q); })
             ->Unit(benchmark::kMillisecond);
@@ -335,6 +393,33 @@ const int registered = [] {
     register_shape<std::int32_t>("signed_sentinels", &signed_sentinels,
                                  {{query_kind::eq, -1, 0}, {query_kind::lt, 0, 0}, {query_kind::range, -10, 10},
                                   {query_kind::count_eq, -1, 0}, {query_kind::count_range, -10, 10}});
+    // Rare values (one or a few occurrences, or none) and ranges of about 10% of the values.
+    register_shape<u32>("uniform10", &uniform10,
+                        {{query_kind::eq, 2000, 0, false, "_absent"}, {query_kind::count_eq, 2000, 0, false, "_absent"}});
+    register_shape<u32>("zeros90_20bit", &zeros90,
+                        {{query_kind::eq, 0, 0, false, "_zero"}, {query_kind::range, 1, 104857, false, "_10pct"}});
+    register_shape<u32>("scores3", &scores3,
+                        {{query_kind::eq, 3, 0},
+                         {query_kind::count_eq, 3, 0},
+                         {query_kind::eq, 9, 0, false, "_absent"},
+                         {query_kind::range, 2, 4},
+                         {query_kind::count_range, 2, 4}});
+    register_shape<u32>("random32", &random32,
+                        {{query_kind::eq, 0, 0, true, "_rare"},
+                         {query_kind::count_eq, 0, 0, true, "_rare"},
+                         {query_kind::range, 0x40000000u, 0x40000000u + 429'496'729u, false, "_10pct"},
+                         {query_kind::count_range, 0x40000000u, 0x40000000u + 429'496'729u, false, "_10pct"}});
+    register_shape<u32>("runs12", &runs12,
+                        {{query_kind::eq, 0, 0, true, "_middle"},
+                         {query_kind::count_eq, 0, 0, true, "_middle"},
+                         {query_kind::eq, 5000, 0, false, "_absent"},
+                         {query_kind::range, 0, 409, true, "_10pct"},
+                         {query_kind::count_range, 0, 409, true, "_10pct"}});
+    register_shape<u32>("sorted_ids", &sorted_ids,
+                        {{query_kind::eq, 0, 0, true, "_middle"},
+                         {query_kind::count_eq, 0, 0, true, "_middle"},
+                         {query_kind::range, 0, static_cast<u32>(value_count / 10), true, "_10pct"},
+                         {query_kind::count_range, 0, static_cast<u32>(value_count / 10), true, "_10pct"}});
     for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
         for (const query<u32>& q : {u10[0], u10[2]}) {
             benchmark::RegisterBenchmark(

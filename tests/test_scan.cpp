@@ -421,6 +421,60 @@ TEST(ScanKernels, ComparePlanesMatchesReferenceOnEveryPath) {
     }
 }
 
+// The test_values kernel (where a path has one) and its portable loop against values decoded
+// one at a time and compared: plain values and delta residuals (running sums that wrap around
+// 2^32), every count of a block's tail around word edges, intervals that wrap, negation.
+TEST(ScanKernels, TestValuesMatchesReferenceOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const int rounds = quick_mode() ? 60 : 400;
+    const std::size_t counts[] = {0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 1000, 2016, 2047, 2048};
+    for (const simd_path path : bitplane::available_simd_paths()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        const auto& kernels = bitplane::detail::active_kernels();
+        std::mt19937_64 rng(case_seed("test-values", static_cast<std::uint64_t>(path)));
+        for (int round = 0; round < rounds; ++round) {
+            const std::size_t count = counts[static_cast<std::size_t>(round) % std::size(counts)];
+            bitplane::detail::value_test t;
+            t.delta = round % 2 == 1;
+            t.first = static_cast<std::uint32_t>(rng());
+            t.step = round % 4 == 1 ? static_cast<std::uint32_t>(rng()) : static_cast<std::uint32_t>(rng() % 7) - 3u;
+            t.bias = round % 3 == 0 ? 0x80000000u : 0u;
+            t.flip = round % 5 == 0 ? ~0u : 0u;
+            const std::uint32_t range = round % 3 == 2 ? ~0u : 1000u;
+            std::vector<std::uint32_t> values(count);
+            for (auto& v : values) v = static_cast<std::uint32_t>(rng()) % (range == ~0u ? ~0u : range);
+            // An interval around a value that occurs, of a random width (wrapping when wide).
+            std::uint32_t decoded = 0;
+            std::vector<std::uint32_t> plain(count);
+            for (std::size_t i = 0; i < count; ++i) {
+                decoded = !t.delta ? values[i] : i == 0 ? t.first + values[0] : decoded + values[i] + t.step;
+                plain[i] = decoded;
+            }
+            const std::uint32_t probe = count != 0 ? plain[rng() % count] : 0u;
+            t.span = round % 7 == 0 ? 0u : static_cast<std::uint32_t>(rng()) >> (rng() % 32);
+            t.start = (probe ^ t.bias) - static_cast<std::uint32_t>(rng() % (std::uint64_t{t.span} + 1));
+            SCOPED_TRACE("round " + std::to_string(round) + " count " + std::to_string(count) +
+                         (t.delta ? " delta" : " plain"));
+            plane want{};
+            for (std::size_t i = 0; i < count; ++i) {
+                const bool pass = ((plain[i] ^ t.bias) - t.start <= t.span) != (t.flip != 0);
+                if (pass) want[i / 32] |= 1u << (i % 32);
+            }
+            plane got;
+            got.fill(0xA5A5A5A5u);
+            bitplane::detail::test_values_portable(values.data(), count, &t, got.data());
+            ASSERT_EQ(got, want) << "portable";
+            if (kernels.test_values != nullptr) {
+                got.fill(0xA5A5A5A5u);
+                kernels.test_values(values.data(), count, &t, got.data());
+                ASSERT_EQ(got, want) << "kernel";
+            }
+        }
+    }
+}
+
 // ---- every shape, size and path ---------------------------------------------------------------
 
 TEST(Scan, EveryShapeAndSizeUint32OnEveryPath) {
@@ -711,3 +765,49 @@ TEST(ScanBlocks, WrappingFrameOfReference) {
 }
 
 }  // namespace
+
+// Sorted blocks answered from their bounds, whose residual sums come from payload counts:
+// steps of mostly 3 make the delta residuals' low planes nearly all ones, stored against the
+// one plane (positions of the zeros); steps alternating in long stretches give run payloads;
+// the probes hit blocks inside, outside and at the edges of the queried interval.
+TEST(Scan, DeltaBlocksWithPlanesStoredAgainstConstantPlanes) {
+    BITPLANE_SEED_TRACE();
+    for (const bool stretches : {false, true}) {
+        SCOPED_TRACE(stretches ? "runs" : "positions against ones");
+        std::mt19937_64 rng(case_seed("scan-delta-constant-bases", stretches));
+        std::vector<std::uint32_t> values(5 * 2048 + 77);
+        std::uint32_t v = 1000;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            values[i] = v;
+            if (stretches) {
+                v += (i / 150) % 2 == 0 ? 3u : 1u;
+            } else {
+                v += rng() % 61 == 0 ? static_cast<std::uint32_t>(rng() % 3) : 3u;
+            }
+        }
+        const bitplane::vector<std::uint32_t> packed(values.begin(), values.end());
+        bool covered = false;
+        for (std::size_t b = 0; b < packed.core().sealed_block_count(); ++b) {
+            const auto info = bitplane::codec::describe_block(packed.core().sealed_block(b, {}), 2048);
+            ASSERT_EQ(info.value_transform, bitplane::codec::transform::delta);
+            for (const auto& p : info.planes)
+                covered = covered || (stretches ? p.payload == bitplane::codec::payload_kind::runs &&
+                                                      p.base == bitplane::codec::base_kind::zero
+                                                : p.base == bitplane::codec::base_kind::one);
+        }
+        ASSERT_TRUE(covered) << "no plane of the kind this case is for: the test no longer covers it";
+        check_vector(packed, values, case_seed("scan-delta-constant-bases-probes", stretches), 12, 24);
+        if (HasFatalFailure()) return;
+        // Intervals ending one short of, at, and one past each block's last value (a bound
+        // off by one answers one of them wrong).
+        for (std::size_t first = 0; first + 2048 <= values.size(); first += 2048) {
+            const std::uint32_t lo = values[first], hi = values[first + 2047];
+            for (const std::uint32_t end : {hi - 1, hi, hi + 1}) {
+                check_probe(packed, values, op::range, lo, end, true);
+                if (HasFatalFailure()) return;
+            }
+            check_probe(packed, values, op::eq, hi, hi, true);
+            if (HasFatalFailure()) return;
+        }
+    }
+}

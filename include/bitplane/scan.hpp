@@ -1,6 +1,9 @@
 // Scans of a vector that answer with a bitset of positions, computed on the planes with
-// bit-sliced comparisons (one pass from the top plane down; all-zero and all-one planes cost
-// nothing; frame-of-reference blocks compare against x - base). Delta blocks are decoded.
+// bit-sliced comparisons (from the top plane down, stopping where nothing is still equal to
+// the bounds; all-zero and all-one planes cost nothing; frame-of-reference blocks compare
+// against x - base; sparse blocks compare their non-zero values only). Sorted delta blocks are
+// answered from their bounds where the interval holds all or none of them; other delta blocks
+// are decoded on the way.
 // Comparisons use T's order (signed for int32). Thread safety: const; parallel over blocks.
 #pragma once
 

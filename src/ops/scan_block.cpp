@@ -2,7 +2,9 @@
 
 #include "codec/block_decoding.hpp"
 #include "codec/block_format.hpp"
+#include "codec/byte_io.hpp"
 #include "codec/plane_bits.hpp"
+#include "codec/plane_gaps.hpp"
 #include "codec/value_transform.hpp"
 #include "simd/kernels.hpp"
 
@@ -128,36 +130,25 @@ constexpr std::uint32_t valid_bits(std::uint32_t w, std::uint32_t n) noexcept {
     return n <= first ? 0u : ~0u >> (32 - (n - first));
 }
 
-// Values compared one by one (tail, write-back block, decoded delta and zigzag blocks): a
-// byte per value first, in loops the compiler vectorizes, then 8 bytes (each 0 or 1) become
-// 8 bits in one multiplication (byte i lands in bit i of the top byte; no carries collide).
-void test_values(std::span<const std::uint32_t> values, const scan_test& test, plane& out) noexcept {
-    constexpr std::uint64_t gather_bytes = 0x0102040810204080ull;
-    const std::uint32_t bias = scan_test::bias(test.is_signed);
-    const std::uint32_t start = test.start;
-    const std::uint32_t span = test.span;
-    const std::uint32_t flip = test.negate ? ~0u : 0u;
-    const auto n = static_cast<std::uint32_t>(values.size());
-    const std::uint32_t* v = values.data();
-    for (std::uint32_t w = 0; w < plane_words; ++w) {
-        const std::uint32_t first = w * 32;
-        if (first >= n) {
-            out[w] = 0;
-            continue;
-        }
-        alignas(8) std::uint8_t pass[32];
-        if (first + 32 <= n) {
-            for (std::uint32_t j = 0; j < 32; ++j) pass[j] = ((v[first + j] ^ bias) - start) <= span;
-        } else {
-            for (std::uint32_t j = 0; j < 32; ++j) pass[j] = first + j < n && ((v[first + j] ^ bias) - start) <= span;
-        }
-        std::uint32_t word = 0;
-        for (std::uint32_t q = 0; q < 4; ++q) {
-            std::uint64_t bytes;
-            std::memcpy(&bytes, pass + 8 * q, sizeof bytes);
-            word |= static_cast<std::uint32_t>((bytes * gather_bytes) >> 56) << (8 * q);
-        }
-        out[w] = (word ^ flip) & valid_bits(w, n);
+// Values compared one by one (tail, write-back block, decoded delta and zigzag blocks), or a
+// delta block's residuals decoded on the way (`delta`: first and step as the block gives them).
+void test_values(std::span<const std::uint32_t> values, const scan_test& test, plane& out,
+                 const parsed_block* delta = nullptr) noexcept {
+    value_test t;
+    t.bias = scan_test::bias(test.is_signed);
+    t.start = test.start;
+    t.span = test.span;
+    t.flip = test.negate ? ~0u : 0u;
+    if (delta != nullptr) {
+        t.delta = true;
+        t.first = delta->delta_first;
+        t.step = delta->delta_min;
+    }
+    const auto kernel = active_kernels().test_values;
+    if (kernel != nullptr) {
+        kernel(values.data(), values.size(), &t, out.data());
+    } else {
+        test_values_portable(values.data(), values.size(), &t, out.data());
     }
 }
 
@@ -191,38 +182,125 @@ target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) n
     return out;
 }
 
-// Planes of a parsed block, built once and only when needed: interleaved all-raw payloads
-// are read in place; other layouts are rebuilt into the scratch planes (and the mask).
+// Words [0, words) of a stored plane from its base and payload. The bytes are trusted (a
+// vector's blocks were validated when it got them, or written by the encoder): no rule is
+// checked, but positions are masked to the plane, so that even forged bytes stay inside it.
+// Planes referred to must be built (at least `words` words) in `planes`.
+void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint32_t length, std::uint32_t words,
+                 const block_planes& planes, std::uint32_t* out) noexcept {
+    constexpr std::uint32_t last_bit = block_values - 1;
+    const std::uint32_t* ref = planes.planes[sp.reference & 31u].data();
+    // Bits at or beyond length: clear after a base of ones (whole words first, vectorized).
+    const auto clear_tail = [out, length, words] {
+        for (std::uint32_t w = length / 32; w < words; ++w) out[w] &= valid_bits(w, length);
+    };
+    switch (sp.base) {
+        case codec::base_kind::zero: std::fill_n(out, words, 0u); break;
+        case codec::base_kind::one:
+            std::fill_n(out, words, ~0u);
+            clear_tail();
+            break;
+        case codec::base_kind::plane: std::copy_n(ref, words, out); break;
+        case codec::base_kind::complement:
+            for (std::uint32_t w = 0; w < words; ++w) out[w] = ~ref[w];
+            clear_tail();
+            break;
+    }
+    const std::byte* p = block_bytes + sp.payload_offset;
+    const auto flip = [out](std::uint32_t bit) { out[(bit & last_bit) >> 5] ^= 1u << (bit & 31u); };
+    switch (sp.payload) {
+        case codec::payload_kind::none: break;
+        case codec::payload_kind::positions:
+            for (std::uint32_t i = 0; i < sp.items; ++i) flip(load_le<std::uint16_t>(p + 2 * i));
+            break;
+        case codec::payload_kind::runs:
+            for (std::uint32_t i = 0; i < sp.items; ++i) {
+                const std::uint32_t begin = std::min<std::uint32_t>(load_le<std::uint16_t>(p + 4 * i), block_values);
+                const std::uint32_t end = std::min<std::uint32_t>(load_le<std::uint16_t>(p + 4 * i + 2), block_values);
+                if (begin >= end) continue;
+                const std::uint32_t first = begin >> 5, last = (end - 1) >> 5;
+                const std::uint32_t head = ~0u << (begin & 31u), tail = ~0u >> (31u - ((end - 1) & 31u));
+                if (first == last) {
+                    out[first] ^= head & tail;
+                    continue;
+                }
+                out[first] ^= head;
+                for (std::uint32_t w = first + 1; w < last; ++w) out[w] = ~out[w];
+                out[last] ^= tail;
+            }
+            break;
+        case codec::payload_kind::raw: {
+            alignas(64) std::uint32_t bits[plane_words];
+            const std::uint32_t bytes = std::min<std::uint32_t>((length + 7) / 8, 4 * words);
+            std::memcpy(bits, p, bytes);
+            std::memset(reinterpret_cast<std::byte*>(bits) + bytes, 0, 4 * words - bytes);
+            for (std::uint32_t w = 0; w < words; ++w) out[w] ^= bits[w];
+            break;
+        }
+        case codec::payload_kind::gaps:
+            gaps_payload::for_each_position(p, sp.payload_bytes, [&](std::uint32_t bit) {
+                flip(bit);
+                return true;
+            });
+            break;
+    }
+}
+
+// Planes of a parsed block, each built when first needed (only its first `words()` words:
+// the compact planes of a sparse block are short): interleaved all-raw payloads are read in
+// place; other layouts are built into the scratch planes. Reads go from the top live plane
+// down, so a test that is settled by the top planes never builds the others.
 class block_planes_source {
 public:
     block_planes_source(const parsed_block& block, std::span<const std::byte> bytes, scan_scratch& scratch) noexcept
-        : block_(block), bytes_(bytes), scratch_(scratch) {}
+        : block_(block), bytes_(bytes), scratch_(scratch) {
+        words_ = std::min<std::uint32_t>(plane_words, ((block.length + 31) / 32 + 7) / 8 * 8);
+        if (block.interleaved) return;  // read by rank, in place
+        std::uint32_t live = block.live;
+        for (std::uint32_t k = 0; live != 0; ++k) {
+            const int j = 31 - std::countl_zero(live);
+            order_[k] = static_cast<std::uint8_t>(j);
+            live &= ~(1u << j);
+        }
+        for (std::uint32_t i = 0; i < block.stored; ++i) descriptor_[block.planes[i].index & 31u] = static_cast<std::uint8_t>(i);
+    }
 
-    void fill_job(compare_job& job, std::uint32_t steps) {
-        std::uint32_t read = block_.live;
+    /// Words per plane that are built (and that compare jobs may read).
+    [[nodiscard]] std::uint32_t words() const noexcept { return words_; }
+    /// Planes read in place (nothing to build: an equality test reads them in one pass).
+    [[nodiscard]] bool in_place() const noexcept { return block_.interleaved; }
+    /// Whether `bits` has a set bit below the planes' length.
+    [[nodiscard]] bool any_inside(const std::uint32_t* bits) const noexcept {
+        const std::uint32_t full = block_.length / 32;
+        std::uint32_t any = 0;
+        for (std::uint32_t c = 0; c < full; ++c) any |= bits[c];
+        if (block_.length % 32 != 0) any |= bits[full] & valid_bits(full, block_.length);
+        return any != 0;
+    }
+
+    /// Sets the job's planes to the live planes from the `first`-th from the top, `steps` of them.
+    void fill_job(compare_job& job, std::uint32_t first, std::uint32_t steps) {
         if (block_.interleaved) {
             job.base = payload();
             job.stride = 4 * block_.stored;
             // Planes are read from the top live plane down: the k-th has rank stored - 1 - k.
-            for (std::uint32_t k = 0; k < steps; ++k) job.offset[k] = 4 * (block_.stored - 1 - k);
+            for (std::uint32_t k = 0; k < steps; ++k) job.offset[k] = 4 * (block_.stored - 1 - (first + k));
             return;
         }
-        build();
         job.base = reinterpret_cast<const std::uint8_t*>(scratch_.planes.planes[0].data());
         job.stride = 4;
         for (std::uint32_t k = 0; k < steps; ++k) {
-            const int j = 31 - std::countl_zero(read);
-            read &= ~(1u << j);
-            job.offset[k] = static_cast<std::uint32_t>(j) * static_cast<std::uint32_t>(plane_bytes);
+            const std::uint32_t j = order_[first + k];
+            build(j);
+            job.offset[k] = j * static_cast<std::uint32_t>(plane_bytes);
         }
     }
 
     const plane& mask() {
-        if (block_.interleaved) {
-            if (!mask_built_) rebuild_plane(block_.mask, bytes_, 0, block_.count, nullptr, scratch_.mask);
+        if (!mask_built_) {
+            const auto* bytes = bytes_.data();
+            build_plane(block_.mask, bytes, block_.count, plane_words, scratch_.planes, scratch_.mask.data());
             mask_built_ = true;
-        } else {
-            build();
         }
         return scratch_.mask;
     }
@@ -238,11 +316,9 @@ public:
             for (std::uint32_t live = block_.live; live != 0; live &= live - 1)
                 counts[std::countr_zero(live)] = by_rank[rank++];
         } else {
-            build();
             for (std::uint32_t live = block_.live; live != 0; live &= live - 1) {
-                const int j = std::countr_zero(live);
-                counts[j] =
-                    static_cast<std::uint32_t>(kernels.popcount_words(scratch_.planes.planes[j].data(), plane_words));
+                const auto j = static_cast<std::uint32_t>(std::countr_zero(live));
+                counts[j] = plane_popcount(j);
             }
         }
         for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
@@ -252,22 +328,36 @@ public:
         return sum;
     }
 
-    /// The block's values, from the planes where they are already built.
+    /// The residuals of a dense block (values[0..count)).
+    void residuals(std::span<std::uint32_t> values) {
+        const kernel_table& kernels = active_kernels();
+        if (block_.interleaved) {
+            kernels.interleaved_transpose(payload(), block_.live, values.data(), nullptr, 0);
+            if (block_.ones != 0)
+                for (std::uint32_t& v : values) v |= block_.ones;
+            return;
+        }
+        for (std::uint32_t live = block_.live; live != 0; live &= live - 1)
+            build(static_cast<std::uint32_t>(std::countr_zero(live)));
+        for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
+            scratch_.planes.planes[std::countr_zero(ones)] = ones_plane(block_.length);
+        if (values.size() == block_values) {
+            kernels.untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, values.data());
+            return;
+        }
+        alignas(64) std::uint32_t all[block_values];
+        kernels.untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, all);
+        std::copy_n(all, values.size(), values.data());
+    }
+
+    /// The block's values.
     void decode(std::span<std::uint32_t> values) {
-        if (!planes_built_) {
+        if (block_.sparse) {
             decode_parsed(block_, bytes_, 0, values);
             return;
         }
-        alignas(64) std::uint32_t residuals[block_values];
-        active_kernels().untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, residuals);
-        if (block_.sparse) {
-            std::uint32_t next = 0;
-            for (std::uint32_t i = 0; i < block_.count; ++i)
-                values[i] = test_bit(scratch_.mask, i) ? residuals[next++] : 0u;
-        } else {
-            std::copy_n(residuals, block_.count, values.data());
-        }
-        undo_transform(block_, values.first(block_.count));
+        residuals(values);
+        undo_transform(block_, values);
     }
 
 private:
@@ -275,19 +365,120 @@ private:
         return reinterpret_cast<const std::uint8_t*>(bytes_.data()) + block_.planes[0].payload_offset;
     }
 
-    void build() {
-        if (!planes_built_) rebuild_planes(block_, bytes_, 0, scratch_.planes, scratch_.mask);
-        planes_built_ = true;
+    // Set bits of plane j (live, not interleaved): from the payload alone where the plane is
+    // stored against a constant plane (a count, run lengths, a raw popcount), else built.
+    std::uint32_t plane_popcount(std::uint32_t j) {
+        const stored_plane& sp = block_.planes[descriptor_[j]];
+        const bool constant_base = sp.base == codec::base_kind::zero || sp.base == codec::base_kind::one;
+        if (((built_ >> j) & 1u) != 0 || !constant_base) {
+            build(j);
+            return static_cast<std::uint32_t>(
+                active_kernels().popcount_words(scratch_.planes.planes[j].data(), words_));
+        }
+        const std::byte* p = bytes_.data() + sp.payload_offset;
+        std::uint32_t n = 0;
+        switch (sp.payload) {
+            case codec::payload_kind::none: break;
+            case codec::payload_kind::positions: n = sp.items; break;
+            case codec::payload_kind::runs:
+                for (std::uint32_t i = 0; i < sp.items; ++i)
+                    n += load_le<std::uint16_t>(p + 4 * i + 2) - load_le<std::uint16_t>(p + 4 * i);
+                break;
+            case codec::payload_kind::raw: {  // the kernel's popcount (this file has no popcnt)
+                alignas(64) std::uint32_t words[plane_words] = {};
+                const std::uint32_t bytes = (block_.length + 7) / 8;
+                std::memcpy(words, p, bytes);
+                n = static_cast<std::uint32_t>(active_kernels().popcount_words(words, (bytes + 3) / 4));
+                break;
+            }
+            case codec::payload_kind::gaps:
+                gaps_payload::for_each_position(p, sp.payload_bytes, [&n](std::uint32_t) {
+                    ++n;
+                    return true;
+                });
+                break;
+        }
+        return sp.base == codec::base_kind::one ? block_.length - n : n;
+    }
+
+    // Plane j (live, not interleaved) and the planes it is stored against.
+    void build(std::uint32_t j) {
+        if ((built_ >> j) & 1u) return;
+        const stored_plane& sp = block_.planes[descriptor_[j]];
+        const std::uint32_t ref = sp.reference & 31u;
+        if ((sp.base == codec::base_kind::plane || sp.base == codec::base_kind::complement) && ref != j &&
+            ((block_.live >> ref) & 1u) != 0)
+            build(ref);
+        build_plane(sp, bytes_.data(), block_.length, words_, scratch_.planes, scratch_.planes.planes[j].data());
+        built_ |= 1u << j;
     }
 
     const parsed_block& block_;
     std::span<const std::byte> bytes_;
     scan_scratch& scratch_;
-    bool planes_built_ = false;
+    std::uint32_t words_ = plane_words;
+    std::uint32_t built_ = 0;
     bool mask_built_ = false;
+    std::uint8_t order_[plane_count];       // live planes, top down (not interleaved)
+    std::uint8_t descriptor_[plane_count];  // plane -> its entry in block.planes (not interleaved)
 };
 
 enum class compact_answer : std::uint8_t { none, all, some };
+
+// Planes compared per stage: after each stage, a block where no residual is still equal to
+// a target stops (the planes below could only decide residuals still equal): a rare value or
+// a narrow range is usually settled by the top planes, and the planes below are then neither
+// built nor read. Payloads read in place go in one pass: stages of 8 planes measured slower
+// there (random 32-bit values, rare value: 14-21 ms against 10-11 ms for 16M values, AVX2).
+constexpr std::uint32_t planar_stage = 4;
+
+std::uint32_t stage_steps(bool in_place, std::uint32_t left) noexcept {
+    return in_place ? left : std::min(planar_stage, left);
+}
+
+// Runs `whole` (targets, steps, bits, finish, need_lt and words set; planes not) stage by
+// stage into s.eq and s.lt, combining stages as the sweep does (eq &= eq', lt |= eq & lt').
+// Returns false when it stopped because no residual was still equal to any target (the
+// stopped targets' finish would change nothing: it acts on equal residuals only).
+bool compare_in_stages(block_planes_source& source, const compare_job& whole, scan_scratch& s) {
+    const kernel_table& kernels = active_kernels();
+    const std::uint32_t targets = whole.targets;
+    const std::uint32_t total = targets == 2 ? std::max(whole.steps[0], whole.steps[1]) : whole.steps[0];
+    const std::uint32_t words = whole.words;
+    std::uint32_t* const eq2 = s.values;  // a stage's answers (the values are not needed here)
+    std::uint32_t* const lt2 = s.values + 2 * plane_words;
+    compare_job job = whole;
+    for (std::uint32_t done = 0; done < total;) {
+        const std::uint32_t n = stage_steps(source.in_place(), total - done);
+        for (std::uint32_t t = 0; t < targets; ++t) {
+            const std::uint32_t left = whole.steps[t] > done ? whole.steps[t] - done : 0;
+            job.steps[t] = std::min(n, left);
+            job.bits[t] = whole.bits[t] >> done;
+            job.finish[t] = left > 0 && left <= n ? whole.finish[t] : std::uint8_t{compare_job::finish_none};
+        }
+        source.fill_job(job, done, n);
+        if (done == 0) {
+            kernels.compare_planes(&job, s.eq, s.lt);
+        } else {
+            kernels.compare_planes(&job, eq2, lt2);
+            for (std::uint32_t t = 0; t < targets; ++t) {
+                std::uint32_t* eq = s.eq + t * plane_words;
+                std::uint32_t* lt = s.lt + t * plane_words;
+                const std::uint32_t* e = eq2 + t * plane_words;
+                const std::uint32_t* l = lt2 + t * plane_words;
+                if (whole.need_lt)
+                    for (std::uint32_t c = 0; c < words; ++c) lt[c] |= eq[c] & l[c];
+                for (std::uint32_t c = 0; c < words; ++c) eq[c] &= e[c];
+            }
+        }
+        done += n;
+        if (done >= total) return true;
+        bool any = false;
+        for (std::uint32_t t = 0; t < targets; ++t) any = any || source.any_inside(s.eq + t * plane_words);
+        if (!any) return false;
+    }
+    return true;
+}
 
 // The residual test on the block's planes (`length` bits each): constant, or in `out`
 // (bits at or beyond length clear).
@@ -307,10 +498,22 @@ compact_answer compare_residuals(const parsed_block& block, block_planes_source&
     int lo_slot = -1, hi_slot = -1;  // slot in the job, -1 when constant or not needed
     bool lo_pass = true, hi_pass = true;  // constant answers: r >= lo, r <= hi (or r == lo)
     if (equality) {
+        // Sparse layout: the compact residuals are never zero.
+        if (block.sparse && rt.lo == 0) return constant(false);
         lo_walk = walk(rt.lo, live, ones);
-        if (lo_walk.constant()) return constant(lo_walk.all_equal());
-        lo_slot = 0;
+        // A constant plane that disagrees with the target leaves no residual equal to it.
+        if (lo_walk.constant() || !lo_walk.all_equal()) return constant(lo_walk.all_equal() && lo_walk.constant());
         job.need_lt = false;
+        job.targets = 1;
+        job.steps[0] = lo_walk.steps;
+        job.bits[0] = lo_walk.bits;
+        job.finish[0] = compare_job::finish_none;
+        if (!compare_in_stages(source, job, s)) return constant(false);
+        const std::uint32_t flip = rt.inside ? 0u : ~0u;
+        for (std::uint32_t c = 0; c < job.words; ++c) out[c] = s.eq[c] ^ flip;
+        std::fill(out.begin() + job.words, out.end(), 0u);
+        clear_from(out, block.length);
+        return compact_answer::some;
     } else {
         if (need_lo) {
             lo_walk = walk(rt.lo, live, ones);
@@ -326,17 +529,14 @@ compact_answer compare_residuals(const parsed_block& block, block_planes_source&
         if (need_hi && !hi_walk.constant()) hi_slot = static_cast<int>(slots++);
         if (slots == 0) return constant(true);
     }
-    std::uint32_t steps = 0;
     for (const auto& [slot, w] : {std::pair{lo_slot, lo_walk}, std::pair{hi_slot, hi_walk}}) {
         if (slot < 0) continue;
         job.steps[slot] = w.steps;
         job.bits[slot] = w.bits;
         job.finish[slot] = w.finish;
         job.targets = static_cast<std::uint32_t>(slot) + 1;
-        steps = std::max(steps, w.steps);
     }
-    source.fill_job(job, steps);
-    active_kernels().compare_planes(&job, s.eq, s.lt);
+    compare_in_stages(source, job, s);
 
     // Simple loops over whole words (vectorized); bits at or beyond length are cleared last.
     const std::uint32_t flip = rt.inside ? 0u : ~0u;
@@ -344,9 +544,7 @@ compact_answer compare_residuals(const parsed_block& block, block_planes_source&
     const std::uint32_t* lt_lo = s.lt + (lo_slot < 0 ? 0 : lo_slot) * plane_words;
     const std::uint32_t* lt_hi = s.lt + (hi_slot < 0 ? 0 : hi_slot) * plane_words;
     const std::uint32_t* eq_hi = s.eq + (hi_slot < 0 ? 0 : hi_slot) * plane_words;
-    if (equality) {
-        for (std::uint32_t c = 0; c < words; ++c) out[c] = s.eq[c] ^ flip;
-    } else if (hi_slot < 0) {
+    if (hi_slot < 0) {
         for (std::uint32_t c = 0; c < words; ++c) out[c] = ~lt_lo[c] ^ flip;
     } else if (lo_slot < 0) {
         for (std::uint32_t c = 0; c < words; ++c) out[c] = (lt_hi[c] | eq_hi[c]) ^ flip;
@@ -391,6 +589,20 @@ compact_answer delta_bound(const parsed_block& block, block_planes_source& sourc
     return compact_answer::some;
 }
 
+// A block that is not compared on its planes: dense delta blocks test their residuals,
+// decoded on the way; others are decoded first.
+void decode_and_test(const parsed_block& block, block_planes_source& source, const scan_test& test, scan_scratch& s,
+                     plane& out) {
+    const std::span<std::uint32_t> values{s.values, block.count};
+    if (block.value_transform == codec::transform::delta && !block.sparse) {
+        source.residuals(values);
+        test_values(values, test, out, &block);
+        return;
+    }
+    source.decode(values);
+    test_values(values, test, out);
+}
+
 block_answer scan_values(std::span<const std::uint32_t> values, const scan_test& test, plane& out) {
     test_values(values, test, out);
     return classify(out, static_cast<std::uint32_t>(values.size()));
@@ -412,8 +624,8 @@ block_answer scan_encoded_block(std::span<const std::byte> bytes, std::uint32_t 
     if (!compare_encoded(block, source, test, scratch, r)) {
         const compact_answer bound = delta_bound(block, source, test);
         if (bound != compact_answer::some) return bound == compact_answer::all ? block_answer::all : block_answer::none;
-        source.decode({scratch.values, count});
-        return scan_values({scratch.values, count}, test, out);
+        decode_and_test(block, source, test, scratch, out);
+        return classify(out, count);
     }
     if (!block.sparse) {
         if (r.compact == compact_answer::none) return block_answer::none;
@@ -445,9 +657,8 @@ std::uint32_t count_encoded_block(std::span<const std::byte> bytes, std::uint32_
     if (!compare_encoded(block, source, test, scratch, r)) {
         const compact_answer bound = delta_bound(block, source, test);
         if (bound != compact_answer::some) return bound == compact_answer::all ? count : 0;
-        source.decode({scratch.values, count});
         plane out;
-        test_values({scratch.values, count}, test, out);
+        decode_and_test(block, source, test, scratch, out);
         return block_popcount(out);
     }
     std::uint32_t n = 0;

@@ -12,11 +12,18 @@
 // an interval of residuals, or the complement of one when it wraps around 2^32, and the
 // residual planes are compared with at most two constants (O'Neil & Quass, "Improved query
 // performance with variant indexes", 1997) by the compare_planes kernel, from the top plane
-// down; all-zero and all-one planes are resolved without reading them, and interleaved all-raw
-// payloads are read in place. Sparse blocks compare their compact planes, deposit the result
-// onto the non-zero mask and add the zero residuals' answer. Zigzag blocks answer equality on
-// the residual planes (r = zigzag(v) is a bijection) and decode for order tests; delta blocks,
-// the uncompressed tail and the write-back block are compared value by value.
+// down; all-zero and all-one planes are resolved without reading them (an equality whose
+// value has a bit where the plane is constant and different is empty at once), and
+// interleaved all-raw payloads are read in place. Other planes are built on demand (trusted
+// bytes, only the words the planes have), in stages of 4 from the top: a block where no
+// residual is still equal to a target stops there, so rare values and narrow ranges rarely
+// build the low planes. Sparse blocks compare their compact planes (never zero), deposit the
+// result onto the non-zero mask and add the zero residuals' answer. Zigzag blocks answer
+// equality on the residual planes (r = zigzag(v) is a bijection) and decode for order tests.
+// Delta blocks with non-negative steps are answered from their bounds (first value, and the
+// last from plane popcounts, read off the payloads where possible) when the interval holds all
+// or none of them; otherwise their residuals go through the test_values kernel, which decodes
+// the prefix sums on the way. The uncompressed tail and the write-back block go through it too.
 #pragma once
 
 #include <bitplane/block.hpp>

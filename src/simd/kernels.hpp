@@ -103,7 +103,7 @@ struct compare_job {
     std::uint32_t steps[2] = {};  // planes target i reads: offset[0 .. steps[i])
     std::uint32_t bits[2] = {};   // bit k: target i's bit in the k-th plane read
     std::uint8_t finish[2] = {};  // finish_kind, applied after target i's steps
-    std::uint32_t offset[plane_count] = {};
+    std::uint32_t offset[plane_count];  // set by the caller for the steps read (not zeroed: jobs are built per block)
 };
 
 /// One operand of interleaved_dot: an interleaved all-raw payload (as for
@@ -115,6 +115,20 @@ struct interleaved_operand {
     std::uint32_t base = 0;
     const std::uint8_t* ahead = nullptr;  // prefetched meanwhile, as for interleaved_transpose
     std::size_t ahead_bytes = 0;
+};
+
+/// A test of 32-bit values for test_values: value v passes when ((v ^ bias) - start) <= span
+/// (unsigned), the answer XOR flip (0 or ~0). With `delta`, the kernel is given a delta block's
+/// residuals r and tests the values they encode: v[0] = first + r[0], v[i] = v[i-1] + r[i] +
+/// step (mod 2^32), as docs/format.md defines them.
+struct value_test {
+    std::uint32_t bias = 0;
+    std::uint32_t start = 0;
+    std::uint32_t span = 0;
+    std::uint32_t flip = 0;
+    bool delta = false;
+    std::uint32_t first = 0;
+    std::uint32_t step = 0;
 };
 
 struct kernel_table {
@@ -196,7 +210,32 @@ struct kernel_table {
     /// how many were stored.
     std::size_t (*split_nonzero)(const std::uint32_t* values, std::size_t count, std::uint32_t* mask,
                                  std::uint32_t* stored) = nullptr;
+
+    /// Optional (null: the scans' portable loop, test_values_portable): out[0..64) gets bit i
+    /// set where value i of values[0..count) passes `test` (count <= 2048; bits from count on
+    /// clear). Only values[0..count) are read. For blocks the scans cannot compare on planes
+    /// (delta blocks, decoded; the uncompressed tail).
+    void (*test_values)(const std::uint32_t* values, std::size_t count, const value_test* test,
+                        std::uint32_t* out) = nullptr;
 };
+
+/// test_values without SIMD (the reference of every path's kernel); writes out[0..words).
+inline void test_values_portable(const std::uint32_t* values, std::size_t count, const value_test* test,
+                                 std::uint32_t* out, std::size_t words = plane_words) noexcept {
+    std::uint32_t v = test->first - test->step;
+    for (std::size_t w = 0; w < words; ++w) {
+        std::uint32_t bits = 0;
+        const std::size_t end = count < 32 * w ? 0 : count - 32 * w < 32 ? count - 32 * w : 32;
+        for (std::size_t b = 0; b < end; ++b) {
+            const std::uint32_t r = values[32 * w + b];
+            v = test->delta ? v + r + test->step : r;
+            const std::uint32_t pass = ((v ^ test->bias) - test->start) <= test->span ? 1u : 0u;
+            bits |= pass << b;
+        }
+        const std::uint32_t valid = end == 32 ? ~0u : (1u << end) - 1u;
+        out[w] = (bits ^ test->flip) & valid;
+    }
+}
 
 /// split_nonzero without SIMD, branch-free (the non-zero values of a sparse block are where
 /// a branch per value mispredicts): every value is written at the next free place, which only

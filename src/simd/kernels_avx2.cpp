@@ -10,10 +10,70 @@
 #define BITPLANE_KERNEL_NS kernels_avx2
 #include "simd/kernels_impl.hpp"
 
+#include <immintrin.h>
+
 namespace bitplane::detail {
 
+namespace kernels_avx2 {
+
+// Prefix sums of 8 lanes: within each 128-bit half, then the low half's last sum added to
+// the high half.
+[[gnu::always_inline]] inline __m256i prefix_sum8(__m256i x) noexcept {
+    x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+    x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+    const __m256i low_last = _mm256_shuffle_epi32(_mm256_permute2x128_si256(x, x, 0x08), 0xFF);
+    return _mm256_add_epi32(x, low_last);
+}
+
+// 8 values at a time: decoded from delta residuals (prefix sums, the running value carried
+// in a register), keyed, compared unsigned (min == self), and their sign bits gathered.
+template <bool delta>
+std::uint32_t test_words(const std::uint32_t* values, std::size_t words, const value_test& t, std::uint32_t* out) noexcept {
+    const __m256i bias = _mm256_set1_epi32(static_cast<int>(t.bias));
+    const __m256i start = _mm256_set1_epi32(static_cast<int>(t.start));
+    const __m256i span = _mm256_set1_epi32(static_cast<int>(t.span));
+    const __m256i step = _mm256_set1_epi32(static_cast<int>(t.step));
+    const __m256i last = _mm256_set1_epi32(7);
+    __m256i carry = _mm256_set1_epi32(static_cast<int>(t.first - t.step));
+    for (std::size_t w = 0; w < words; ++w) {
+        std::uint32_t bits = 0;
+        for (std::size_t q = 0; q < 4; ++q) {
+            __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + 32 * w + 8 * q));
+            if constexpr (delta) {
+                // Only one add per 8 values waits on the previous ones.
+                const __m256i sums = prefix_sum8(_mm256_add_epi32(v, step));
+                v = _mm256_add_epi32(sums, carry);
+                carry = _mm256_add_epi32(carry, _mm256_permutevar8x32_epi32(sums, last));
+            }
+            const __m256i key = _mm256_sub_epi32(_mm256_xor_si256(v, bias), start);
+            const __m256i pass = _mm256_cmpeq_epi32(_mm256_min_epu32(key, span), key);
+            bits |= static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(pass))) << (8 * q);
+        }
+        out[w] = bits ^ t.flip;
+    }
+    return static_cast<std::uint32_t>(_mm256_cvtsi256_si32(carry));  // the last value decoded (all lanes)
+}
+
+void test_values(const std::uint32_t* values, std::size_t count, const value_test* test, std::uint32_t* out) noexcept {
+    const std::size_t full = count / 32;
+    const std::uint32_t last = test->delta ? test_words<true>(values, full, *test, out)
+                                           : test_words<false>(values, full, *test, out);
+    if (full == plane_words) return;
+    // The last partial word and the empty ones after it; a delta block's running value
+    // continues from the last one decoded.
+    value_test rest = *test;
+    if (test->delta && full != 0) rest.first = last + test->step;
+    test_values_portable(values + 32 * full, count - 32 * full, &rest, out + full, plane_words - full);
+}
+
+}  // namespace kernels_avx2
+
 const kernel_table& avx2_kernels() noexcept {
-    static constexpr kernel_table table = kernels_avx2::make_table<xsimd::avx2>(simd_path::avx2);
+    static constexpr kernel_table table = [] {
+        kernel_table t = kernels_avx2::make_table<xsimd::avx2>(simd_path::avx2);
+        t.test_values = &kernels_avx2::test_values;
+        return t;
+    }();
     return table;
 }
 
