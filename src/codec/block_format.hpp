@@ -18,7 +18,6 @@
 
 namespace bitplane::detail {
 
-
 /// One stored plane as its descriptor says.
 struct stored_plane {
     std::uint8_t index = 0;

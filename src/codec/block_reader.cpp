@@ -7,9 +7,11 @@
 #include "plane_raw.hpp"
 #include "plane_runs.hpp"
 #include "thresholds.hpp"
+#include "simd/kernels.hpp"
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -83,14 +85,31 @@ struct rank_bit {
     bool set = false;
 };
 
+// Set bits of one word without a library call (the generic x86-64 build has no popcnt
+// instruction, and std::popcount is then a call to libgcc).
+constexpr std::uint32_t ones_in(std::uint32_t x) noexcept {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
+// Set bits of `count` words (the kernel table's popcount: popcnt or vector instructions).
+std::uint32_t ones_in(const std::uint32_t* words, std::uint32_t count) noexcept {
+    if (count <= 2) return count == 0 ? 0 : ones_in(words[0]) + (count == 2 ? ones_in(words[1]) : 0u);
+    return static_cast<std::uint32_t>(active_kernels().popcount_words(words, count));
+}
+
 rank_bit raw_rank(const std::byte* payload, std::uint32_t bit) noexcept {
     rank_bit out;
-    const std::uint32_t words = bit / 64;
-    for (std::uint32_t w = 0; w < words; ++w) out.rank += static_cast<std::uint32_t>(std::popcount(load_le<std::uint64_t>(payload + 8 * w)));
-    for (std::uint32_t b = 8 * words; b < bit / 8; ++b) out.rank += static_cast<std::uint32_t>(std::popcount(static_cast<std::uint8_t>(payload[b])));
-    const auto last = static_cast<std::uint32_t>(static_cast<std::uint8_t>(payload[bit / 8]));
-    out.rank += static_cast<std::uint32_t>(std::popcount(last & ((1u << (bit % 8)) - 1)));
-    out.set = (last >> (bit % 8)) & 1u;
+    const std::uint32_t words = bit / 32;
+    alignas(64) std::uint32_t copy[plane_words];  // the payload is not aligned
+    std::memcpy(copy, payload, 4 * words);
+    out.rank = ones_in(copy, words);
+    std::uint32_t last = 0;
+    for (std::uint32_t b = 4 * words; b <= bit / 8; ++b)
+        last |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(payload[b])) << (8 * (b - 4 * words));
+    out.rank += ones_in(last & ((1u << (bit % 32)) - 1));
+    out.set = (last >> (bit % 32)) & 1u;
     return out;
 }
 
@@ -272,27 +291,25 @@ std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std:
     const std::uint32_t n = to - from;
     const std::uint32_t words = (n + 31) / 32;
     const std::uint32_t last_mask = n % 32 ? (1u << (n % 32)) - 1 : ~0u;
-    auto count = [&](const std::uint32_t* w) {
-        std::uint32_t c = 0;
-        for (std::uint32_t k = 0; k + 1 < words; ++k) c += static_cast<std::uint32_t>(std::popcount(w[k]));
-        return c + static_cast<std::uint32_t>(std::popcount(w[words - 1] & last_mask));
+    auto count = [&](std::uint32_t* w) {
+        w[words - 1] &= last_mask;
+        return ones_in(w, words);
     };
     std::uint32_t sum = 0;
     for (std::uint32_t ones = d.ones; ones; ones &= ones - 1) sum += n << std::countr_zero(ones);
     if (d.stored == 0) return sum;
     if (d.interleaved()) {
+        // Columns [from / 32, ...) hold every plane's words side by side: gather each plane's.
         const std::byte* column = block + d.payloads_at + interleaved_offset(from / 32, 0, d.stored);
-        std::uint32_t counts[plane_count] = {};
-        for (std::uint32_t c = 0; c < words; ++c, column += 4 * d.stored) {
-            const std::uint32_t keep = c + 1 == words ? last_mask : ~0u;
-            for (std::uint32_t r = 0; r < d.stored; ++r)
-                counts[r] += static_cast<std::uint32_t>(std::popcount(load_le<std::uint32_t>(column + 4 * r) & keep));
-        }
+        alignas(64) std::uint32_t plane_run[plane_words];
         std::uint32_t r = 0;
-        for (std::uint32_t live = d.live; live; live &= live - 1) sum += counts[r++] << std::countr_zero(live);
+        for (std::uint32_t live = d.live; live; live &= live - 1, ++r) {
+            for (std::uint32_t c = 0; c < words; ++c) plane_run[c] = load_le<std::uint32_t>(column + interleaved_offset(c, r, d.stored));
+            sum += count(plane_run) << std::countr_zero(live);
+        }
         return sum;
     }
-    std::uint32_t win[plane_count][plane_words];
+    alignas(64) std::uint32_t win[plane_count][plane_words];
     if (d.all_raw()) {
         const std::uint32_t stride = payload_size(payload_kind::raw, 0, d.length);
         const std::byte* payload = block + d.payloads_at;
