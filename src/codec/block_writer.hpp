@@ -1,4 +1,4 @@
-// Writing a planned block (block_plan.hpp) as the bytes block_format.hpp lays out. Host and
+// Writing a planned block (block_plan.hpp) as the bytes block_layout.hpp lays out. Host and
 // device code (host_device.hpp): the CPU encoder and the GPU one write through write_plan.
 #pragma once
 
@@ -61,7 +61,7 @@ BITPLANE_HOST_DEVICE inline void put_payload(block_writer& w, const plane& value
     }
 }
 
-/// Whether the plan's planes are stored as one interleaved all-raw payload (block_format.hpp).
+/// Whether the plan's planes are stored as one interleaved all-raw payload (block_layout.hpp).
 BITPLANE_HOST_DEVICE constexpr bool interleaved_payload(const block_plan& plan) noexcept {
     return plan.stored != 0 && plan.all_raw && plan.length == block_values;
 }
