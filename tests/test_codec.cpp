@@ -9,6 +9,8 @@
 #include <bitplane/error.hpp>
 #include <bitplane/simd.hpp>
 
+#include "codec/block_format.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -747,6 +749,74 @@ std::vector<valid_case> hand_made_blocks() {
         for (std::uint32_t i = 0; i < 7; ++i) e[i] = (i == 0 || i == 6 ? 0u : 0x80000000u) + 0xFFFFFFF0u;
         out.push_back({"base one + FOR wrap", 7, b.b, e});
     }
+    // Layouts a random read answers by searching lists or from plane popcounts (delta): every
+    // payload kind under delta, a delta plane that refers to another (decoded instead), and
+    // sparse masks stored as runs, as gaps under base one, and as positions under delta.
+    auto delta_values = [](const words& residuals, std::uint32_t first, std::uint32_t min) {
+        words v(residuals.size());
+        std::uint32_t previous = first + residuals[0];
+        v[0] = previous;
+        for (std::size_t i = 1; i < v.size(); ++i) v[i] = previous += residuals[i] + min;
+        return v;
+    };
+    {  // delta: plane 0 positions {3, 10}, plane 1 run [5, 9), plane 2 gaps {1, 40}, plane 3 one except 0
+        builder b;
+        b.u8(0x02).u32(50).u32(2).u32(0xF);
+        b.desc(0, payload_kind::positions).u16(2);
+        b.desc(1, payload_kind::runs).u16(1);
+        b.desc(2, payload_kind::gaps).u16(2);
+        b.desc(3, payload_kind::positions, base_kind::one).u16(1);
+        b.u16(3).u16(10).u16(5).u16(9).u8(1).u8(38).u16(0);
+        words r(64);
+        for (std::uint32_t i = 0; i < 64; ++i)
+            r[i] = (i == 3 || i == 10 ? 1u : 0u) + (i >= 5 && i < 9 ? 2u : 0u) + (i == 1 || i == 40 ? 4u : 0u) + (i != 0 ? 8u : 0u);
+        out.push_back({"delta over positions, runs, gaps and base one", 64, b.b, delta_values(r, 50, 2)});
+    }
+    {  // delta: plane 1 = plane 0 with position 9 flipped
+        builder b;
+        b.u8(0x02).u32(7).u32(0).u32(0x3);
+        b.desc(0, payload_kind::positions).u16(2);
+        b.desc(1, payload_kind::positions, base_kind::plane, 0).u16(1);
+        b.u16(2).u16(4).u16(9);
+        words r(20, 0);
+        r[2] = r[4] = 3;
+        r[9] = 2;
+        out.push_back({"delta with a plane reference", 20, b.b, delta_values(r, 7, 0)});
+    }
+    {  // sparse FOR 1000, mask runs [10, 20) and [50, 52): 12 values, planes 0 (all set) and 2 raw
+        builder b;
+        b.u8(0x01 | 0x04 | 0x10).u32(1000).u16(12);
+        b.desc(0, payload_kind::runs).u16(2).u16(10).u16(20).u16(50).u16(52);
+        b.u32(0x5).u8(0xFF).u8(0x0F).u8(0xAA).u8(0x0A);
+        words e(100, 1000);
+        std::uint32_t k = 0;
+        for (std::uint32_t i = 0; i < 100; ++i)
+            if ((i >= 10 && i < 20) || (i >= 50 && i < 52)) e[i] = 1000 + 1 + 4 * ((0xAAAu >> k++) & 1u);
+        out.push_back({"sparse FOR with a runs mask", 100, b.b, e});
+    }
+    {  // sparse: mask all one but gaps {0, 7, 39}, 37 values; plane 1 all one (base one), plane 0 raw
+        builder b;
+        b.u8(0x04).u16(37);
+        b.desc(0, payload_kind::gaps, base_kind::one).u16(3).u8(0).u8(6).u8(31);
+        b.u32(0x3);
+        b.desc(1, payload_kind::none, base_kind::one);
+        b.desc(0, payload_kind::raw);
+        b.u8(0x55).u8(0x55).u8(0x55).u8(0x55).u8(0x15);
+        words e(40, 0);
+        std::uint32_t k = 0;
+        for (std::uint32_t i = 0; i < 40; ++i)
+            if (i != 0 && i != 7 && i != 39) e[i] = 2 + ((k++ % 2 == 0) ? 1u : 0u);
+        out.push_back({"sparse with a gaps mask under base one", 40, b.b, e});
+    }
+    {  // sparse delta (first 100, min 1): residual 1 at 4, 10, 29
+        builder b;
+        b.u8(0x02 | 0x04 | 0x10).u32(100).u32(1).u16(3);
+        b.desc(0, payload_kind::positions).u16(3).u16(4).u16(10).u16(29);
+        b.u32(0x1).u8(0x07);
+        words r(30, 0);
+        r[4] = r[10] = r[29] = 1;
+        out.push_back({"sparse delta with a positions mask", 30, b.b, delta_values(r, 100, 1)});
+    }
     return out;
 }
 
@@ -776,6 +846,61 @@ TEST(Codec, DecodesHandMadeBlocks) {
     EXPECT_EQ(info.planes[2].reference, 0u);
     EXPECT_EQ(info.planes[2].payload, payload_kind::positions);
     EXPECT_EQ(info.planes[1].payload, payload_kind::none);
+}
+
+// The block table's trusted read (block_layout.hpp read_descriptor) gives what the checked
+// parse gives, on hand-made blocks and on every shape, length and signedness the encoder sees.
+TEST(Codec, TrustedDescriptorEqualsCheckedParse) {
+    namespace bd = bitplane::detail;
+    auto agree = [](std::span<const std::byte> block, std::size_t n) -> ::testing::AssertionResult {
+        const bd::block_descriptor trusted = bd::read_descriptor(block.data(), static_cast<std::uint32_t>(n));
+        const bd::parsed_block checked = bd::parse_block(block, n, true);
+        if (!(trusted == checked.descriptor))
+            return ::testing::AssertionFailure() << "trusted and checked descriptors differ";
+        if (trusted.end != block.size()) return ::testing::AssertionFailure() << "end " << trusted.end;
+        if (trusted.live != checked.live || trusted.ones != checked.ones || trusted.stored != checked.stored ||
+            trusted.length != checked.length || trusted.sparse() != checked.sparse ||
+            trusted.transform() != checked.value_transform || trusted.interleaved() != checked.interleaved)
+            return ::testing::AssertionFailure() << "descriptor fields disagree with parsed_block";
+        // The plane table expanded from the descriptor is the checked parse's, field by field.
+        const bd::parsed_block x = bd::expand_descriptor(trusted, block.data(), static_cast<std::uint32_t>(n));
+        auto same_plane = [](const bd::stored_plane& a, const bd::stored_plane& b) {
+            return a.index == b.index && a.base == b.base && a.reference == b.reference && a.payload == b.payload &&
+                   a.items == b.items && a.descriptor_offset == b.descriptor_offset &&
+                   a.payload_offset == b.payload_offset && a.payload_bytes == b.payload_bytes;
+        };
+        if (x.value_transform != checked.value_transform || x.sparse != checked.sparse || x.all_raw != checked.all_raw ||
+            x.interleaved != checked.interleaved || x.count != checked.count || x.length != checked.length ||
+            x.for_base != checked.for_base || x.delta_first != checked.delta_first || x.delta_min != checked.delta_min ||
+            x.live != checked.live || x.ones != checked.ones || x.stored != checked.stored || x.end != checked.end ||
+            !(x.descriptor == checked.descriptor) || (checked.sparse && !same_plane(x.mask, checked.mask)))
+            return ::testing::AssertionFailure() << "expand_descriptor's header fields differ from parse_block's";
+        for (std::uint32_t i = 0; i < checked.stored; ++i)
+            if (!same_plane(x.planes[i], checked.planes[i]))
+                return ::testing::AssertionFailure() << "expand_descriptor's plane " << i << " differs";
+        return ::testing::AssertionSuccess();
+    };
+    for (const valid_case& c : hand_made_blocks()) {
+        SCOPED_TRACE(c.name);
+        EXPECT_TRUE(agree(c.block, c.count));
+    }
+    const auto lengths = block_lengths(case_seed("descriptor lengths"));
+    std::size_t kinds_seen = 0;
+    std::set<std::pair<int, int>> seen;  // (transform, sparse)
+    for (const shape& s : all_shapes()) {
+        for (const bool is_signed : {false, true}) {
+            for (const std::size_t n : lengths) {
+                SCOPED_TRACE(case_name(s, n, is_signed ? "signed" : "unsigned"));
+                const words values = make_values(s, n, case_seed("descriptor", s.id(), n, is_signed));
+                const bytes block = encode(values, is_signed);
+                ASSERT_TRUE(agree(block, n));
+                const bd::block_descriptor d = bd::read_descriptor(block.data(), static_cast<std::uint32_t>(n));
+                seen.insert({static_cast<int>(d.transform()), d.sparse() ? 1 : 0});
+            }
+        }
+    }
+    kinds_seen = seen.size();
+    EXPECT_GE(kinds_seen, 6u) << "the shapes should reach most (transform, layout) pairs";
 }
 
 // ---- hostile bytes ----------------------------------------------------------------------------

@@ -148,9 +148,10 @@ public:
         const_iterator() = default;
 
         T operator*() const {
-            const std::size_t block = index_ / block_values;
-            if (!buffer_ || buffer_block_ != block) fill(block);
-            return buffer_->values[index_ % block_values];
+            // One compare per value: the buffered block is [first_, first_ + count_).
+            const std::size_t at = index_ - first_;
+            if (at >= count_) return refill();
+            return values_[at];
         }
         T operator[](difference_type n) const { return *(*this + n); }
 
@@ -178,19 +179,25 @@ public:
         };
         const_iterator(const vector* owner, std::size_t index) : owner_(owner), index_(index) {}
 
-        void fill(std::size_t block) const {
+        T refill() const {
+            const std::size_t block = index_ / block_values;
             // Copies of this iterator may still read the shared buffer: take a fresh one then.
             if (!buffer_ || buffer_.use_count() > 1) buffer_ = std::make_shared<block_buffer>();
             const std::size_t first = block * block_values;
             const std::size_t count = std::min(block_values, owner_->size() - first);
             owner_->decode(first, std::span<T>(buffer_->values.data(), count));
-            buffer_block_ = block;
+            values_ = buffer_->values.data();
+            first_ = first;
+            count_ = count;
+            return values_[index_ - first_];
         }
 
         const vector* owner_ = nullptr;
         std::size_t index_ = 0;
         mutable std::shared_ptr<block_buffer> buffer_;
-        mutable std::size_t buffer_block_ = 0;
+        mutable const T* values_ = nullptr;  // buffer_'s values
+        mutable std::size_t first_ = 0;      // index of values_[0]
+        mutable std::size_t count_ = 0;      // values buffered (0: none)
     };
 
 private:

@@ -21,36 +21,26 @@ namespace bitplane::detail {
 using codec::base_kind;
 using codec::payload_kind;
 
-std::uint32_t payload_size(payload_kind kind, std::uint32_t items, std::uint32_t length) noexcept {
-    switch (kind) {
-        case payload_kind::none: return 0;
-        case payload_kind::positions: return positions_payload::payload_bytes(items);
-        case payload_kind::runs: return runs_payload::payload_bytes(items);
-        case payload_kind::raw: return raw_payload::payload_bytes(length);
-        case payload_kind::gaps: return items;
-    }
-    return 0;
-}
-
 namespace {
 
-// Reads one descriptor (and its item count) at the reader's position.
+// Reads one descriptor (and its item count) at the reader's position, checking what
+// block_layout.hpp's decode_plane_code leaves unchecked.
 stored_plane read_descriptor(byte_reader& reader, std::uint32_t length) {
     stored_plane plane;
     plane.descriptor_offset = static_cast<std::uint32_t>(reader.position());
     const auto a = reader.read<std::uint8_t>("plane descriptor");
     const auto b = reader.read<std::uint8_t>("plane descriptor");
-    if (b & 0x80) reader.fail_at("reserved descriptor bits set", plane.descriptor_offset);
-    if ((a >> 5) >= codec::payload_kind_count)
-        reader.fail_at("unknown payload kind " + std::to_string(a >> 5), plane.descriptor_offset);
-    plane.index = a & 0x1F;
-    plane.payload = static_cast<payload_kind>(a >> 5);
-    plane.base = static_cast<base_kind>(b & 3);
-    plane.reference = (b >> 2) & 0x1F;
+    const plane_code code = decode_plane_code(a, b);
+    if (code.reserved) reader.fail_at("reserved descriptor bits set", plane.descriptor_offset);
+    if (code.payload >= codec::payload_kind_count)
+        reader.fail_at("unknown payload kind " + std::to_string(code.payload), plane.descriptor_offset);
+    plane.index = code.index;
+    plane.payload = code.payload_kind();
+    plane.base = code.base_kind();
+    plane.reference = code.reference;
     if ((plane.base == base_kind::zero || plane.base == base_kind::one) && plane.reference != 0)
         reader.fail_at("reference set on a plane with a constant base", plane.descriptor_offset);
-    if (plane.payload == payload_kind::positions || plane.payload == payload_kind::runs ||
-        plane.payload == payload_kind::gaps) {
+    if (counted(plane.payload)) {
         const std::size_t at = reader.position();
         plane.items = reader.read<std::uint16_t>("item count");
         const std::uint32_t limit = plane.payload == payload_kind::positions ? length
@@ -125,6 +115,7 @@ parsed_block parse_block(std::span<const std::byte> bytes, std::size_t count, bo
     }
 
     block.stored = static_cast<std::uint32_t>(std::popcount(block.live));
+    const std::size_t planes_at = reader.position();
     if (block.all_raw) {
         std::uint32_t live = block.live;
         for (std::uint32_t i = 0; live; ++i, live &= live - 1) {
@@ -151,7 +142,8 @@ parsed_block parse_block(std::span<const std::byte> bytes, std::size_t count, bo
         }
     }
     block.interleaved = block.all_raw && block.length == block_values;
-    std::size_t cursor = reader.position();
+    const std::size_t payloads_at = reader.position();
+    std::size_t cursor = payloads_at;
     // Interleaved planes have no extent of their own: each gets the offset of its first
     // word, and together they cover stored x 256 bytes, as planar ones would.
     for (std::uint32_t i = 0; i < block.stored; ++i) {
@@ -166,6 +158,80 @@ parsed_block parse_block(std::span<const std::byte> bytes, std::size_t count, bo
         throw format_error("block has " + std::to_string(bytes.size() - cursor) + " trailing bytes",
                            base_offset + cursor);
     block.end = static_cast<std::uint32_t>(cursor);
+
+    // The compact descriptor of what was parsed (read_descriptor gives the same from the bytes).
+    block_descriptor& d = block.descriptor;
+    d.flags = flags;
+    d.live = block.live;
+    d.ones = block.ones;
+    d.base = block.value_transform == codec::transform::delta ? block.delta_first : block.for_base;
+    d.delta_min = block.delta_min;
+    d.end = static_cast<std::uint16_t>(block.end);
+    d.length = static_cast<std::uint16_t>(block.length);
+    d.planes_at = static_cast<std::uint16_t>(planes_at);
+    d.payloads_at = static_cast<std::uint16_t>(payloads_at);
+    if (block.sparse) {
+        d.mask_at = static_cast<std::uint16_t>(block.mask.payload_offset);
+        d.mask_items = block.mask.items;
+        d.mask_code = static_cast<std::uint8_t>(static_cast<unsigned>(block.mask.payload) |
+                                                (block.mask.base == base_kind::one ? 8u : 0u));
+    }
+    d.stored = static_cast<std::uint8_t>(block.stored);
+    return block;
+}
+
+parsed_block expand_descriptor(const block_descriptor& d, const std::byte* bytes, std::uint32_t count) noexcept {
+    parsed_block block;
+    block.value_transform = d.transform();
+    block.sparse = d.sparse();
+    block.all_raw = d.all_raw();
+    block.interleaved = d.interleaved();
+    block.count = count;
+    block.length = d.length;
+    block.for_base = d.for_base();
+    block.delta_first = block.value_transform == codec::transform::delta ? d.base : 0;
+    block.delta_min = d.delta_min;
+    block.live = d.live;
+    block.ones = d.ones;
+    block.stored = d.stored;
+    block.end = d.end;
+    block.descriptor = d;
+    if (block.sparse) {
+        stored_plane& mask = block.mask;
+        mask.payload = d.mask_payload();
+        mask.base = d.mask_base_one() ? base_kind::one : base_kind::zero;
+        mask.items = d.mask_items;
+        mask.payload_offset = d.mask_at;
+        mask.payload_bytes = payload_size(mask.payload, mask.items, count);
+        mask.descriptor_offset = d.mask_at - plane_descriptor_bytes - (counted(mask.payload) ? plane_item_count_bytes : 0);
+    }
+    if (block.all_raw) {
+        const std::uint32_t raw = payload_size(payload_kind::raw, 0, d.length);
+        std::uint32_t live = d.live;
+        for (std::uint32_t i = 0; live; ++i, live &= live - 1) {
+            stored_plane& plane = block.planes[i];
+            plane.index = static_cast<std::uint8_t>(std::countr_zero(live));
+            plane.payload = payload_kind::raw;
+            plane.payload_bytes = raw;
+            plane.payload_offset = d.payloads_at + (block.interleaved ? 4 * i : raw * i);
+        }
+        return block;
+    }
+    plane_walker walk(d, bytes);
+    std::uint32_t at = d.planes_at;
+    for (std::uint32_t i = 0; i < d.stored; ++i) {
+        const plane_entry e = walk.next();
+        stored_plane& plane = block.planes[i];
+        plane.index = e.code.index;
+        plane.payload = e.code.payload_kind();
+        plane.base = e.code.base_kind();
+        plane.reference = e.code.reference;
+        plane.items = static_cast<std::uint16_t>(e.items);
+        plane.descriptor_offset = at;
+        plane.payload_offset = e.payload_offset;
+        plane.payload_bytes = payload_size(plane.payload, e.items, d.length);
+        at += plane_descriptor_bytes + (counted(plane.payload) ? plane_item_count_bytes : 0);
+    }
     return block;
 }
 

@@ -7,8 +7,14 @@
 #include "plane_raw.hpp"
 #include "plane_runs.hpp"
 #include "thresholds.hpp"
+#include "simd/kernels.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace bitplane::detail {
 
@@ -25,64 +31,350 @@ std::uint32_t finish_value(codec::transform kind, std::uint32_t residual, std::u
     }
 }
 
-// One bit of a stored plane, following references; `slot` maps plane number to its entry.
-bool stored_bit(const parsed_block& block, const std::uint8_t* slot, const std::byte* bytes,
-                const stored_plane& p, std::uint32_t bit, std::uint32_t length) {
-    bool value = false;
-    switch (p.base) {
-        case base_kind::zero: value = false; break;
-        case base_kind::one: value = true; break;
-        case base_kind::plane:
-            value = stored_bit(block, slot, bytes, block.planes[slot[p.reference]], bit, length);
-            break;
-        case base_kind::complement:
-            value = !stored_bit(block, slot, bytes, block.planes[slot[p.reference]], bit, length);
-            break;
+// A gap list (plane_gaps.hpp) read up to position `bit`: how many positions precede it,
+// whether it is listed, and where the walk stopped (byte `at`, next free position `next`).
+// Lists run to a few hundred bytes, so on x86-64 16 gap bytes without an escape are skipped
+// at once (SSE2, part of x86-64: one sum of absolute differences adds them up).
+struct gaps_cursor {
+    std::uint32_t rank = 0;
+    bool set = false;
+    std::uint32_t at = 0;
+    std::uint32_t next = 0;
+};
+
+gaps_cursor gaps_seek(const std::byte* payload, std::uint32_t bytes, std::uint32_t bit) noexcept {
+    gaps_cursor c;
+    while (c.at < bytes) {
+#if defined(__SSE2__)
+        if (c.at + 16 <= bytes) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + c.at));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(-1))) == 0) {
+                const __m128i sums = _mm_sad_epu8(x, _mm_setzero_si128());
+                const auto total = static_cast<std::uint32_t>(_mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4)) + 16;
+                if (c.next + total <= bit) {  // the chunk's last position is below bit
+                    c.next += total;
+                    c.rank += 16;
+                    c.at += 16;
+                    continue;
+                }
+            }
+        }
+#endif
+        std::uint32_t gap = static_cast<std::uint8_t>(payload[c.at]);
+        std::uint32_t step = 1;
+        if (gap == gaps_payload::escape) {
+            gap = load_le<std::uint16_t>(payload + c.at + 1);
+            step = 3;
+        }
+        const std::uint32_t position = c.next + gap;
+        if (position >= bit) {
+            c.set = position == bit;
+            return c;
+        }
+        c.at += step;
+        c.next = position + 1;
+        ++c.rank;
     }
-    const std::byte* payload = bytes + p.payload_offset;
-    if (block.interleaved) {
-        // p.payload_offset is its word in column 0; columns are `stored` words apart.
-        payload += interleaved_offset(bit / 32, 0, block.stored);
-        return static_cast<bool>((load_le<std::uint32_t>(payload) >> (bit % 32)) & 1u);
-    }
-    switch (p.payload) {
-        case payload_kind::none: break;
-        case payload_kind::positions: value ^= positions_payload::contains(payload, p.items, bit); break;
-        case payload_kind::runs: value ^= runs_payload::contains(payload, p.items, bit); break;
-        case payload_kind::raw: value ^= raw_payload::contains(payload, bit); break;
-        case payload_kind::gaps: value ^= gaps_payload::contains(payload, p.items, bit); break;
-    }
-    return value;
+    return c;
 }
 
-std::uint32_t general_value(std::span<const std::byte> bytes, std::size_t count, std::size_t index) {
-    const parsed_block block = parse_block(bytes, count, false);
-    if (block.value_transform == codec::transform::delta) {
-        alignas(64) std::uint32_t values[block_values];
-        decode_parsed(block, bytes, 0, std::span<std::uint32_t>(values, count));
-        return values[index];
+// Set bits of a payload below `bit` (its rank) and whether `bit` itself is set. Positions and
+// runs search, gaps walk their list (the planner keeps gap lists for sparse planes: few items).
+struct rank_bit {
+    std::uint32_t rank = 0;
+    bool set = false;
+};
+
+// Set bits of one word without a library call (the generic x86-64 build has no popcnt
+// instruction, and std::popcount is then a call to libgcc).
+constexpr std::uint32_t ones_in(std::uint32_t x) noexcept {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
+// Set bits of `count` words (the kernel table's popcount: popcnt or vector instructions).
+std::uint32_t ones_in(const std::uint32_t* words, std::uint32_t count) noexcept {
+    if (count <= 2) return count == 0 ? 0 : ones_in(words[0]) + (count == 2 ? ones_in(words[1]) : 0u);
+    return static_cast<std::uint32_t>(active_kernels().popcount_words(words, count));
+}
+
+rank_bit raw_rank(const std::byte* payload, std::uint32_t bit) noexcept {
+    rank_bit out;
+    const std::uint32_t words = bit / 32;
+    alignas(64) std::uint32_t copy[plane_words];  // the payload is not aligned
+    std::memcpy(copy, payload, 4 * words);
+    out.rank = ones_in(copy, words);
+    std::uint32_t last = 0;
+    for (std::uint32_t b = 4 * words; b <= bit / 8; ++b)
+        last |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(payload[b])) << (8 * (b - 4 * words));
+    out.rank += ones_in(last & ((1u << (bit % 32)) - 1));
+    out.set = (last >> (bit % 32)) & 1u;
+    return out;
+}
+
+rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
+    rank_bit out;
+    switch (kind) {
+        case payload_kind::none: break;
+        case payload_kind::raw: out = raw_rank(payload, bit); break;
+        case payload_kind::positions: {
+            std::uint32_t lo = 0, hi = items;  // first position >= bit
+            while (lo < hi) {
+                const std::uint32_t mid = (lo + hi) / 2;
+                if (load_le<std::uint16_t>(payload + 2 * mid) < bit) lo = mid + 1; else hi = mid;
+            }
+            out.rank = lo;
+            out.set = lo < items && load_le<std::uint16_t>(payload + 2 * lo) == bit;
+            break;
+        }
+        case payload_kind::runs:
+            for (std::uint32_t r = 0; r < items; ++r) {
+                const std::uint32_t start = load_le<std::uint16_t>(payload + 4 * r);
+                const std::uint32_t end = load_le<std::uint16_t>(payload + 4 * r + 2);
+                if (bit < start) break;
+                if (bit < end) {
+                    out.rank += bit - start;
+                    out.set = true;
+                    break;
+                }
+                out.rank += end - start;
+            }
+            break;
+        case payload_kind::gaps: {
+            const gaps_cursor c = gaps_seek(payload, items, bit);
+            out.rank = c.rank;
+            out.set = c.set;
+            break;
+        }
     }
-    auto position = static_cast<std::uint32_t>(index);
-    if (block.sparse) {
-        plane mask;
-        rebuild_plane(block.mask, bytes, 0, block.count, nullptr, mask);
-        if (!test_bit(mask, position)) return finish_value(block.value_transform, 0, block.for_base);
-        std::uint32_t rank = 0;
-        for (std::uint32_t w = 0; w < position / 32; ++w) rank += static_cast<std::uint32_t>(std::popcount(mask[w]));
-        rank += static_cast<std::uint32_t>(std::popcount(mask[position / 32] & ((1u << (position % 32)) - 1)));
-        position = rank;
+    return out;
+}
+
+bool payload_bit(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
+    switch (kind) {
+        case payload_kind::none: return false;
+        case payload_kind::positions: return positions_payload::contains(payload, items, bit);
+        case payload_kind::runs: return runs_payload::contains(payload, items, bit);
+        case payload_kind::raw: return raw_payload::contains(payload, bit);
+        case payload_kind::gaps: return gaps_seek(payload, items, bit).set;
     }
-    std::uint8_t slot[plane_count] = {};
-    for (std::uint32_t i = 0; i < block.stored; ++i) slot[block.planes[i].index] = static_cast<std::uint8_t>(i);
-    std::uint32_t residual = block.ones;
-    for (std::uint32_t i = 0; i < block.stored; ++i) {
-        const stored_plane& p = block.planes[i];
-        if (stored_bit(block, slot, bytes.data(), p, position, block.length)) residual |= 1u << p.index;
+    return false;
+}
+
+// Residual at stored position `position` (ones planes included).
+std::uint32_t residual_at(const block_descriptor& d, const std::byte* block, std::uint32_t position) noexcept {
+    if (d.stored == 0) return d.ones;
+    if (d.interleaved()) return direct_value(block, d.payloads_at, d.live, d.stored, d.ones, 0, position);
+    std::uint32_t bits = d.ones;
+    if (d.all_raw()) {
+        // Planar raw planes, ascending plane order.
+        const std::uint32_t stride = payload_size(payload_kind::raw, 0, d.length);
+        const std::byte* payload = block + d.payloads_at;
+        for (std::uint32_t live = d.live; live; live &= live - 1, payload += stride)
+            if (raw_payload::contains(payload, position)) bits |= live & (0u - live);
+        return bits;
     }
-    return finish_value(block.value_transform, residual, block.for_base);
+    plane_walker walk(d, block);
+    for (std::uint32_t i = 0; i < d.stored; ++i) {
+        const plane_entry e = walk.next();
+        bool bit = false;
+        switch (e.code.base_kind()) {
+            case base_kind::zero: break;
+            case base_kind::one: bit = true; break;
+            case base_kind::plane: bit = (bits >> e.code.reference) & 1u; break;
+            case base_kind::complement: bit = !((bits >> e.code.reference) & 1u); break;
+        }
+        bit ^= payload_bit(e.code.payload_kind(), block + e.payload_offset, e.items, position);
+        bits |= static_cast<std::uint32_t>(bit) << e.code.index;
+    }
+    return bits;
+}
+
+// The sparse mask at `index`: whether it is set and how many set bits precede it.
+rank_bit mask_rank(const block_descriptor& d, const std::byte* block, std::uint32_t index) noexcept {
+    rank_bit m = payload_rank(d.mask_payload(), block + d.mask_at, d.mask_items, index);
+    if (d.mask_base_one()) {
+        m.rank = index - m.rank;
+        m.set = !m.set;
+    }
+    return m;
+}
+
+// ---- delta blocks: sums of residuals over windows of stored positions ----------------------
+// v[i] = first + r[0] + ... + r[i] + i * min, and a sum of residuals is a weighted sum of plane
+// popcounts. A window [from, to) of stored positions (from a multiple of 32) is rebuilt as
+// plane words, references resolved, and counted; the vector keeps the sums at every
+// delta_checkpoint_stride positions, so that a random read counts less than one stride.
+
+// Sets bits [from, to) of a window whose word 0 holds positions from..from+31.
+void set_window_range(std::uint32_t* win, std::uint32_t from, std::uint32_t first, std::uint32_t last) noexcept {
+    for (std::uint32_t p = first; p < last;) {
+        const std::uint32_t bit = (p - from) % 32;
+        const std::uint32_t span = std::min<std::uint32_t>(32 - bit, last - p);
+        win[(p - from) / 32] ^= (span == 32 ? ~0u : ((1u << span) - 1)) << bit;
+        p += span;
+    }
+}
+
+// XORs the payload's bits at positions [from, to) into `win` (word w: positions from + 32w ...).
+void payload_window(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t length,
+                    std::uint32_t from, std::uint32_t to, std::uint32_t* win) noexcept {
+    switch (kind) {
+        case payload_kind::none: break;
+        case payload_kind::raw: {
+            const std::uint32_t bytes = payload_size(payload_kind::raw, 0, length);
+            const std::uint32_t words = (to - from + 31) / 32;
+            for (std::uint32_t w = 0; w < words; ++w) {
+                const std::uint32_t at = from / 8 + 4 * w;
+                if (at + 4 <= bytes) {
+                    win[w] ^= load_le<std::uint32_t>(payload + at);
+                } else {
+                    std::uint32_t x = 0;
+                    for (std::uint32_t k = 0; at + k < bytes && k < 4; ++k)
+                        x |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(payload[at + k])) << (8 * k);
+                    win[w] ^= x;
+                }
+            }
+            break;
+        }
+        case payload_kind::positions: {
+            std::uint32_t lo = 0, hi = items;  // first position >= from
+            while (lo < hi) {
+                const std::uint32_t mid = (lo + hi) / 2;
+                if (load_le<std::uint16_t>(payload + 2 * mid) < from) lo = mid + 1; else hi = mid;
+            }
+            for (std::uint32_t i = lo; i < items; ++i) {
+                const std::uint32_t p = load_le<std::uint16_t>(payload + 2 * i);
+                if (p >= to) break;
+                win[(p - from) / 32] ^= 1u << ((p - from) % 32);
+            }
+            break;
+        }
+        case payload_kind::runs: {
+            std::uint32_t lo = 0, hi = items;  // first run ending after from
+            while (lo < hi) {
+                const std::uint32_t mid = (lo + hi) / 2;
+                if (load_le<std::uint16_t>(payload + 4 * mid + 2) <= from) lo = mid + 1; else hi = mid;
+            }
+            for (std::uint32_t r = lo; r < items; ++r) {
+                const std::uint32_t start = load_le<std::uint16_t>(payload + 4 * r);
+                const std::uint32_t end = load_le<std::uint16_t>(payload + 4 * r + 2);
+                if (start >= to) break;
+                set_window_range(win, from, std::max(start, from), std::min(end, to));
+            }
+            break;
+        }
+        case payload_kind::gaps: {
+            // Skip to the first position >= from, then list positions up to `to`.
+            const gaps_cursor c = gaps_seek(payload, items, from);
+            std::uint32_t next = c.next;
+            for (std::uint32_t i = c.at; i < items;) {
+                std::uint32_t gap = static_cast<std::uint8_t>(payload[i++]);
+                if (gap == gaps_payload::escape) {
+                    gap = load_le<std::uint16_t>(payload + i);
+                    i += 2;
+                }
+                const std::uint32_t p = next + gap;
+                if (p >= to) break;
+                win[(p - from) / 32] ^= 1u << ((p - from) % 32);
+                next = p + 1;
+            }
+            break;
+        }
+    }
+}
+
+// Sum (mod 2^32) of the stored residuals at positions [from, to); from is a multiple of 32.
+std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std::uint32_t from, std::uint32_t to) noexcept {
+    if (to <= from) return 0;
+    const std::uint32_t n = to - from;
+    const std::uint32_t words = (n + 31) / 32;
+    const std::uint32_t last_mask = n % 32 ? (1u << (n % 32)) - 1 : ~0u;
+    auto count = [&](std::uint32_t* w) {
+        w[words - 1] &= last_mask;
+        return ones_in(w, words);
+    };
+    std::uint32_t sum = 0;
+    for (std::uint32_t ones = d.ones; ones; ones &= ones - 1) sum += n << std::countr_zero(ones);
+    if (d.stored == 0) return sum;
+    if (d.interleaved()) {
+        // Columns [from / 32, ...) hold every plane's words side by side: gather each plane's.
+        const std::byte* column = block + d.payloads_at + interleaved_offset(from / 32, 0, d.stored);
+        alignas(64) std::uint32_t plane_run[plane_words];
+        std::uint32_t r = 0;
+        for (std::uint32_t live = d.live; live; live &= live - 1, ++r) {
+            for (std::uint32_t c = 0; c < words; ++c) plane_run[c] = load_le<std::uint32_t>(column + interleaved_offset(c, r, d.stored));
+            sum += count(plane_run) << std::countr_zero(live);
+        }
+        return sum;
+    }
+    alignas(64) std::uint32_t win[plane_count][plane_words];
+    if (d.all_raw()) {
+        const std::uint32_t stride = payload_size(payload_kind::raw, 0, d.length);
+        const std::byte* payload = block + d.payloads_at;
+        for (std::uint32_t live = d.live; live; live &= live - 1, payload += stride) {
+            std::uint32_t* w = win[0];
+            for (std::uint32_t k = 0; k < words; ++k) w[k] = 0;
+            payload_window(payload_kind::raw, payload, 0, d.length, from, to, w);
+            sum += count(w) << std::countr_zero(live);
+        }
+        return sum;
+    }
+    plane_walker walk(d, block);
+    for (std::uint32_t i = 0; i < d.stored; ++i) {
+        const plane_entry e = walk.next();
+        std::uint32_t* w = win[e.code.index];
+        const std::uint32_t* ref = win[e.code.reference];
+        switch (e.code.base_kind()) {
+            case base_kind::zero: for (std::uint32_t k = 0; k < words; ++k) w[k] = 0; break;
+            case base_kind::one: for (std::uint32_t k = 0; k < words; ++k) w[k] = ~0u; break;
+            case base_kind::plane: for (std::uint32_t k = 0; k < words; ++k) w[k] = ref[k]; break;
+            case base_kind::complement: for (std::uint32_t k = 0; k < words; ++k) w[k] = ~ref[k]; break;
+        }
+        payload_window(e.code.payload_kind(), block + e.payload_offset, e.items, d.length, from, to, w);
+        sum += count(w) << e.code.index;
+    }
+    return sum;
+}
+
+std::uint32_t delta_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
+                          const std::uint32_t* checkpoints) noexcept {
+    // Residuals outside a sparse mask are 0: only the stored ones up to `index` count.
+    std::uint32_t stored = index + 1;
+    if (d.sparse()) {
+        const rank_bit m = mask_rank(d, block, index);
+        stored = m.rank + (m.set ? 1u : 0u);
+    }
+    const std::uint32_t k = checkpoints ? stored / delta_checkpoint_stride : 0;
+    const std::uint32_t before = k ? checkpoints[k - 1] : 0;
+    const std::uint32_t sum = before + window_sum(d, block, k * delta_checkpoint_stride, stored);
+    return d.base + sum + index * d.delta_min;
 }
 
 }  // namespace
+
+void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
+    std::uint32_t sum = 0;
+    for (std::uint32_t k = 0; k < delta_checkpoint_count; ++k) {
+        const std::uint32_t from = k * delta_checkpoint_stride;
+        sum += window_sum(d, block, std::min<std::uint32_t>(from, d.length),
+                          std::min<std::uint32_t>(from + delta_checkpoint_stride, d.length));
+        out[k] = sum;
+    }
+}
+
+std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
+                         const std::uint32_t* checkpoints) noexcept {
+    if (d.transform() == codec::transform::delta) return delta_value(d, block, index, checkpoints);
+    std::uint32_t position = index;
+    if (d.sparse()) {
+        const rank_bit m = mask_rank(d, block, index);
+        if (!m.set) return finish_value(d.transform(), 0, d.base);
+        position = m.rank;
+    }
+    return finish_value(d.transform(), residual_at(d, block, position), d.base);
+}
 
 }  // namespace bitplane::detail
 
@@ -90,10 +382,10 @@ namespace bitplane::codec {
 
 std::uint32_t decode_value(std::span<const std::byte> bytes, std::size_t count, std::size_t index) {
     using namespace bitplane::detail;
-    // Fast path: dense, full, all-raw blocks (uniform data), plain or frame of reference.
-    const direct_access direct = direct_access_of(bytes, count);
-    if (direct.usable) return direct_value(bytes.data(), direct.header, direct.live, direct.stored, direct.ones, direct.base, index);
-    return general_value(bytes, count, index);
+    // The block was validated (the contract): its descriptor is read without checks.
+    const block_descriptor d = read_descriptor(bytes.data(), static_cast<std::uint32_t>(count),
+                                               static_cast<std::uint32_t>(bytes.size()));
+    return descriptor_value(d, bytes.data(), static_cast<std::uint32_t>(index));
 }
 
 block_info describe_block(std::span<const std::byte> bytes, std::size_t count) {

@@ -1,4 +1,4 @@
-// Writing a planned block (block_plan.hpp) as the bytes block_format.hpp lays out. Host and
+// Writing a planned block (block_plan.hpp) as the bytes block_layout.hpp lays out. Host and
 // device code (host_device.hpp): the CPU encoder and the GPU one write through write_plan.
 #pragma once
 
@@ -44,15 +44,8 @@ BITPLANE_HOST_DEVICE inline plane base_plane(const plane_choice& c, const block_
     return plane{};
 }
 
-BITPLANE_HOST_DEVICE constexpr bool counted(codec::payload_kind kind) noexcept {
-    return kind == codec::payload_kind::positions || kind == codec::payload_kind::runs ||
-           kind == codec::payload_kind::gaps;
-}
-
 BITPLANE_HOST_DEVICE inline void put_descriptor(block_writer& w, std::uint8_t index, const plane_choice& c) noexcept {
-    w.put<std::uint8_t>(static_cast<std::uint8_t>(index | (static_cast<unsigned>(c.payload) << 5)));
-    w.put<std::uint8_t>(static_cast<std::uint8_t>(static_cast<unsigned>(c.base) | (c.reference << 2)));
-    if (counted(c.payload)) w.put<std::uint16_t>(c.items);
+    w.advance(put_plane_descriptor(w.cursor(), index, c.payload, c.base, c.reference, c.items));
 }
 
 BITPLANE_HOST_DEVICE inline void put_payload(block_writer& w, const plane& value, const plane_choice& c,
@@ -68,7 +61,7 @@ BITPLANE_HOST_DEVICE inline void put_payload(block_writer& w, const plane& value
     }
 }
 
-/// Whether the plan's planes are stored as one interleaved all-raw payload (block_format.hpp).
+/// Whether the plan's planes are stored as one interleaved all-raw payload (block_layout.hpp).
 BITPLANE_HOST_DEVICE constexpr bool interleaved_payload(const block_plan& plan) noexcept {
     return plan.stored != 0 && plan.all_raw && plan.length == block_values;
 }
@@ -88,23 +81,21 @@ BITPLANE_HOST_DEVICE inline void put_interleaved_word(std::byte* payload, const 
 BITPLANE_HOST_DEVICE inline std::size_t write_plan(const block_plan& plan, const block_planes& planes, std::byte* out,
                                                    bool leave_interleaved = false) noexcept {
     block_writer w(out);
-    std::uint8_t flags = static_cast<std::uint8_t>(plan.transform.kind);
-    if (plan.sparse) flags |= block_flags::sparse;
-    if (plan.ones) flags |= block_flags::has_ones;
-    if (plan.all_raw && plan.live) flags |= block_flags::all_raw;
-    w.put<std::uint8_t>(flags);
-    if (plan.transform.kind == codec::transform::frame_of_reference) w.put<std::uint32_t>(plan.transform.for_base);
-    if (plan.transform.kind == codec::transform::delta) {
-        w.put<std::uint32_t>(plan.transform.delta_first);
-        w.put<std::uint32_t>(plan.transform.delta_min);
-    }
+    block_prefix prefix;
+    prefix.transform = plan.transform.kind;
+    prefix.sparse = plan.sparse;
+    prefix.has_ones = plan.ones != 0;
+    prefix.all_raw = plan.all_raw && plan.live;
+    prefix.for_base = plan.transform.for_base;
+    prefix.delta_first = plan.transform.delta_first;
+    prefix.delta_min = plan.transform.delta_min;
+    prefix.stored_values = plan.length;
+    w.advance(put_block_prefix(w.cursor(), prefix));
     if (plan.sparse) {
-        w.put<std::uint16_t>(static_cast<std::uint16_t>(plan.length));
         put_descriptor(w, 0, plan.mask_choice);
         put_payload(w, plan.mask, plan.mask_choice, planes, plan.count);
     }
-    w.put<std::uint32_t>(plan.live);
-    if (plan.ones) w.put<std::uint32_t>(plan.ones);
+    w.advance(put_plane_masks(w.cursor(), plan.live, plan.ones));
     const std::uint32_t n = plan.stored;
     if (interleaved_payload(plan)) {
         std::byte* payload = w.cursor();

@@ -1,10 +1,10 @@
-// Reading one value of a block with no parsing: for dense, full, all-raw blocks (plain or
-// frame of reference), the header fields a read needs are copied once into the vector's
-// block table, so a random read is one table entry plus one or two cache lines of
-// interleaved plane words. Other blocks go through codec::decode_value.
+// Reading one value of a block from its block_descriptor (block_layout.hpp), with no header
+// parsing: dense, full, all-raw blocks (plain or frame of reference) inline, as one or two
+// cache lines of interleaved plane words; every other layout through read_value
+// (block_reader.cpp), which walks the descriptor's plane table.
 #pragma once
 
-#include "block_format.hpp"
+#include "block_layout.hpp"
 #include "byte_io.hpp"
 
 #include <bit>
@@ -17,39 +17,25 @@
 
 namespace bitplane::detail {
 
-struct direct_access {
-    bool usable = false;
-    std::uint8_t header = 0;  // bytes before the interleaved plane words
-    std::uint8_t stored = 0;  // live planes
-    std::uint32_t live = 0;
-    std::uint32_t ones = 0;
-    std::uint32_t base = 0;   // frame-of-reference base, 0 for plain blocks
-};
+/// Delta blocks: the sums of the stored residuals at positions [0, 256 (k + 1)), k = 0..7, that
+/// a container may keep beside a block so that a random read counts at most 255 positions.
+inline constexpr std::uint32_t delta_checkpoint_stride = 256;
+inline constexpr std::uint32_t delta_checkpoint_count = block_values / delta_checkpoint_stride;
 
-/// The direct-access fields of a validated block of `count` values (usable == false when
-/// the block needs the general reader).
-inline direct_access direct_access_of(std::span<const std::byte> block, std::size_t count) noexcept {
-    direct_access a;
-    const auto flags = static_cast<std::uint8_t>(block[0]);
-    const auto kind = static_cast<codec::transform>(flags & block_flags::transform_mask);
-    if (count != block_values || (flags & (block_flags::sparse | block_flags::all_raw)) != block_flags::all_raw ||
-        (kind != codec::transform::none && kind != codec::transform::frame_of_reference))
-        return a;
-    std::size_t at = 1;
-    if (kind == codec::transform::frame_of_reference) {
-        a.base = load_le<std::uint32_t>(block.data() + at);
-        at += 4;
-    }
-    a.live = load_le<std::uint32_t>(block.data() + at);
-    at += 4;
-    if (flags & block_flags::has_ones) {
-        a.ones = load_le<std::uint32_t>(block.data() + at);
-        at += 4;
-    }
-    a.header = static_cast<std::uint8_t>(at);
-    a.stored = static_cast<std::uint8_t>(std::popcount(a.live));
-    a.usable = true;
-    return a;
+/// Fills out[0..delta_checkpoint_count) for a delta block (block_reader.cpp).
+void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;
+
+/// Value `index` of a block whose descriptor is `d`, from the block's bytes (written by the
+/// library or validated). Any layout; `checkpoints` (delta blocks only, may be null) are
+/// delta_checkpoints' sums. Defined in block_reader.cpp.
+std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
+                         const std::uint32_t* checkpoints = nullptr) noexcept;
+
+/// Whether read_value's inline interleaved path (direct_value) reads this block: dense, full,
+/// all-raw, plain or frame of reference.
+BITPLANE_HOST_DEVICE constexpr bool direct_readable(const block_descriptor& d) noexcept {
+    return d.interleaved() && !d.sparse() &&
+           (d.transform() == codec::transform::none || d.transform() == codec::transform::frame_of_reference);
 }
 
 /// Gathers bit `shift` of the `stored` consecutive 32-bit words at `words` into bits
@@ -96,6 +82,17 @@ inline std::uint32_t direct_value(const std::byte* block, std::uint32_t header, 
         for (unsigned k = 0; live; live &= live - 1, ++k) value |= ((packed >> k) & 1u) << std::countr_zero(live);
     }
     return (value | ones) + base;
+}
+
+}  // namespace bitplane::detail
+
+namespace bitplane::detail {
+
+/// Value `index` of a block described by `d` (any layout; `checkpoints` as for read_value).
+inline std::uint32_t descriptor_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
+                                      const std::uint32_t* checkpoints = nullptr) noexcept {
+    if (direct_readable(d)) return direct_value(block, d.payloads_at, d.live, d.stored, d.ones, d.base, index);
+    return read_value(d, block, index, checkpoints);
 }
 
 }  // namespace bitplane::detail

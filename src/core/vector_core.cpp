@@ -2,6 +2,8 @@
 
 #include <bitplane/error.hpp>
 
+#include "codec/block_decoding.hpp"
+#include "codec/block_format.hpp"
 #include "codec/direct_access.hpp"
 #include "codec/thresholds.hpp"
 #include "core/parallel.hpp"
@@ -29,19 +31,25 @@ constexpr std::size_t encode_window_blocks = 1024;
 
 std::size_t vector_core::block_count() const noexcept { return blocks_.size() + (tail_.empty() ? 0 : 1); }
 
-vector_core::block_entry vector_core::make_entry(std::uint64_t offset, std::span<const std::byte> bytes) const noexcept {
+vector_core::block_entry vector_core::make_entry(std::uint64_t offset, std::span<const std::byte> bytes) noexcept {
     block_entry e;
     e.offset = offset;
-    e.bytes = static_cast<std::uint16_t>(bytes.size());
-    const direct_access direct = direct_access_of(bytes, block_values);
-    if (direct.usable) {
-        e.direct = static_cast<std::uint8_t>(direct.stored + 1);
-        e.header = direct.header;
-        e.live = direct.live;
-        e.ones = direct.ones;
-        e.base = direct.base;
-    }
+    // Trusted bytes (encoded here, appended by bitplane's own operations under their
+    // contract, or adopted after load validated them): read without checks, but never beyond
+    // the span. The extent is the span's in any case, so that the arena stays consistent;
+    // validate() compares the entry with a checked parse.
+    e.descriptor = read_descriptor(bytes.data(), static_cast<std::uint32_t>(block_values),
+                                   static_cast<std::uint32_t>(bytes.size()));
+    e.descriptor.end = static_cast<std::uint16_t>(bytes.size());
     return e;
+}
+
+void vector_core::refresh_sums(std::size_t block) {
+    const block_descriptor& d = blocks_[block].descriptor;
+    if (d.transform() != codec::transform::delta) return;
+    static_assert(std::tuple_size_v<delta_sums> == delta_checkpoint_count);
+    if (sums_.size() <= block) sums_.resize(blocks_.size());
+    delta_checkpoints(d, arena_.data() + blocks_[block].offset, sums_[block].data());
 }
 
 void vector_core::validate() const {
@@ -58,16 +66,19 @@ void vector_core::validate() const {
     alignas(64) std::uint32_t values[block_values];
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
         const block_entry& e = blocks_[b];
-        if (e.bytes == 0 || e.offset > arena_.size() || arena_.size() - e.offset < e.bytes)
-            fail(b, "extent [" + std::to_string(e.offset) + ", +" + std::to_string(e.bytes) + ") outside the arena of " +
+        if (block_bytes(e) == 0 || e.offset > arena_.size() || arena_.size() - e.offset < block_bytes(e))
+            fail(b, "extent [" + std::to_string(e.offset) + ", +" + std::to_string(block_bytes(e)) + ") outside the arena of " +
                         std::to_string(arena_.size()) + " bytes");
         const std::span<const std::byte> bytes = arena_block(b);
-        codec::validate_block(bytes, block_values);  // format_error with the offset in the block
-        const block_entry expected = make_entry(e.offset, bytes);
-        if (expected.direct != e.direct || expected.header != e.header || expected.live != e.live ||
-            expected.ones != e.ones || expected.base != e.base)
-            fail(b, "block table entry disagrees with the block's header");
-        codec::decode_block(bytes, values);
+        // The checked parse (format_error with the offset in the block), then the payloads.
+        const parsed_block parsed = parse_block(bytes, block_values, true);
+        decode_parsed(parsed, bytes, 0, std::span<std::uint32_t>(values, block_values));
+        if (!(parsed.descriptor == e.descriptor)) fail(b, "block table entry disagrees with the block's header");
+        if (e.descriptor.transform() == codec::transform::delta) {
+            delta_sums expected{};
+            delta_checkpoints(e.descriptor, bytes.data(), expected.data());
+            if (b >= sums_.size() || sums_[b] != expected) fail(b, "delta sums disagree with the block");
+        }
     }
 }
 
@@ -110,6 +121,7 @@ void vector_core::seal_tail() {
     const std::size_t bytes = codec::encode_block({tail_.data(), tail_.size()}, signed_, encoded);
     blocks_.push_back(make_entry(arena_.size(), std::span<const std::byte>(encoded).first(bytes)));
     arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
+    refresh_sums(blocks_.size() - 1);
     tail_.clear();
 }
 
@@ -130,6 +142,7 @@ void vector_core::push_encoded(std::span<const std::byte> bytes) {
     check_encoded_size(bytes.size());
     blocks_.push_back(make_entry(arena_.size(), bytes));
     arena_.insert(arena_.end(), bytes.begin(), bytes.end());
+    refresh_sums(blocks_.size() - 1);
     size_ += block_values;
 }
 
@@ -206,6 +219,16 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
                 }
             }
         });
+        // Delta sums: the table first (serially), then each block's sums in parallel.
+        for (std::size_t i = first_entry; i < blocks_.size(); ++i)
+            if (blocks_[i].descriptor.transform() == codec::transform::delta) {
+                if (sums_.size() < blocks_.size()) sums_.resize(blocks_.size());
+                break;
+            }
+        if (sums_.size() == blocks_.size())
+            parallel_for(blocks, encode_batch_blocks, [&](std::size_t first, std::size_t last) {
+                for (std::size_t i = first; i < last; ++i) refresh_sums(first_entry + i);
+            });
         size_ += blocks * block_values;
         reserve_for_rest(window + blocks);
     }
@@ -217,8 +240,7 @@ std::uint32_t vector_core::get(std::size_t index) const {
     if (block == blocks_.size()) return tail_[slot];
     if (block == hot_block_) return hot_[slot];
     const block_entry& e = blocks_[block];
-    if (e.direct) return direct_value(arena_.data() + e.offset, e.header, e.live, e.direct - 1u, e.ones, e.base, slot);
-    return codec::decode_value(arena_block(block), block_values, slot);
+    return descriptor_value(e.descriptor, arena_.data() + e.offset, static_cast<std::uint32_t>(slot), sums_of(block));
 }
 
 void vector_core::set(std::size_t index, std::uint32_t bits) {
@@ -254,15 +276,16 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
     const std::size_t bytes = codec::encode_block(values, signed_, encoded);
     const std::span<const std::byte> fresh = std::span<const std::byte>(encoded).first(bytes);
     block_entry& e = blocks_[block];
-    if (bytes <= e.bytes) {
+    if (bytes <= block_bytes(e)) {
         std::memcpy(arena_.data() + e.offset, encoded.data(), bytes);
-        garbage_bytes_ += e.bytes - bytes;
+        garbage_bytes_ += block_bytes(e) - bytes;
         e = make_entry(e.offset, fresh);
     } else {
-        garbage_bytes_ += e.bytes;
+        garbage_bytes_ += block_bytes(e);
         e = make_entry(arena_.size(), fresh);
         arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
     }
+    refresh_sums(block);
 }
 
 void vector_core::compact_if_wasteful() {
@@ -280,13 +303,14 @@ void vector_core::seal() {
             const std::uint64_t from = e.offset;
             e.offset = packed.size();
             packed.insert(packed.end(), arena_.begin() + static_cast<std::ptrdiff_t>(from),
-                          arena_.begin() + static_cast<std::ptrdiff_t>(from + e.bytes));
+                          arena_.begin() + static_cast<std::ptrdiff_t>(from + block_bytes(e)));
         }
         arena_.swap(packed);
         garbage_bytes_ = 0;
     }
     arena_.shrink_to_fit();
     blocks_.shrink_to_fit();
+    sums_.shrink_to_fit();
     if (hot_block_ == no_block) {
         hot_.clear();
         hot_.shrink_to_fit();
@@ -298,12 +322,18 @@ void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) 
         std::copy_n(tail_.begin(), out.size(), out.begin());
     } else if (block == hot_block_) {
         std::copy_n(hot_.begin(), out.size(), out.begin());
-    } else if (out.size() == block_values) {
-        codec::decode_block(arena_block(block), out);
     } else {
-        alignas(64) std::uint32_t values[block_values];
-        codec::decode_block(arena_block(block), {values, block_values});
-        std::copy_n(values, out.size(), out.begin());
+        // The table's descriptor gives the plane table: no header parse (payloads are still
+        // checked as planes are rebuilt).
+        const std::span<const std::byte> bytes = arena_block(block);
+        const parsed_block parsed = expand_descriptor(blocks_[block].descriptor, bytes.data(), block_values);
+        if (out.size() == block_values) {
+            decode_parsed(parsed, bytes, 0, out);
+        } else {
+            alignas(64) std::uint32_t values[block_values];
+            decode_parsed(parsed, bytes, 0, {values, block_values});
+            std::copy_n(values, out.size(), out.begin());
+        }
     }
 }
 
@@ -347,6 +377,7 @@ void vector_core::clear() noexcept {
     size_ = 0;
     arena_.clear();
     blocks_.clear();
+    sums_.clear();
     garbage_bytes_ = 0;
     tail_.clear();
     hot_block_ = no_block;
@@ -371,8 +402,9 @@ void vector_core::resize(std::size_t count, std::uint32_t fill) {
         pod_vector<std::uint32_t> new_tail(block_values);
         decode_block(keep_blocks, {new_tail.data(), block_values});
         new_tail.resize(keep_tail);
-        for (std::size_t b = keep_blocks; b < blocks_.size(); ++b) garbage_bytes_ += blocks_[b].bytes;
+        for (std::size_t b = keep_blocks; b < blocks_.size(); ++b) garbage_bytes_ += block_bytes(blocks_[b]);
         blocks_.resize(keep_blocks);
+        if (sums_.size() > keep_blocks) sums_.resize(keep_blocks);
         tail_.swap(new_tail);
         tail_.reserve(block_values);
         seal();
@@ -392,6 +424,7 @@ void vector_core::swap(vector_core& other) noexcept {
     std::swap(size_, other.size_);
     arena_.swap(other.arena_);
     blocks_.swap(other.blocks_);
+    sums_.swap(other.sums_);
     std::swap(garbage_bytes_, other.garbage_bytes_);
     tail_.swap(other.tail_);
     std::swap(hot_block_, other.hot_block_);
@@ -408,6 +441,7 @@ std::span<const std::byte> vector_core::sealed_block(std::size_t block, std::spa
 
 std::size_t vector_core::memory_bytes() const noexcept {
     return sizeof(*this) + arena_.capacity() + blocks_.capacity() * sizeof(block_entry) +
+           sums_.capacity() * sizeof(delta_sums) +
            tail_.capacity() * sizeof(std::uint32_t) +
            hot_.capacity() * sizeof(std::uint32_t);
 }
@@ -453,8 +487,10 @@ void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void
     }
     const std::span<const std::byte> arena(arena_.data(), arena_bytes);
     blocks_.reserve(offsets.size());
-    for (std::size_t b = 0; b < offsets.size(); ++b)
+    for (std::size_t b = 0; b < offsets.size(); ++b) {
         blocks_.push_back(make_entry(offsets[b], arena.subspan(offsets[b], sizes[b])));
+        refresh_sums(b);
+    }
     if (!tail.empty()) {
         tail_.reserve(block_values);
         tail_.assign(tail.begin(), tail.end());

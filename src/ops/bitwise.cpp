@@ -140,10 +140,8 @@ std::span<const std::byte> zero_block() {
 bool zero_block_in(const vector_core& v, std::size_t block) {
     const std::span<const std::uint32_t> hot = v.write_back_values(block);
     if (!hot.empty()) return std::all_of(hot.begin(), hot.end(), [](std::uint32_t x) { return x == 0; });
-    const std::span<const std::byte> bytes = v.sealed_block(block, {});
-    const auto flags = static_cast<std::uint8_t>(bytes[0]);
-    constexpr std::uint8_t structure = block_flags::transform_mask | block_flags::sparse | block_flags::has_ones;
-    return (flags & structure) == 0 && bytes.size() >= 5 && load_le<std::uint32_t>(bytes.data() + 1) == 0;
+    const block_descriptor& d = v.sealed_descriptor(block);
+    return d.transform() == codec::transform::none && !d.sparse() && d.ones == 0 && d.live == 0;
 }
 
 std::size_t copy_into(std::span<const std::byte> bytes, std::span<std::byte> out) {
@@ -189,11 +187,10 @@ struct raw_block {
 
 raw_block raw_block_in(const vector_core& v, std::size_t block) {
     if (!v.write_back_values(block).empty()) return {};
-    const std::span<const std::byte> bytes = v.sealed_block(block, {});
-    if (bytes.size() < 5 || static_cast<std::uint8_t>(bytes[0]) != block_flags::all_raw) return {};
-    const auto live = load_le<std::uint32_t>(bytes.data() + 1);
-    if (bytes.size() != 5 + std::size_t{static_cast<unsigned>(std::popcount(live))} * plane_bytes) return {};
-    return {live, bytes.data() + 5};
+    // The table's descriptor: plain (flags all-raw alone: no transform, dense, no ones), full.
+    const block_descriptor& d = v.sealed_descriptor(block);
+    if (d.flags != block_flags::all_raw || !d.interleaved()) return {};
+    return {d.live, v.sealed_block(block, {}).data() + d.payloads_at};
 }
 
 // op(a, b) straight on the stored bytes of two such blocks with the same live planes: the
@@ -204,9 +201,11 @@ template <class Op>
 std::size_t combine_raw(const raw_block& x, const raw_block& y, std::span<std::byte> out) {
     const auto stored = static_cast<std::size_t>(std::popcount(x.live));
     const std::size_t words = stored * plane_words;
-    out[0] = static_cast<std::byte>(block_flags::all_raw);
-    store_le<std::uint32_t>(out.data() + 1, x.live);
-    std::byte* result = out.data() + 5;
+    block_prefix prefix;
+    prefix.all_raw = true;
+    std::uint32_t header = put_block_prefix(out.data(), prefix);
+    header += put_plane_masks(out.data() + header, x.live, 0);
+    std::byte* result = out.data() + header;
     for (std::size_t w = 0; w < words; ++w)
         store_le<std::uint32_t>(result + 4 * w, Op::apply(load_le<std::uint32_t>(x.words + 4 * w),
                                                           y.words ? load_le<std::uint32_t>(y.words + 4 * w) : 0u));
@@ -221,7 +220,7 @@ std::size_t combine_raw(const raw_block& x, const raw_block& y, std::span<std::b
         }
     for (std::size_t k = 0; k < stored; ++k)
         if (any[k] == 0 || all[k] == ~0u) return 0;
-    return 5 + stored * plane_bytes;
+    return header + stored * plane_bytes;
 }
 
 // The value planes of a plain view: its own planes when dense; a sparse view's planes spread

@@ -10,8 +10,9 @@
 
 namespace bitplane::detail {
 
-void view_encoded_block(std::span<const std::byte> bytes, std::uint32_t count, block_view& out) {
-    const parsed_block block = parse_block(bytes, count, false);
+namespace {
+
+void view_parsed_block(const parsed_block& block, std::span<const std::byte> bytes, block_view& out) {
     rebuild_planes(block, bytes, 0, out.planes, out.mask);
     out.count = block.count;
     out.transform = block.value_transform;
@@ -22,6 +23,12 @@ void view_encoded_block(std::span<const std::byte> bytes, std::uint32_t count, b
     out.length = block.length;
     out.live = block.live;
     out.ones = block.ones;
+}
+
+}  // namespace
+
+void view_encoded_block(std::span<const std::byte> bytes, std::uint32_t count, block_view& out) {
+    view_parsed_block(parse_block(bytes, count, false), bytes, out);
 }
 
 void view_values(std::span<const std::uint32_t> values, block_view& out) {
@@ -56,7 +63,10 @@ void view_block(const vector_core& v, std::size_t block, block_view& out) {
         view_values(hot, out);
         return;
     }
-    view_encoded_block(v.sealed_block(block, {}), static_cast<std::uint32_t>(block_values), out);
+    // The block table's descriptor: no header parse.
+    const std::span<const std::byte> bytes = v.sealed_block(block, {});
+    view_parsed_block(expand_descriptor(v.sealed_descriptor(block), bytes.data(), static_cast<std::uint32_t>(block_values)),
+                      bytes, out);
 }
 
 void view_to_values(const block_view& view, std::span<std::uint32_t> out) {

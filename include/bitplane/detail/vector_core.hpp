@@ -3,10 +3,12 @@
 #pragma once
 
 #include <bitplane/codec.hpp>
+#include <bitplane/detail/block_descriptor.hpp>
 #include <bitplane/stats.hpp>
 
 #include <bitplane/detail/default_init_allocator.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -55,6 +57,12 @@ public:
     /// write-back buffer they are encoded into `scratch` (max_block_bytes); otherwise they
     /// are the arena's bytes and `scratch` is untouched.
     [[nodiscard]] std::span<const std::byte> sealed_block(std::size_t block, std::span<std::byte> scratch) const;
+    /// The block_descriptor (src/codec/block_layout.hpp) of sealed block `block`, read when
+    /// the block was sealed, appended or adopted. Not for the write-back block (its bytes are
+    /// stale until flushed: see write_back_values).
+    [[nodiscard]] const block_descriptor& sealed_descriptor(std::size_t block) const noexcept {
+        return blocks_[block].descriptor;
+    }
     [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
         return {tail_.data(), tail_.size()};
     }
@@ -122,28 +130,34 @@ private:
     void store_block(std::size_t block, std::span<const std::uint32_t> values);
     void compact_if_wasteful();
 
-    // Where a sealed block lives, plus the header fields a random read of a dense all-raw
-    // block needs, so that such a read touches only this entry and the plane words.
+    // Where a sealed block lives and what it is: its block_descriptor (src/codec/
+    // block_layout.hpp), read once when the block is sealed, appended or adopted, so that no
+    // read or operation parses a header again. 40 bytes per 2048 values.
     struct block_entry {
-        std::uint64_t offset = 0;  // start in arena_
-        std::uint32_t live = 0;
-        std::uint32_t ones = 0;
-        std::uint32_t base = 0;
-        std::uint16_t bytes = 0;   // encoded size (at most codec::max_block_bytes)
-        std::uint8_t direct = 0;   // live planes + 1 when the direct-read fields are valid
-        std::uint8_t header = 0;
+        std::uint64_t offset = 0;       // start in arena_
+        block_descriptor descriptor{};  // descriptor.end: the encoded size
     };
-    static_assert(codec::max_block_bytes <= 0xFFFF);
 
-    block_entry make_entry(std::uint64_t offset, std::span<const std::byte> bytes) const noexcept;
+    static block_entry make_entry(std::uint64_t offset, std::span<const std::byte> bytes) noexcept;
+    static std::size_t block_bytes(const block_entry& e) noexcept { return e.descriptor.end; }
     [[nodiscard]] std::span<const std::byte> arena_block(std::size_t block) const noexcept {
-        return {arena_.data() + blocks_[block].offset, blocks_[block].bytes};
+        return {arena_.data() + blocks_[block].offset, block_bytes(blocks_[block])};
+    }
+
+    // Delta blocks: sums of residuals at every 256 positions (codec/direct_access.hpp), so that
+    // a random read counts at most 255 positions. Indexed like blocks_; empty while no block
+    // is delta, and possibly shorter than blocks_ (no delta block beyond its end).
+    using delta_sums = std::array<std::uint32_t, 8>;
+    void refresh_sums(std::size_t block);
+    [[nodiscard]] const std::uint32_t* sums_of(std::size_t block) const noexcept {
+        return block < sums_.size() ? sums_[block].data() : nullptr;
     }
 
     bool signed_;
     std::size_t size_ = 0;
     byte_vector arena_;                    // encoded sealed blocks
     pod_vector<block_entry> blocks_;       // one entry per sealed block
+    pod_vector<delta_sums> sums_;          // see refresh_sums
     std::size_t garbage_bytes_ = 0;        // arena bytes no block refers to any more
     pod_vector<std::uint32_t> tail_;       // last, partial block, uncompressed
     std::size_t hot_block_ = no_block;     // sealed block held decoded for writes
