@@ -38,6 +38,7 @@
 
 #include "codec/block_format.hpp"
 #include "codec/thresholds.hpp"
+#include "ops/block_sum.hpp"
 #include "ops/block_view.hpp"
 #include "ops/reduce_internal.hpp"
 #include "ops/reduce_support.hpp"
@@ -47,6 +48,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 namespace bitplane::detail {
@@ -93,18 +95,22 @@ struct raw_block {
     residual_form form;
 };
 
-// Whether block `block` of v is a sealed (not write-back), dense, interleaved all-raw block whose
-// residual planes are operable; if so, `out` describes it.
-bool raw_interleaved(const vector_core& v, std::size_t block, bool is_signed, raw_block& out) {
-    if (block >= v.sealed_block_count() || !v.write_back_values(block).empty()) return false;
-    const std::span<const std::byte> bytes = v.sealed_block(block, {});
-    out.header = parse_block(bytes, block_values, false);
+// Whether the parsed block `out.header` (of `bytes`) is a dense, interleaved all-raw block whose
+// residual planes are operable; if so, completes `out`.
+bool raw_interleaved(std::span<const std::byte> bytes, bool is_signed, raw_block& out) {
     const parsed_block& h = out.header;
     if (!h.interleaved || h.sparse) return false;
     out.form = form_of(h.value_transform, h.for_base, h.live | h.ones, is_signed);
     if (!out.form.planes) return false;
     out.payload = reinterpret_cast<const std::uint8_t*>(bytes.data()) + (h.stored != 0 ? h.planes[0].payload_offset : 0);
     return true;
+}
+
+bool raw_interleaved(const vector_core& v, std::size_t block, bool is_signed, raw_block& out) {
+    if (block >= v.sealed_block_count() || !v.write_back_values(block).empty()) return false;
+    const std::span<const std::byte> bytes = v.sealed_block(block, {});
+    out.header = parse_block(bytes, block_values, false);
+    return raw_interleaved(bytes, is_signed, out);
 }
 
 constexpr std::size_t block_limit = ~std::size_t{0};  // no block: nothing to prefetch
@@ -568,17 +574,26 @@ wide_t<T> sum(const vector<T>& v) {
         core.block_count(),
         [&](std::size_t first, std::size_t last, detail::acc_t& part) {
             const detail::kernel_table& kernels = detail::active_kernels();
-            detail::block_view view;
             alignas(64) std::uint32_t values[block_values];
             detail::raw_block raw;
+            std::unique_ptr<detail::block_view> view;          // the tail and write-back blocks
+            std::unique_ptr<detail::block_sum_scratch> scratch;  // blocks summed from rebuilt planes
             for (std::size_t block = first; block < last; ++block) {
-                if (detail::raw_interleaved(core, block, is_signed, raw)) {
+                const std::span<const std::byte> bytes = detail::arena_bytes(core, block);
+                if (bytes.empty()) {
+                    if (!view) view = std::make_unique<detail::block_view>();
+                    detail::view_block(core, block, *view);
+                    part += detail::block_sum(*view, is_signed, kernels, values);
+                    continue;
+                }
+                raw.header = detail::parse_block(bytes, block_values, false);
+                if (detail::raw_interleaved(bytes, is_signed, raw)) {
                     const std::size_t next = block + 1 < last ? block + 1 : detail::block_limit;
                     part += detail::raw_sum(raw, kernels, detail::arena_bytes(core, next));
                     continue;
                 }
-                detail::view_block(core, block, view);
-                part += detail::block_sum(view, is_signed, kernels, values);
+                if (!scratch) scratch = std::make_unique<detail::block_sum_scratch>();
+                part += detail::encoded_block_sum(raw.header, bytes, is_signed, kernels, *scratch);
             }
         },
         [](detail::acc_t& t, const detail::acc_t& part) { t += part; });
