@@ -474,6 +474,10 @@ std::map<std::string, int> check_block_sums(const std::vector<T>& values, std::m
                 const auto sum = static_cast<wide<T>>(bitplane::detail::encoded_block_sum(
                     header, bytes, is_signed, bitplane::detail::active_kernels(), scratch));
                 EXPECT_TRUE(same_wide("block sum", expected, sum));
+                if (header.value_transform == bitplane::codec::transform::none) {
+                    EXPECT_EQ(ref_popcount(values), bitplane::detail::encoded_block_popcount(
+                                                        header, bytes, bitplane::detail::active_kernels(), scratch));
+                }
             }
         }
     }

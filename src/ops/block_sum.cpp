@@ -28,6 +28,7 @@
 
 #include "codec/block_decoding.hpp"
 #include "codec/byte_io.hpp"
+#include "codec/plane_bits.hpp"
 #include "codec/plane_gaps.hpp"
 #include "ops/reduce_support.hpp"
 
@@ -159,22 +160,106 @@ void counts_in_place(const parsed_block& h, std::span<const std::byte> bytes, bo
     }
 }
 
+// Plane `p` of a validated block into `out`, its base plane (if any) already in `planes`: the
+// decoder's rebuild_plane without the checks (the block was validated when it was sealed or
+// loaded).
+void rebuild_trusted(const stored_plane& p, const std::byte* block, std::uint32_t length, const block_planes& planes,
+                     plane& out) noexcept {
+    switch (p.base) {
+        case base_kind::zero: out.fill(0u); break;
+        case base_kind::one: out = ones_plane(length); break;
+        case base_kind::plane: out = planes.planes[p.reference]; break;
+        case base_kind::complement: out = complement(planes.planes[p.reference], length); break;
+    }
+    const std::byte* payload = block + p.payload_offset;
+    switch (p.payload) {
+        case payload_kind::none: break;
+        case payload_kind::raw: {
+            const std::uint32_t bytes = (length + 7) / 8;
+            std::uint32_t w = 0;
+            for (; 4 * w + 4 <= bytes; ++w) out[w] ^= load_le<std::uint32_t>(payload + 4 * w);
+            for (std::uint32_t b = 4 * w; b < bytes; ++b) out[w] ^= static_cast<std::uint32_t>(payload[b]) << (8 * (b - 4 * w));
+            break;
+        }
+        case payload_kind::positions:
+            for (std::uint32_t i = 0; i < p.items; ++i) flip_bit(out, load_le<std::uint16_t>(payload + 2 * i));
+            break;
+        case payload_kind::runs:
+            for (std::uint32_t i = 0; i < p.items; ++i) {
+                flip_range(out, load_le<std::uint16_t>(payload + 4 * i), load_le<std::uint16_t>(payload + 4 * i + 2));
+            }
+            break;
+        case payload_kind::gaps:
+            gaps_payload::for_each_position(payload, p.items, [&out](std::uint32_t position) {
+                flip_bit(out, position);
+                return true;
+            });
+            break;
+    }
+}
+
+// The block position of each bit of a sparse block's planes (the set bits of its mask in order),
+// made on first use.
+struct position_table {
+    bool built = false;
+    std::uint16_t at[block_values];
+
+    void build(const plane& mask) noexcept {
+        std::uint32_t t = 0;
+        for (std::uint32_t w = 0; w < plane_words; ++w) {
+            for (std::uint32_t x = mask[w]; x != 0; x &= x - 1) at[t++] = static_cast<std::uint16_t>(32 * w + std::countr_zero(x));
+        }
+        built = true;
+    }
+};
+
+// Planes of at most this many set bits are walked bit by bit through the position table; denser
+// ones are deposited onto the mask (pdep: slow on AMD before Zen 3) and counted by word_moments.
+constexpr std::uint64_t walk_limit = 128;
+
+// Set bits of the compact plane p (`words` words) and the sum of their block positions.
+moments sparse_moments(const std::uint32_t* p, std::size_t words, const plane& mask, position_table& table,
+                       plane& deposited, const kernel_table& kernels) noexcept {
+    moments m;
+    m.pop = kernels.popcount_words(p, words);
+    if (m.pop <= walk_limit) {
+        if (!table.built) table.build(mask);
+        for (std::size_t w = 0; w < words; ++w) {
+            for (std::uint32_t x = p[w]; x != 0; x &= x - 1) m.positions += table.at[32 * w + std::countr_zero(x)];
+        }
+        return m;
+    }
+    kernels.deposit_plane(p, mask.data(), deposited.data());
+    return word_moments(as_u8(deposited.data()), 4, plane_words, true, kernels);
+}
+
 // From rebuilt planes: any block.
 void counts_rebuilt(const parsed_block& h, std::span<const std::byte> bytes, bool positions, bool with_zero,
                     const kernel_table& kernels, block_sum_scratch& scratch, plane_counts& c) {
-    rebuild_planes(h, bytes, 0, scratch.planes, scratch.mask);
+    if (h.interleaved) {
+        rebuild_planes(h, bytes, 0, scratch.planes, scratch.mask);
+    } else {
+        if (h.sparse) rebuild_trusted(h.mask, bytes.data(), h.count, scratch.planes, scratch.mask);
+        for (std::uint32_t i = 0; i < h.stored; ++i) {
+            rebuild_trusted(h.planes[i], bytes.data(), h.length, scratch.planes, scratch.planes.planes[h.planes[i].index]);
+        }
+        if (h.ones != 0) {
+            const plane ones = ones_plane(h.length);
+            for (std::uint32_t rest = h.ones; rest != 0; rest &= rest - 1) scratch.planes.planes[std::countr_zero(rest)] = ones;
+        }
+    }
     c.nonzero = h.live | h.ones;
     const std::size_t words = plane_words_for(h.length);
     const std::uint32_t* listed[plane_count];
     std::uint32_t listed_count = 0;
+    position_table table;
     for (std::uint32_t rest = c.nonzero; rest != 0; rest &= rest - 1) {
         const auto j = static_cast<std::size_t>(std::countr_zero(rest));
         const std::uint32_t* p = scratch.planes.planes[j].data();
         listed[listed_count++] = p;
         moments m;
-        if (positions && h.sparse) {  // to block positions: the plane's bits onto the mask
-            kernels.deposit_plane(p, scratch.mask.data(), scratch.deposited.data());
-            m = word_moments(as_u8(scratch.deposited.data()), 4, plane_words, true, kernels);
+        if (positions && h.sparse) {  // to block positions: through the mask
+            m = sparse_moments(p, words, scratch.mask, table, scratch.deposited, kernels);
         } else {
             m = word_moments(as_u8(p), 4, words, positions, kernels);
         }
@@ -273,6 +358,19 @@ uint128 encoded_block_sum(const parsed_block& header, std::span<const std::byte>
     int128 s = 0;
     if (!sum_from_counts(header, c, is_signed, s)) s = decoded_sum(header, bytes, is_signed);
     return static_cast<uint128>(s);
+}
+
+std::uint64_t encoded_block_popcount(const parsed_block& header, std::span<const std::byte> bytes,
+                                    const kernel_table& kernels, block_sum_scratch& scratch) {
+    plane_counts c;
+    if (refers(header) || rebuilt_only.load(std::memory_order_relaxed)) {
+        counts_rebuilt(header, bytes, false, false, kernels, scratch, c);
+    } else {
+        counts_in_place(header, bytes, false, kernels, c);
+    }
+    std::uint64_t n = 0;
+    for (std::uint32_t rest = c.nonzero; rest != 0; rest &= rest - 1) n += c.pop[std::countr_zero(rest)];
+    return n;
 }
 
 void force_rebuilt_plane_sums(bool on) noexcept {

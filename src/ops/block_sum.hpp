@@ -34,7 +34,13 @@ struct block_sum_scratch {
 [[nodiscard]] uint128 encoded_block_sum(const parsed_block& header, std::span<const std::byte> bytes, bool is_signed,
                                         const kernel_table& kernels, block_sum_scratch& scratch);
 
-/// Forces encoded_block_sum to take the rebuilt-planes route for every block (true) or lets it
+/// The set bits of the values of an encoded block whose transform is none (its planes hold the
+/// values' bits; a sparse block's zeros have none), from its planes' popcounts as
+/// encoded_block_sum reads them.
+[[nodiscard]] std::uint64_t encoded_block_popcount(const parsed_block& header, std::span<const std::byte> bytes,
+                                                   const kernel_table& kernels, block_sum_scratch& scratch);
+
+/// Forces encoded_block_sum (and encoded_block_popcount) to take the rebuilt-planes route for every block (true) or lets it
 /// read payloads in place (false, the default): for tests, which compare both. Not
 /// synchronized with running operations.
 void force_rebuilt_plane_sums(bool on) noexcept;

@@ -20,9 +20,13 @@
 // pairs cheap. Planes stored as copies or complements of another plane (references) are
 // merged into it, with summed weights, before any pairing. The plane-pair matrix costs
 // live_a * live_b plane scans, decode-and-multiply costs two untransposes and a multiply
-// pass: choose_dot_method picks by the cost model of codec/thresholds.hpp. Delta and zigzag
-// blocks (and frame-of-reference blocks whose base + residual could pass the type's maximum,
-// which the encoder never writes) are decoded.
+// pass: choose_dot_method picks by the cost model of codec/thresholds.hpp. For dot, delta and
+// zigzag blocks (and frame-of-reference blocks whose base + residual could pass the type's
+// maximum, which the encoder never writes) are decoded.
+//
+// sum and popcount of sealed blocks do not build views: ops/block_sum.cpp counts a block's
+// planes from its payloads where they lie (every transform: delta by position-weighted counts,
+// zigzag by counts paired with plane 0), so a block costs its header and its payload bytes.
 //
 // Dense all-raw blocks of 2048 values keep their planes interleaved in the arena (one column
 // of every plane after another, codec/block_format.hpp). Viewing such a block de-interleaves
@@ -622,8 +626,16 @@ std::uint64_t popcount(const vector<T>& v) {
             alignas(64) std::uint32_t values[block_values];
             detail::raw_block raw;
             std::uint32_t counts[plane_count];
+            std::unique_ptr<detail::block_sum_scratch> scratch;
             for (std::size_t block = first; block < last; ++block) {
-                if (detail::raw_interleaved(core, block, false, raw) &&
+                const std::span<const std::byte> bytes = detail::arena_bytes(core, block);
+                if (!bytes.empty()) raw.header = detail::parse_block(bytes, block_values, false);
+                if (!bytes.empty() && raw.header.value_transform == codec::transform::none && !raw.header.interleaved) {
+                    if (!scratch) scratch = std::make_unique<detail::block_sum_scratch>();
+                    part += detail::encoded_block_popcount(raw.header, bytes, kernels, *scratch);
+                    continue;
+                }
+                if (!bytes.empty() && detail::raw_interleaved(bytes, false, raw) &&
                     raw.header.value_transform == codec::transform::none) {
                     const std::size_t next = block + 1 < last ? block + 1 : detail::block_limit;
                     const std::span<const std::byte> ahead = detail::arena_bytes(core, next);
