@@ -24,6 +24,7 @@
 #include <map>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <span>
 #include <string>
@@ -460,9 +461,15 @@ std::map<std::string, int> check_block_sums(const std::vector<T>& values, std::m
         bool refers = false;
         for (const auto& p : info.planes) refers = refers || p.base == bitplane::codec::base_kind::plane ||
                                                    p.base == bitplane::codec::base_kind::complement;
+        std::string payloads;  // the payload kinds of its planes: p positions, r runs, w raw, g gaps, 1 base one
+        for (const auto& p : info.planes) {
+            const char letter = "-prwg"[static_cast<int>(p.payload)];
+            if (letter != '-' && payloads.find(letter) == std::string::npos) payloads += letter;
+            if (p.base == bitplane::codec::base_kind::one && payloads.find('1') == std::string::npos) payloads += '1';
+        }
         const std::string kind = "transform " + std::to_string(static_cast<int>(header.value_transform)) +
                                  (header.sparse ? " sparse" : " dense") + (header.interleaved ? " interleaved" : "") +
-                                 (refers ? " references" : "");
+                                 (refers ? " references" : "") + " payloads " + payloads;
         ++seen[kind];
         SCOPED_TRACE(kind);
         for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
@@ -520,6 +527,48 @@ TYPED_TEST(ReduceTest, BlockSumsOfEveryTransformAndLayout) {
         bool found = false;
         for (const auto& entry : seen) found = found || entry.first.rfind(kind, 0) == 0;
         EXPECT_TRUE(found) << kind << " never occurred; seen:\n" << kinds;
+    }
+}
+
+// Delta blocks whose residuals make every payload kind (position lists, runs, raw bits, gap
+// lists, on a zero or a one base), dense and sparse: each has its own position sums.
+TYPED_TEST(ReduceTest, DeltaBlocksOfEveryPayloadKind) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const settings_guard guard;
+    std::mt19937_64 rng(case_seed("delta-payloads"));
+    std::map<std::string, int> seen;
+    // residual(i): rare isolated ones far apart, near apart, long runs of ones, random bits, and
+    // ones but for a few zeros.
+    const std::vector<std::function<std::uint32_t(std::size_t)>> residuals = {
+        [&](std::size_t i) { return i % 300 == 7 ? 1u : 0u; },  // gaps past the 255 escape: positions
+        [&](std::size_t) { return rng() % 20 == 0 ? 1u + static_cast<std::uint32_t>(rng() % 3) : 0u; },
+        [&](std::size_t i) { return (i / 150) % 2 == 0 ? 0u : 1u; },
+        [&](std::size_t) { return static_cast<std::uint32_t>(rng() % 8); },
+        [&](std::size_t) { return rng() % 200 == 0 ? 0u : 1u; },
+        [&](std::size_t i) { return (i / 100) % 2 == 0 ? 2u : 2u + static_cast<std::uint32_t>(rng() % 2); },
+    };
+    for (std::size_t r = 0; r < residuals.size(); ++r) {
+        for (const std::size_t n : {std::size_t{777}, block_values}) {
+            SCOPED_TRACE("residuals " + std::to_string(r) + ", n=" + std::to_string(n));
+            std::vector<T> values(n);
+            std::uint32_t v = static_cast<std::uint32_t>(rng() % 1000);
+            for (std::size_t i = 0; i < n; ++i) {
+                v += 7 + residuals[r](i);
+                values[i] = std::bit_cast<T>(v);
+            }
+            seen = check_block_sums(values, std::move(seen));
+        }
+    }
+    std::string kinds;
+    for (const auto& [kind, count] : seen) kinds += kind + ": " + std::to_string(count) + "\n";
+    for (const char letter : std::string("prwg1")) {
+        bool found = false;
+        for (const auto& entry : seen) {
+            const std::size_t at = entry.first.find("payloads ");
+            found = found || (entry.first.rfind("transform 2", 0) == 0 && entry.first.find(letter, at + 9) != std::string::npos);
+        }
+        EXPECT_TRUE(found) << "no delta block with payload " << letter << "; seen:\n" << kinds;
     }
 }
 
