@@ -260,8 +260,10 @@ void counts_rebuilt(const parsed_block& h, std::span<const std::byte> bytes, boo
         moments m;
         if (positions && h.sparse) {  // to block positions: through the mask
             m = sparse_moments(p, words, scratch.mask, table, scratch.deposited, kernels);
+        } else if (positions) {
+            m = word_moments(as_u8(p), 4, words, true, kernels);
         } else {
-            m = word_moments(as_u8(p), 4, words, positions, kernels);
+            m.pop = kernels.popcount_words(p, words);
         }
         c.pop[j] = m.pop;
         c.positions[j] = m.positions;

@@ -1051,6 +1051,25 @@ void word_moments(const std::uint8_t* words, std::size_t stride, std::size_t cou
     constexpr std::size_t chunk = 64;  // words gathered at a time when strided
     std::uint64_t pop = 0;
     std::uint64_t sum = 0;
+    if (!positions && stride == 4) {  // counts alone: byte popcounts, as popcount_words
+        constexpr std::size_t step = u8<A>::size;
+        const std::size_t regs = 4 * count / step;
+        std::size_t t = 0;
+        while (t < regs) {
+            const std::size_t end = regs - t < 31 ? regs : t + 31;  // byte counters stay below 256
+            u8<A> acc(std::uint8_t{0});
+            for (; t < end; ++t) acc += byte_popcount(u8<A>::load_unaligned(words + step * t), A{});
+            pop += sum_bytes(acc, A{});
+        }
+        for (std::size_t c = regs * step / 4; c < count; ++c) {
+            std::uint32_t w;
+            std::memcpy(&w, words + 4 * c, 4);
+            pop += popcount32(w, A{});
+        }
+        out[0] = pop;
+        out[1] = 0;
+        return;
+    }
     alignas(32) std::uint8_t gathered[4 * chunk];
     for (std::size_t first = 0; first < count; first += chunk) {
         const std::size_t n = count - first < chunk ? count - first : chunk;
