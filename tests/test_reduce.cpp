@@ -469,7 +469,8 @@ std::map<std::string, int> check_block_sums(const std::vector<T>& values, std::m
         }
         const std::string kind = "transform " + std::to_string(static_cast<int>(header.value_transform)) +
                                  (header.sparse ? " sparse" : " dense") + (header.interleaved ? " interleaved" : "") +
-                                 (refers ? " references" : "") + " payloads " + payloads;
+                                 (refers ? " references" : "") + " payloads " + payloads +
+                                 (header.sparse ? std::string(" mask ") + "-prwg"[static_cast<int>(info.mask.payload)] : "");
         ++seen[kind];
         SCOPED_TRACE(kind);
         for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
@@ -542,6 +543,7 @@ TYPED_TEST(ReduceTest, DeltaBlocksOfEveryPayloadKind) {
     // ones but for a few zeros.
     const std::vector<std::function<std::uint32_t(std::size_t)>> residuals = {
         [&](std::size_t i) { return i % 300 == 7 ? 1u : 0u; },  // gaps past the 255 escape: positions
+        [&](std::size_t i) { return i % 300 == 9 ? 1u + static_cast<std::uint32_t>(rng() % 255) : 0u; },  // sparse
         [&](std::size_t) { return rng() % 20 == 0 ? 1u + static_cast<std::uint32_t>(rng() % 3) : 0u; },
         [&](std::size_t i) { return (i / 150) % 2 == 0 ? 0u : 1u; },
         [&](std::size_t) { return static_cast<std::uint32_t>(rng() % 8); },
@@ -569,6 +571,13 @@ TYPED_TEST(ReduceTest, DeltaBlocksOfEveryPayloadKind) {
             found = found || (entry.first.rfind("transform 2", 0) == 0 && entry.first.find(letter, at + 9) != std::string::npos);
         }
         EXPECT_TRUE(found) << "no delta block with payload " << letter << "; seen:\n" << kinds;
+    }
+    for (const char* mask : {"mask p", "mask g"}) {  // the masks listing positions
+        bool found = false;
+        for (const auto& entry : seen) {
+            found = found || (entry.first.rfind("transform 2 sparse", 0) == 0 && entry.first.find(mask) != std::string::npos);
+        }
+        EXPECT_TRUE(found) << "no sparse delta block with " << mask << "; seen:\n" << kinds;
     }
 }
 

@@ -32,6 +32,7 @@
 #include "codec/plane_gaps.hpp"
 #include "ops/reduce_support.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstring>
@@ -166,7 +167,9 @@ void counts_in_place(const parsed_block& h, std::span<const std::byte> bytes, bo
 void rebuild_trusted(const stored_plane& p, const std::byte* block, std::uint32_t length, const block_planes& planes,
                      plane& out) noexcept {
     switch (p.base) {
-        case base_kind::zero: out.fill(0u); break;
+        case base_kind::zero:  // words past plane_words_for(length) are never read (reduce_support.hpp)
+            std::fill_n(out.data(), plane_words_for(length), 0u);
+            break;
         case base_kind::one: out = ones_plane(length); break;
         case base_kind::plane: out = planes.planes[p.reference]; break;
         case base_kind::complement: out = complement(planes.planes[p.reference], length); break;
@@ -203,6 +206,21 @@ void rebuild_trusted(const stored_plane& p, const std::byte* block, std::uint32_
 struct position_table {
     bool built = false;
     std::uint16_t at[block_values];
+
+    // From the mask's payload where it lists the positions (a zero base): no bit scan.
+    void build_from_list(const stored_plane& mask, const std::byte* block) noexcept {
+        const std::byte* payload = block + mask.payload_offset;
+        if (mask.payload == codec::payload_kind::positions) {
+            for (std::uint32_t i = 0; i < mask.items; ++i) at[i] = load_le<std::uint16_t>(payload + 2 * i);
+        } else {
+            std::uint32_t t = 0;
+            gaps_payload::for_each_position(payload, mask.items, [this, &t](std::uint32_t position) {
+                at[t++] = static_cast<std::uint16_t>(position);
+                return true;
+            });
+        }
+        built = true;
+    }
 
     void build(const plane& mask) noexcept {
         std::uint32_t t = 0;
@@ -253,6 +271,10 @@ void counts_rebuilt(const parsed_block& h, std::span<const std::byte> bytes, boo
     const std::uint32_t* listed[plane_count];
     std::uint32_t listed_count = 0;
     position_table table;
+    if (positions && h.sparse && h.mask.base == base_kind::zero &&
+        (h.mask.payload == payload_kind::positions || h.mask.payload == payload_kind::gaps)) {
+        table.build_from_list(h.mask, bytes.data());
+    }
     for (std::uint32_t rest = c.nonzero; rest != 0; rest &= rest - 1) {
         const auto j = static_cast<std::size_t>(std::countr_zero(rest));
         const std::uint32_t* p = scratch.planes.planes[j].data();
