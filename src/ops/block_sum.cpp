@@ -254,11 +254,30 @@ moments sparse_moments(const std::uint32_t* p, std::size_t words, const plane& m
 // From rebuilt planes: any block.
 void counts_rebuilt(const parsed_block& h, std::span<const std::byte> bytes, bool positions, bool with_zero,
                     const kernel_table& kernels, block_sum_scratch& scratch, plane_counts& c) {
+    // Counts alone: a copy or complement of another plane with no payload of its own (sign
+    // extension, sentinel flags), that no plane refers to, is counted from its base, not rebuilt.
+    std::uint32_t derived = 0;
+    if (!h.interleaved && !positions && !with_zero) {
+        std::uint32_t referenced = 0;
+        for (std::uint32_t i = 0; i < h.stored; ++i) {
+            if (h.planes[i].base == base_kind::plane || h.planes[i].base == base_kind::complement) {
+                referenced |= 1u << h.planes[i].reference;
+            }
+        }
+        for (std::uint32_t i = 0; i < h.stored; ++i) {
+            const stored_plane& p = h.planes[i];
+            if ((p.base == base_kind::plane || p.base == base_kind::complement) && p.payload == payload_kind::none &&
+                ((referenced >> p.index) & 1u) == 0) {
+                derived |= 1u << p.index;
+            }
+        }
+    }
     if (h.interleaved) {
         rebuild_planes(h, bytes, 0, scratch.planes, scratch.mask);
     } else {
         if (h.sparse) rebuild_trusted(h.mask, bytes.data(), h.count, scratch.planes, scratch.mask);
         for (std::uint32_t i = 0; i < h.stored; ++i) {
+            if (((derived >> h.planes[i].index) & 1u) != 0) continue;
             rebuild_trusted(h.planes[i], bytes.data(), h.length, scratch.planes, scratch.planes.planes[h.planes[i].index]);
         }
         if (h.ones != 0) {
@@ -275,7 +294,7 @@ void counts_rebuilt(const parsed_block& h, std::span<const std::byte> bytes, boo
         (h.mask.payload == payload_kind::positions || h.mask.payload == payload_kind::gaps)) {
         table.build_from_list(h.mask, bytes.data());
     }
-    for (std::uint32_t rest = c.nonzero; rest != 0; rest &= rest - 1) {
+    for (std::uint32_t rest = c.nonzero & ~derived; rest != 0; rest &= rest - 1) {
         const auto j = static_cast<std::size_t>(std::countr_zero(rest));
         const std::uint32_t* p = scratch.planes.planes[j].data();
         listed[listed_count++] = p;
@@ -289,6 +308,12 @@ void counts_rebuilt(const parsed_block& h, std::span<const std::byte> bytes, boo
         }
         c.pop[j] = m.pop;
         c.positions[j] = m.positions;
+    }
+    for (std::uint32_t i = 0; i < h.stored && derived != 0; ++i) {  // their bases are counted: none is derived
+        const stored_plane& p = h.planes[i];
+        if (((derived >> p.index) & 1u) == 0) continue;
+        c.pop[p.index] = p.base == base_kind::plane ? c.pop[p.reference] : h.length - c.pop[p.reference];
+        c.positions[p.index] = 0;
     }
     if (with_zero) {
         std::uint32_t out[plane_count] = {};
