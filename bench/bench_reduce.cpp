@@ -46,6 +46,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -185,6 +186,94 @@ void bm_sum(benchmark::State& state, sum_impl impl, unsigned bits) {
     set_items(state);
 }
 
+// ---- sum over shaped columns ------------------------------------------------------------------------
+// BM_SumShape/<impl>/<shape>: bitplane::sum against the plain loop (a `for` over the
+// std::vector accumulating into 64 bits) on the six shapes of `bitplane demo`
+// (tools/demo_data.cpp) and on sorted, run and sparse shapes that take the delta, sparse and
+// frame-of-reference encodings. 16M values each; readings are int32, the rest uint32.
+
+struct sum_shape {
+    const char* name;
+    bool is_signed;
+    std::uint32_t start;  // the value before the first
+    std::uint32_t (*next)(std::mt19937_64& rng, std::uint32_t previous);
+};
+
+constexpr sum_shape sum_shapes[] = {
+    {"uniform10", false, 1700000000u, [](std::mt19937_64& r, std::uint32_t) { return static_cast<std::uint32_t>(r() & 1023); }},
+    {"scores3", false, 1700000000u, [](std::mt19937_64& r, std::uint32_t) { return static_cast<std::uint32_t>(r() & 7); }},
+    {"sparse20", false, 1700000000u,
+     [](std::mt19937_64& r, std::uint32_t) { return r() % 10 == 0 ? static_cast<std::uint32_t>(r() & 0xfffff) : 0u; }},
+    {"timestamps", false, 1700000000u,  // ms, one a second +- 8 ms (demo): delta blocks
+     [](std::mt19937_64& r, std::uint32_t p) { return p + 992u + static_cast<std::uint32_t>(r() % 17); }},
+    {"readings", true, 0u,  // int32 in [-100, 100], 10% -1
+     [](std::mt19937_64& r, std::uint32_t) {
+         return static_cast<std::uint32_t>(r() % 10 == 0 ? -1 : static_cast<std::int32_t>(r() % 201) - 100);
+     }},
+    {"random32", false, 1700000000u, [](std::mt19937_64& r, std::uint32_t) { return static_cast<std::uint32_t>(r()); }},
+    {"sorted_ids", false, 1700000000u,  // non-decreasing by 0..15: delta
+     [](std::mt19937_64& r, std::uint32_t p) { return p + static_cast<std::uint32_t>(r() % 16); }},
+    {"ticks", false, 1700000000u,  // exactly 1000 apart but 1% of steps (sparse delta)
+     [](std::mt19937_64& r, std::uint32_t p) { return p + (r() % 100 == 0 ? 1000u + static_cast<std::uint32_t>(r() % 64) : 1000u); }},
+    {"falling", false, 0xF0000000u,  // descending by 90..100 (delta, negative minimum)
+     [](std::mt19937_64& r, std::uint32_t p) { return p - 90u - static_cast<std::uint32_t>(r() % 11); }},
+    {"runs", false, 1700000000u,  // runs of equal 16-bit values, length 1/64 on average
+     [](std::mt19937_64& r, std::uint32_t p) { return r() % 64 == 0 ? static_cast<std::uint32_t>(r() & 0xffff) : p; }},
+    {"offset8", false, 1700000000u,  // 1e6 + 0..255: frame of reference
+     [](std::mt19937_64& r, std::uint32_t) { return 1'000'000u + static_cast<std::uint32_t>(r() & 255); }},
+    {"zeros999", false, 1700000000u,  // 99.9% zeros: sparse, position lists
+     [](std::mt19937_64& r, std::uint32_t) { return r() % 1000 == 0 ? 1u + static_cast<std::uint32_t>(r() & 0xfffff) : 0u; }},
+};
+
+std::vector<std::uint32_t> shape_values(const sum_shape& shape) {
+    std::mt19937_64 rng(42);
+    std::vector<std::uint32_t> v(value_count);
+    std::uint32_t previous = shape.start;
+    for (auto& x : v) x = previous = shape.next(rng, previous);
+    return v;
+}
+
+template <class T>
+[[gnu::noinline]] bitplane::wide_t<T> plain_sum(const std::vector<T>& v) {
+    using acc = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+    acc s = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) s += v[i];
+    return s;
+}
+
+template <class T>
+void bm_sum_shape_typed(benchmark::State& state, const sum_shape& shape, bool plain) {
+    static const sum_shape* cached = nullptr;
+    static std::vector<T> values;
+    static std::unique_ptr<bitplane::vector<T>> column;
+    if (cached != &shape) {
+        const std::vector<std::uint32_t> raw = shape_values(shape);
+        values.assign(raw.size(), T{});
+        for (std::size_t i = 0; i < raw.size(); ++i) values[i] = static_cast<T>(raw[i]);
+        column = std::make_unique<bitplane::vector<T>>(std::span<const T>(values));
+        cached = &shape;
+    }
+    const one_thread guard;
+    if (plain) {
+        for (auto _ : state) benchmark::DoNotOptimize(plain_sum(values));
+    } else {
+        if (bitplane::sum(*column) != plain_sum(values)) {
+            state.SkipWithError("bitplane::sum differs from the plain loop");
+            return;
+        }
+        for (auto _ : state) benchmark::DoNotOptimize(bitplane::sum(*column));
+    }
+    set_items(state);
+}
+
+void bm_sum_shape(benchmark::State& state, const sum_shape* shape, bool plain) {
+    if (shape->is_signed) {
+        bm_sum_shape_typed<std::int32_t>(state, *shape, plain);
+    } else {
+        bm_sum_shape_typed<std::uint32_t>(state, *shape, plain);
+    }
+}
+
 // ---- dot ------------------------------------------------------------------------------------------
 
 enum class dot_impl { bitplane, planes, decode, dense_avx2, inner_product, cblas_ddot };
@@ -297,6 +386,13 @@ void bm_squares(benchmark::State& state, squares_impl impl, unsigned bits) {
             benchmark::RegisterBenchmark(name("BM_ReduceSquares", "dense_avx2", bits).c_str(), bm_squares,
                                          squares_impl::dense_avx2, bits)
                 ->Unit(kMillisecond);
+        }
+    }
+    for (const sum_shape& shape : sum_shapes) {
+        for (const bool plain : {false, true}) {
+            benchmark::RegisterBenchmark((std::string("BM_SumShape/") + (plain ? "loop/" : "bitplane/") + shape.name).c_str(),
+                                         bm_sum_shape, &shape, plain)
+                ->Unit(benchmark::kMicrosecond);
         }
     }
     auto shape = [](unsigned bits) { return bits == zeros90 ? "zeros90" : "sentinels"; };

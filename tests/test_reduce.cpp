@@ -4,7 +4,10 @@
 // pending write-back block and a partial tail, every SIMD path, 1 and 2 threads, and each dot
 // method forced in turn (planes, decode) besides the cost model's own choice.
 #include "test_support.hpp"
+#include "../src/codec/block_format.hpp"
+#include "../src/ops/block_sum.hpp"
 #include "../src/ops/reduce_internal.hpp"
+#include "../src/simd/kernels.hpp"
 
 #include <bitplane/codec.hpp>
 #include <bitplane/error.hpp>
@@ -16,9 +19,12 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <climits>
 #include <cstddef>
+#include <map>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <span>
 #include <string>
@@ -417,6 +423,207 @@ TYPED_TEST(ReduceTest, AllOnePlanesOfRawBlocks) {
         EXPECT_EQ(info.value_transform, bitplane::codec::transform::none);
         check_all(a, b, ra, rb);
     }
+}
+
+// ---- sums of single blocks ---------------------------------------------------------------------------
+// encoded_block_sum on blocks of every shape, partial sizes included, as the encoder writes them
+// with each choice turned off in turn (so that plain, frame-of-reference, delta and zigzag blocks,
+// dense and sparse, raw and listed planes, with and without references all occur), on every
+// SIMD path, read in place and from rebuilt planes, against the sum of the values.
+
+struct rebuilt_guard {
+    explicit rebuilt_guard(bool on) { bitplane::detail::force_rebuilt_plane_sums(on); }
+    ~rebuilt_guard() { bitplane::detail::force_rebuilt_plane_sums(false); }
+    rebuilt_guard(const rebuilt_guard&) = delete;
+    rebuilt_guard& operator=(const rebuilt_guard&) = delete;
+};
+
+template <class T>
+std::map<std::string, int> check_block_sums(const std::vector<T>& values, std::map<std::string, int> seen) {
+    using bitplane::codec::encode_options;
+    constexpr bool is_signed = std::is_signed_v<T>;
+    std::vector<std::uint32_t> bits(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) bits[i] = std::bit_cast<std::uint32_t>(values[i]);
+    const wide<T> expected = ref_sum(values);
+    encode_options no_delta, no_sparse, no_references, no_transforms;
+    no_delta.delta = false;
+    no_sparse.sparse = false;
+    no_references.references = false;
+    no_transforms.frame_of_reference = no_transforms.delta = no_transforms.zigzag = false;
+    // The block's bits do not depend on the column type: blocks encoded as the other type's
+    // (zigzag in a uint32 column, a signed base in a uint32 frame of reference) are summed too.
+    for (const bool encode_signed : {is_signed, !is_signed})
+    for (const encode_options& options : {encode_options{}, no_delta, no_sparse, no_references, no_transforms}) {
+        std::vector<std::byte> bytes(bitplane::codec::max_block_bytes);
+        bytes.resize(bitplane::codec::encode_block(bits, encode_signed, bytes, options));
+        const bitplane::detail::parsed_block header = bitplane::detail::parse_block(bytes, bits.size(), true);
+        const bitplane::codec::block_info info = bitplane::codec::describe_block(bytes, bits.size());
+        bool refers = false;
+        for (const auto& p : info.planes) refers = refers || p.base == bitplane::codec::base_kind::plane ||
+                                                   p.base == bitplane::codec::base_kind::complement;
+        std::string payloads;  // the payload kinds of its planes: p positions, r runs, w raw, g gaps, 1 base one
+        for (const auto& p : info.planes) {
+            const char letter = "-prwg"[static_cast<int>(p.payload)];
+            if (letter != '-' && payloads.find(letter) == std::string::npos) payloads += letter;
+            if (p.base == bitplane::codec::base_kind::one && payloads.find('1') == std::string::npos) payloads += '1';
+        }
+        const std::string kind = "transform " + std::to_string(static_cast<int>(header.value_transform)) +
+                                 (header.sparse ? " sparse" : " dense") + (header.interleaved ? " interleaved" : "") +
+                                 (refers ? " references" : "") + " payloads " + payloads +
+                                 (header.sparse ? std::string(" mask ") + "-prwg"[static_cast<int>(info.mask.payload)] : "");
+        ++seen[kind];
+        SCOPED_TRACE(kind);
+        for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+            bitplane::set_simd_path(path);
+            for (const bool rebuilt : {false, true}) {
+                SCOPED_TRACE(std::string(bitplane::to_string(path)) + (rebuilt ? ", rebuilt planes" : ", in place"));
+                const rebuilt_guard guard(rebuilt);
+                bitplane::detail::block_sum_scratch scratch;
+                const auto sum = static_cast<wide<T>>(bitplane::detail::encoded_block_sum(
+                    header, bytes, is_signed, bitplane::detail::active_kernels(), scratch));
+                EXPECT_TRUE(same_wide("block sum", expected, sum));
+                if (header.value_transform == bitplane::codec::transform::none) {
+                    EXPECT_EQ(ref_popcount(values), bitplane::detail::encoded_block_popcount(
+                                                        header, bytes, bitplane::detail::active_kernels(), scratch));
+                }
+            }
+        }
+    }
+    return seen;
+}
+
+TYPED_TEST(ReduceTest, BlockSumsOfEveryTransformAndLayout) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const settings_guard guard;
+    std::map<std::string, int> seen;
+    for (const shape& s : quick_mode() ? representative_shapes() : all_shapes()) {
+        for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{100}, std::size_t{2047}, block_values}) {
+            SCOPED_TRACE(case_name(s, n));
+            seen = check_block_sums(make_typed<T>(s, n, case_seed("block-sums", s.id(), n)), std::move(seen));
+        }
+    }
+    // Sparse delta (steps of exactly 1000 but a few) and sparse frame of reference (a base with
+    // a few values above it), beside the shapes'.
+    std::mt19937_64 rng(case_seed("block-sums-sparse"));
+    for (const std::size_t n : {std::size_t{3}, std::size_t{700}, block_values}) {
+        std::vector<T> ticks(n), above(n);
+        std::uint32_t t = static_cast<std::uint32_t>(rng());
+        for (std::size_t i = 0; i < n; ++i) {
+            t += rng() % 30 == 0 ? 1000u + static_cast<std::uint32_t>(rng() % 100) : 1000u;
+            ticks[i] = std::bit_cast<T>(t);
+            above[i] = std::bit_cast<T>(1'000'000u + (rng() % 10 == 0 ? static_cast<std::uint32_t>(rng() % 5000) : 0u));
+        }
+        SCOPED_TRACE("sparse deltas and offsets, n=" + std::to_string(n));
+        seen = check_block_sums(ticks, std::move(seen));
+        seen = check_block_sums(above, std::move(seen));
+    }
+    std::string kinds;
+    for (const auto& [kind, count] : seen) kinds += kind + ": " + std::to_string(count) + "\n";
+    // Every transform (0 none, 1 frame of reference, 2 delta, 3 zigzag) occurred, and the
+    // layouts each path treats its own way.
+    for (const char* kind : {"transform 0 dense interleaved", "transform 0 sparse", "transform 1 dense",
+                             "transform 1 sparse", "transform 2 dense", "transform 2 sparse",
+                             "transform 2 dense interleaved", "transform 3 dense"}) {
+        bool found = false;
+        for (const auto& entry : seen) found = found || entry.first.rfind(kind, 0) == 0;
+        EXPECT_TRUE(found) << kind << " never occurred; seen:\n" << kinds;
+    }
+}
+
+// Delta blocks whose residuals make every payload kind (position lists, runs, raw bits, gap
+// lists, on a zero or a one base), dense and sparse: each has its own position sums.
+TYPED_TEST(ReduceTest, DeltaBlocksOfEveryPayloadKind) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const settings_guard guard;
+    std::mt19937_64 rng(case_seed("delta-payloads"));
+    std::map<std::string, int> seen;
+    // residual(i): rare isolated ones far apart, near apart, long runs of ones, random bits, and
+    // ones but for a few zeros.
+    const std::vector<std::function<std::uint32_t(std::size_t)>> residuals = {
+        [&](std::size_t i) { return i % 300 == 7 ? 1u : 0u; },  // gaps past the 255 escape: positions
+        [&](std::size_t i) { return i % 300 == 9 ? 1u + static_cast<std::uint32_t>(rng() % 255) : 0u; },  // sparse
+        [&](std::size_t) { return rng() % 20 == 0 ? 1u + static_cast<std::uint32_t>(rng() % 3) : 0u; },
+        [&](std::size_t i) { return (i / 150) % 2 == 0 ? 0u : 1u; },
+        [&](std::size_t) { return static_cast<std::uint32_t>(rng() % 8); },
+        [&](std::size_t) { return rng() % 200 == 0 ? 0u : 1u; },
+        [&](std::size_t i) { return (i / 100) % 2 == 0 ? 2u : 2u + static_cast<std::uint32_t>(rng() % 2); },
+    };
+    for (std::size_t r = 0; r < residuals.size(); ++r) {
+        for (const std::size_t n : {std::size_t{777}, block_values}) {
+            SCOPED_TRACE("residuals " + std::to_string(r) + ", n=" + std::to_string(n));
+            std::vector<T> values(n);
+            std::uint32_t v = static_cast<std::uint32_t>(rng() % 1000);
+            for (std::size_t i = 0; i < n; ++i) {
+                v += 7 + residuals[r](i);
+                values[i] = std::bit_cast<T>(v);
+            }
+            seen = check_block_sums(values, std::move(seen));
+        }
+    }
+    std::string kinds;
+    for (const auto& [kind, count] : seen) kinds += kind + ": " + std::to_string(count) + "\n";
+    for (const char letter : std::string("prwg1")) {
+        bool found = false;
+        for (const auto& entry : seen) {
+            const std::size_t at = entry.first.find("payloads ");
+            found = found || (entry.first.rfind("transform 2", 0) == 0 && entry.first.find(letter, at + 9) != std::string::npos);
+        }
+        EXPECT_TRUE(found) << "no delta block with payload " << letter << "; seen:\n" << kinds;
+    }
+    for (const char* mask : {"mask p", "mask g"}) {  // the masks listing positions
+        bool found = false;
+        for (const auto& entry : seen) {
+            found = found || (entry.first.rfind("transform 2 sparse", 0) == 0 && entry.first.find(mask) != std::string::npos);
+        }
+        EXPECT_TRUE(found) << "no sparse delta block with " << mask << "; seen:\n" << kinds;
+    }
+}
+
+// Delta blocks whose values cross the type's bounds: the walk first + prefix leaves the range,
+// so the plane identities would give the sum of the unwrapped walk; such blocks are decoded.
+// Rising and falling, just reaching the bound and passing it by one, at each position.
+TYPED_TEST(ReduceTest, DeltaBlocksThatWrapAroundTheType) {
+    using T = TypeParam;
+    using U = std::uint32_t;
+    BITPLANE_SEED_TRACE();
+    const settings_guard guard;
+    constexpr bool is_signed = std::is_signed_v<T>;
+    const U top = is_signed ? U{INT32_MAX} : U{UINT32_MAX};
+    const U bottom = is_signed ? static_cast<U>(INT32_MIN) : U{0};
+    std::mt19937_64 rng(case_seed("delta-wrap"));
+    std::map<std::string, int> seen;
+    for (const std::size_t n : {std::size_t{2}, std::size_t{1000}, block_values}) {
+        for (const bool rising : {true, false}) {
+            for (const std::uint32_t jitter : {0u, 3u, 16u}) {
+                for (const std::int64_t pass : {std::int64_t{-1}, std::int64_t{0}, std::int64_t{1}, std::int64_t{1000}}) {
+                    // Steps of 5 + 0..jitter; the walk ends `pass` beyond the bound (negative: inside).
+                    std::vector<U> steps(n, 0);
+                    std::uint64_t total = 0;
+                    for (std::size_t i = 1; i < n; ++i) {
+                        steps[i] = 5 + (jitter == 0 ? 0u : static_cast<U>(rng() % (jitter + 1)));
+                        total += steps[i];
+                    }
+                    std::vector<T> values(n);
+                    U v = rising ? static_cast<U>(top - total + static_cast<U>(pass))
+                                 : static_cast<U>(bottom + total - static_cast<U>(pass));
+                    for (std::size_t i = 0; i < n; ++i) {
+                        v = rising ? v + steps[i] : v - steps[i];
+                        values[i] = std::bit_cast<T>(v);
+                    }
+                    SCOPED_TRACE("n " + std::to_string(n) + (rising ? " rising" : " falling") + ", jitter " +
+                                 std::to_string(jitter) + ", pass " + std::to_string(pass));
+                    seen = check_block_sums(values, std::move(seen));
+                    const bvec<T> column = from(values);
+                    EXPECT_TRUE(same_wide("sum", ref_sum(values), bitplane::sum(column)));
+                }
+            }
+        }
+    }
+    int delta = 0;
+    for (const auto& [kind, count] : seen) delta += kind.rfind("transform 2", 0) == 0 ? count : 0;
+    EXPECT_GT(delta, 50) << "the walks must be delta blocks";
 }
 
 // ---- the cost model -------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // The kernels added for reductions and similarity (and_popcounts, dot_values, deposit_plane,
-// extract_plane, interleaved_popcounts, interleaved_transpose), on every SIMD path this CPU
+// extract_plane, interleaved_popcounts, interleaved_transpose, word_moments), on every SIMD path this CPU
 // runs, against plain bit-at-a-time references. Inputs are random
 // from a fixed seed; BITPLANE_TEST_SEED runs others (the seed is printed with every failure).
 #include "test_support.hpp"
@@ -186,6 +186,44 @@ TEST(ReduceKernelsSlow, DotValuesOverManyChunks) {
 }
 
 // ---- deposit_plane ------------------------------------------------------------------------------
+
+// word_moments: set bits and the sum of their positions, words at any stride and alignment, a
+// bit at a time (the reference), on every path; the positions sum is what a delta block's sum
+// weighs its residuals with.
+TEST(ReduceKernels, WordMomentsMatchReference) {
+    BITPLANE_SEED_TRACE();
+    const words planes = test_planes(12, case_seed("word-moments"));
+    std::vector<std::uint8_t> bytes(planes.size() * 4 + 3);
+    for_each_path([&](const kernel_table& k) {
+        for (const std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+            std::memcpy(bytes.data() + offset, planes.data(), planes.size() * 4);
+            for (const std::size_t stride_words : {std::size_t{1}, std::size_t{3}, std::size_t{12}}) {
+                for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8},
+                                                std::size_t{33}, std::size_t{64}}) {
+                    if ((count == 0 ? 0 : (count - 1) * stride_words + 1) > planes.size()) continue;
+                    SCOPED_TRACE("offset " + std::to_string(offset) + ", stride " + std::to_string(stride_words) +
+                                 ", count " + std::to_string(count));
+                    std::uint64_t pop = 0, sum = 0;
+                    for (std::size_t c = 0; c < count; ++c) {
+                        const std::uint32_t w = planes[c * stride_words];
+                        for (std::size_t b = 0; b < 32; ++b) {
+                            if (bit(w, b)) {
+                                ++pop;
+                                sum += 32 * c + b;
+                            }
+                        }
+                    }
+                    for (const bool positions : {false, true}) {
+                        std::uint64_t out[2] = {garbage, garbage};
+                        k.word_moments(bytes.data() + offset, 4 * stride_words, count, positions, out);
+                        EXPECT_EQ(out[0], pop);
+                        EXPECT_EQ(out[1], positions ? sum : 0u);
+                    }
+                }
+            }
+        }
+    });
+}
 
 TEST(ReduceKernels, DepositPlaneMatchesReference) {
     BITPLANE_SEED_TRACE();

@@ -20,9 +20,13 @@
 // pairs cheap. Planes stored as copies or complements of another plane (references) are
 // merged into it, with summed weights, before any pairing. The plane-pair matrix costs
 // live_a * live_b plane scans, decode-and-multiply costs two untransposes and a multiply
-// pass: choose_dot_method picks by the cost model of codec/thresholds.hpp. Delta and zigzag
-// blocks (and frame-of-reference blocks whose base + residual could pass the type's maximum,
-// which the encoder never writes) are decoded.
+// pass: choose_dot_method picks by the cost model of codec/thresholds.hpp. For dot, delta and
+// zigzag blocks (and frame-of-reference blocks whose base + residual could pass the type's
+// maximum, which the encoder never writes) are decoded.
+//
+// sum and popcount of sealed blocks do not build views: ops/block_sum.cpp counts a block's
+// planes from its payloads where they lie (every transform: delta by position-weighted counts,
+// zigzag by counts paired with plane 0), so a block costs its header and its payload bytes.
 //
 // Dense all-raw blocks of 2048 values keep their planes interleaved in the arena (one column
 // of every plane after another, codec/block_format.hpp). Viewing such a block de-interleaves
@@ -38,6 +42,7 @@
 
 #include "codec/block_format.hpp"
 #include "codec/thresholds.hpp"
+#include "ops/block_sum.hpp"
 #include "ops/block_view.hpp"
 #include "ops/reduce_internal.hpp"
 #include "ops/reduce_support.hpp"
@@ -47,6 +52,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 namespace bitplane::detail {
@@ -93,18 +99,22 @@ struct raw_block {
     residual_form form;
 };
 
-// Whether block `block` of v is a sealed (not write-back), dense, interleaved all-raw block whose
-// residual planes are operable; if so, `out` describes it.
-bool raw_interleaved(const vector_core& v, std::size_t block, bool is_signed, raw_block& out) {
-    if (block >= v.sealed_block_count() || !v.write_back_values(block).empty()) return false;
-    const std::span<const std::byte> bytes = v.sealed_block(block, {});
-    out.header = parse_block(bytes, block_values, false);
+// Whether the parsed block `out.header` (of `bytes`) is a dense, interleaved all-raw block whose
+// residual planes are operable; if so, completes `out`.
+bool raw_interleaved(std::span<const std::byte> bytes, bool is_signed, raw_block& out) {
     const parsed_block& h = out.header;
     if (!h.interleaved || h.sparse) return false;
     out.form = form_of(h.value_transform, h.for_base, h.live | h.ones, is_signed);
     if (!out.form.planes) return false;
     out.payload = reinterpret_cast<const std::uint8_t*>(bytes.data()) + (h.stored != 0 ? h.planes[0].payload_offset : 0);
     return true;
+}
+
+bool raw_interleaved(const vector_core& v, std::size_t block, bool is_signed, raw_block& out) {
+    if (block >= v.sealed_block_count() || !v.write_back_values(block).empty()) return false;
+    const std::span<const std::byte> bytes = v.sealed_block(block, {});
+    out.header = parse_block(bytes, block_values, false);
+    return raw_interleaved(bytes, is_signed, out);
 }
 
 constexpr std::size_t block_limit = ~std::size_t{0};  // no block: nothing to prefetch
@@ -568,17 +578,26 @@ wide_t<T> sum(const vector<T>& v) {
         core.block_count(),
         [&](std::size_t first, std::size_t last, detail::acc_t& part) {
             const detail::kernel_table& kernels = detail::active_kernels();
-            detail::block_view view;
             alignas(64) std::uint32_t values[block_values];
             detail::raw_block raw;
+            std::unique_ptr<detail::block_view> view;          // the tail and write-back blocks
+            std::unique_ptr<detail::block_sum_scratch> scratch;  // blocks summed from rebuilt planes
             for (std::size_t block = first; block < last; ++block) {
-                if (detail::raw_interleaved(core, block, is_signed, raw)) {
+                const std::span<const std::byte> bytes = detail::arena_bytes(core, block);
+                if (bytes.empty()) {
+                    if (!view) view = std::make_unique<detail::block_view>();
+                    detail::view_block(core, block, *view);
+                    part += detail::block_sum(*view, is_signed, kernels, values);
+                    continue;
+                }
+                raw.header = detail::parse_block(bytes, block_values, false);
+                if (detail::raw_interleaved(bytes, is_signed, raw)) {
                     const std::size_t next = block + 1 < last ? block + 1 : detail::block_limit;
                     part += detail::raw_sum(raw, kernels, detail::arena_bytes(core, next));
                     continue;
                 }
-                detail::view_block(core, block, view);
-                part += detail::block_sum(view, is_signed, kernels, values);
+                if (!scratch) scratch = std::make_unique<detail::block_sum_scratch>();
+                part += detail::encoded_block_sum(raw.header, bytes, is_signed, kernels, *scratch);
             }
         },
         [](detail::acc_t& t, const detail::acc_t& part) { t += part; });
@@ -607,8 +626,16 @@ std::uint64_t popcount(const vector<T>& v) {
             alignas(64) std::uint32_t values[block_values];
             detail::raw_block raw;
             std::uint32_t counts[plane_count];
+            std::unique_ptr<detail::block_sum_scratch> scratch;
             for (std::size_t block = first; block < last; ++block) {
-                if (detail::raw_interleaved(core, block, false, raw) &&
+                const std::span<const std::byte> bytes = detail::arena_bytes(core, block);
+                if (!bytes.empty()) raw.header = detail::parse_block(bytes, block_values, false);
+                if (!bytes.empty() && raw.header.value_transform == codec::transform::none && !raw.header.interleaved) {
+                    if (!scratch) scratch = std::make_unique<detail::block_sum_scratch>();
+                    part += detail::encoded_block_popcount(raw.header, bytes, kernels, *scratch);
+                    continue;
+                }
+                if (!bytes.empty() && detail::raw_interleaved(bytes, false, raw) &&
                     raw.header.value_transform == codec::transform::none) {
                     const std::size_t next = block + 1 < last ? block + 1 : detail::block_limit;
                     const std::span<const std::byte> ahead = detail::arena_bytes(core, next);

@@ -197,6 +197,13 @@ struct kernel_table {
     /// words (at most plane_words) of each are read and written; `out` must not overlap.
     void (*extract_plane)(const std::uint32_t* p, const std::uint32_t* select, std::size_t words, std::uint32_t* out);
 
+    /// Set bits, and the sum of their positions, of `count` little-endian 32-bit words, word c at
+    /// byte c * stride from `words` (any alignment; bit b of word c is position 32 c + b):
+    /// out[0] = set bits, out[1] = sum of the set bits' positions (0 unless `positions`). A
+    /// delta block's sum weighs each residual by its position (ops/block_sum.cpp).
+    void (*word_moments)(const std::uint8_t* words, std::size_t stride, std::size_t count, bool positions,
+                         std::uint64_t* out);
+
     /// Optional (null where a path has no fused kernel: the caller then transposes both
     /// operands and calls dot_values): the exact sum over a block's 2048 values of a_i b_i,
     /// as dot_values writes it (int32 values when `is_signed`), each column transposed and

@@ -988,12 +988,135 @@ void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std:
     if (group > 1) unpack(words[(round - 1) % 2], plane_words - group);
 }
 
+// ---- reductions: bit counts and position sums (sum of delta blocks) -------------------------
+// Position 32 c + b of a set bit adds 32 c, plus 2^t for each bit t of b: so a word's position
+// sum is 32 c pop(w) + sum_t 2^t pop(w AND m_t), m_t the bits whose index has bit t set.
+
+// moments_registers(p, regs, out): out[0] += set bits and out[1] += position sum of `regs`
+// consecutive 32-byte registers at p (any alignment), or false where the path has no such
+// kernel (SSE2 lacks pshufb: the word loop serves). AVX2: per byte, its popcount and the sum
+// of its set bits' indices (0..7) by nibble lookups; a bit of byte q of register t is at
+// 256 t + 8 q + b, so the register adds 256 t pop + 8 sum_q q pop_q + sum_q index sums.
+#if XSIMD_WITH_SSE2
+inline bool moments_registers(const std::uint8_t*, std::size_t, std::uint64_t*, xsimd::sse2) noexcept {
+    return false;
+}
+#endif
+#if XSIMD_WITH_AVX2
+inline std::uint64_t sum_u64_lanes(__m256i x) noexcept {
+    const __m128i t = _mm_add_epi64(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    return static_cast<std::uint64_t>(_mm_cvtsi128_si64(t)) + static_cast<std::uint64_t>(_mm_extract_epi64(t, 1));
+}
+
+inline bool moments_registers(const std::uint8_t* p, std::size_t regs, std::uint64_t* out, xsimd::avx2) noexcept {
+    const __m256i low = _mm256_set1_epi8(0x0F);
+    const __m256i pop_lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,  //
+                                             0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    // Index sums of a low nibble's bits (0..3), and of a high nibble's (4..7).
+    const __m256i low_lut = _mm256_setr_epi8(0, 0, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 5, 5, 6, 6,  //
+                                             0, 0, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 5, 5, 6, 6);
+    const __m256i high_lut = _mm256_setr_epi8(0, 4, 5, 9, 6, 10, 11, 15, 7, 11, 12, 16, 13, 17, 18, 22,  //
+                                              0, 4, 5, 9, 6, 10, 11, 15, 7, 11, 12, 16, 13, 17, 18, 22);
+    const __m256i byte_index = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,  //
+                                                16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i ones16 = _mm256_set1_epi16(1);
+    __m256i pops = zero;     // u64 lanes: set bits
+    __m256i by_reg = zero;   // u64 lanes: sum of t * set bits of register t
+    __m256i indices = zero;  // u64 lanes: bit-in-byte index sums
+    __m256i by_byte = zero;  // i32 lanes: sum of q * pop(byte q), at most 8 * 31 * 4 per register
+    for (std::size_t t = 0; t < regs; ++t) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * t));
+        const __m256i lo = _mm256_and_si256(x, low);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), low);
+        const __m256i pc = _mm256_add_epi8(_mm256_shuffle_epi8(pop_lut, lo), _mm256_shuffle_epi8(pop_lut, hi));
+        const __m256i ix = _mm256_add_epi8(_mm256_shuffle_epi8(low_lut, lo), _mm256_shuffle_epi8(high_lut, hi));
+        const __m256i reg_pop = _mm256_sad_epu8(pc, zero);
+        pops = _mm256_add_epi64(pops, reg_pop);
+        by_reg = _mm256_add_epi64(by_reg, _mm256_mul_epu32(reg_pop, _mm256_set1_epi64x(static_cast<long long>(t))));
+        indices = _mm256_add_epi64(indices, _mm256_sad_epu8(ix, zero));
+        by_byte = _mm256_add_epi32(by_byte, _mm256_madd_epi16(_mm256_maddubs_epi16(pc, byte_index), ones16));
+    }
+    const __m256i by_byte64 = _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(by_byte)),
+                                               _mm256_cvtepu32_epi64(_mm256_extracti128_si256(by_byte, 1)));
+    out[0] += sum_u64_lanes(pops);
+    out[1] += 256 * sum_u64_lanes(by_reg) + 8 * sum_u64_lanes(by_byte64) + sum_u64_lanes(indices);
+    return true;
+}
+#endif
+
+template <class A>
+void word_moments(const std::uint8_t* words, std::size_t stride, std::size_t count, bool positions,
+                  std::uint64_t* out) noexcept {
+    constexpr std::size_t chunk = 64;  // words gathered at a time when strided
+    std::uint64_t pop = 0;
+    std::uint64_t sum = 0;
+    if (!positions && stride == 4) {  // counts alone: byte popcounts, as popcount_words
+        constexpr std::size_t step = u8<A>::size;
+        const std::size_t regs = 4 * count / step;
+        std::size_t t = 0;
+        while (t < regs) {
+            const std::size_t end = regs - t < 31 ? regs : t + 31;  // byte counters stay below 256
+            u8<A> acc(std::uint8_t{0});
+            for (; t < end; ++t) acc += byte_popcount(u8<A>::load_unaligned(words + step * t), A{});
+            pop += sum_bytes(acc, A{});
+        }
+        for (std::size_t c = regs * step / 4; c < count; ++c) {
+            std::uint32_t w;
+            std::memcpy(&w, words + 4 * c, 4);
+            pop += popcount32(w, A{});
+        }
+        out[0] = pop;
+        out[1] = 0;
+        return;
+    }
+    alignas(32) std::uint8_t gathered[4 * chunk];
+    for (std::size_t first = 0; first < count; first += chunk) {
+        const std::size_t n = count - first < chunk ? count - first : chunk;
+        const std::uint8_t* p = words + first * stride;
+        std::size_t done = 0;
+        std::uint64_t part[2] = {0, 0};
+        if (n >= 8) {
+            if (stride != 4) {
+                for (std::size_t c = 0; c < n; ++c) std::memcpy(gathered + 4 * c, p + c * stride, 4);
+            }
+            if (moments_registers(stride != 4 ? gathered : p, n / 8, part, A{})) done = n / 8 * 8;
+        }
+        for (std::size_t c = done; c < n; ++c) {
+            std::uint32_t w;
+            std::memcpy(&w, p + c * stride, 4);
+            const std::uint32_t k = popcount32(w, A{});
+            part[0] += k;
+            if (positions) {
+                part[1] += 32 * c * k + popcount32(w & 0xAAAAAAAAu, A{}) + 2 * popcount32(w & 0xCCCCCCCCu, A{}) +
+                           4 * popcount32(w & 0xF0F0F0F0u, A{}) + 8 * popcount32(w & 0xFF00FF00u, A{}) +
+                           16 * popcount32(w & 0xFFFF0000u, A{});
+            }
+        }
+        pop += part[0];
+        sum += part[1] + 32 * first * part[0];
+    }
+    out[0] = pop;
+    out[1] = positions ? sum : 0;
+}
+
 template <class A>
 constexpr kernel_table make_table(simd_path path) noexcept {
-    return kernel_table{path,         &transpose<A>,     &untranspose<A>, &pair_popcounts<A>,
-                        &popcount_words<A>, &stats<A>, &and_popcounts<A>, &dot_values<A>,
-                        &deposit_plane<A>, &compare_planes<A>, &interleaved_popcounts<A>,
-                        &interleaved_transpose<A>, &extract_plane<A>, nullptr};
+    return kernel_table{.path = path,
+                        .transpose = &transpose<A>,
+                        .untranspose = &untranspose<A>,
+                        .pair_popcounts = &pair_popcounts<A>,
+                        .popcount_words = &popcount_words<A>,
+                        .stats = &stats<A>,
+                        .and_popcounts = &and_popcounts<A>,
+                        .dot_values = &dot_values<A>,
+                        .deposit_plane = &deposit_plane<A>,
+                        .compare_planes = &compare_planes<A>,
+                        .interleaved_popcounts = &interleaved_popcounts<A>,
+                        .interleaved_transpose = &interleaved_transpose<A>,
+                        .extract_plane = &extract_plane<A>,
+                        .word_moments = &word_moments<A>,
+                        .interleaved_dot = nullptr};
 }
 
 }  // namespace bitplane::detail::BITPLANE_KERNEL_NS

@@ -231,9 +231,38 @@ void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std:
     }
 }
 
-constexpr kernel_table table{simd_path::scalar, &transpose,     &untranspose,   &pair_popcounts, &popcount_words,
-                             &stats,            &and_popcounts, &dot_values,    &deposit_plane, &compare_planes,
-                             &interleaved_popcounts, &interleaved_transpose, &extract_plane, nullptr};
+// The reference: every set bit visited, its position added.
+void word_moments(const std::uint8_t* words, std::size_t stride, std::size_t count, bool positions,
+                  std::uint64_t* out) noexcept {
+    std::uint64_t pop = 0;
+    std::uint64_t sum = 0;
+    for (std::size_t c = 0; c < count; ++c) {
+        std::uint32_t w;
+        std::memcpy(&w, words + c * stride, sizeof w);
+        for (; w != 0; w &= w - 1) {
+            ++pop;
+            sum += 32 * c + static_cast<std::uint64_t>(std::countr_zero(w));
+        }
+    }
+    out[0] = pop;
+    out[1] = positions ? sum : 0;
+}
+
+constexpr kernel_table table{.path = simd_path::scalar,
+                             .transpose = &transpose,
+                             .untranspose = &untranspose,
+                             .pair_popcounts = &pair_popcounts,
+                             .popcount_words = &popcount_words,
+                             .stats = &stats,
+                             .and_popcounts = &and_popcounts,
+                             .dot_values = &dot_values,
+                             .deposit_plane = &deposit_plane,
+                             .compare_planes = &compare_planes,
+                             .interleaved_popcounts = &interleaved_popcounts,
+                             .interleaved_transpose = &interleaved_transpose,
+                             .extract_plane = &extract_plane,
+                             .word_moments = &word_moments,
+                             .interleaved_dot = nullptr};
 
 }  // namespace
 
