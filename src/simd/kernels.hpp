@@ -226,6 +226,9 @@ struct kernel_table {
                         std::uint32_t* out) = nullptr;
 };
 
+// Portable loops that ISA kernels also call for their tails: internal linkage, as above.
+namespace {
+
 /// test_values without SIMD (the reference of every path's kernel); writes out[0..words).
 inline void test_values_portable(const std::uint32_t* values, std::size_t count, const value_test* test,
                                  std::uint32_t* out, std::size_t words = plane_words) noexcept {
@@ -264,6 +267,8 @@ inline std::size_t split_nonzero_portable(const std::uint32_t* values, std::size
     }
     return kept;
 }
+
+}  // namespace
 
 const kernel_table& scalar_kernels() noexcept;
 const kernel_table& sse2_kernels() noexcept;  // x86-64 only
