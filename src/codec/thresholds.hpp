@@ -26,6 +26,10 @@ inline constexpr unsigned delta_penalty_planes = 1;
 // The sparse layout (non-zero mask + planes of the non-zero values) is tried when at least
 // this fraction of a block's values are zero (numerator / 16).
 inline constexpr unsigned sparse_min_zero_sixteenths = 8;
+// A sparse plan of a zero-preserving candidate (delta with minimum 0, zigzag, none: see
+// zero_preserving_candidates) replaces the best plan only when it takes at most this share of
+// its bytes (numerator / 16).
+inline constexpr unsigned zero_preserving_max_sixteenths = 14;
 
 // ---- vector storage -----------------------------------------------------------------------
 // The arena is compacted when superseded block versions take more than this share of it
