@@ -115,7 +115,10 @@ std::uint32_t zigzag(std::uint32_t v) { return (v << 1) ^ (0u - (v >> 31)); }
 /// Residuals of `values` under the transform describe_block reports, as the header comment
 /// of src/codec/value_transform.hpp defines them (frame of reference: minus the minimum;
 /// delta: differences minus the smallest difference, the first value as its own base).
-words residuals_of(std::span<const std::uint32_t> values, bool is_signed, transform t) {
+// `delta_min` is the minimum difference the block's header holds: the smallest difference, or 0
+// (the zero-preserving candidate of run-heavy sparse blocks); the other transforms have one
+// choice of parameters each.
+words residuals_of(std::span<const std::uint32_t> values, bool is_signed, transform t, std::uint32_t delta_min) {
     words r(values.begin(), values.end());
     switch (t) {
         case transform::none: break;
@@ -138,9 +141,11 @@ words residuals_of(std::span<const std::uint32_t> values, bool is_signed, transf
             std::int64_t dmin = std::numeric_limits<std::int64_t>::max();
             for (std::size_t i = 1; i < values.size(); ++i)
                 dmin = std::min<std::int64_t>(dmin, static_cast<std::int32_t>(values[i] - values[i - 1]));
+            if (delta_min != 0 && delta_min != static_cast<std::uint32_t>(dmin)) {
+                ADD_FAILURE() << "delta minimum " << delta_min << " is neither 0 nor the smallest difference " << dmin;
+            }
             r[0] = 0;
-            for (std::size_t i = 1; i < values.size(); ++i)
-                r[i] = values[i] - values[i - 1] - static_cast<std::uint32_t>(dmin);
+            for (std::size_t i = 1; i < values.size(); ++i) r[i] = values[i] - values[i - 1] - delta_min;
             break;
         }
     }
@@ -172,7 +177,11 @@ bool counted(payload_kind k) {
     if (info.values != n) return ::testing::AssertionFailure() << "describe says " << info.values << " values";
 
     // The planes the residuals need, from the values themselves.
-    const words residuals = residuals_of(values, is_signed, info.value_transform);
+    // The delta minimum: bytes 5..8 of a delta block's header (docs/format.md).
+    std::uint32_t delta_min = 0;
+    if (info.value_transform == transform::delta && block.size() >= 9)
+        for (int k = 3; k >= 0; --k) delta_min = (delta_min << 8) | static_cast<std::uint32_t>(block[5 + k]);
+    const words residuals = residuals_of(values, is_signed, info.value_transform, delta_min);
     words stored;
     for (auto r : residuals)
         if (info.value_layout == layout::dense || r != 0) stored.push_back(r);
