@@ -183,7 +183,7 @@ TEST(CodecShared, PlanSmallestTriesZeroPreservingCandidatesLastAndKeepsThemOnlyW
     d::transform_choice zero_preserving[2] = {{transform::delta, 0, 5, 0, 0}, {transform::zigzag, 0, 0, 0, 0}};
     {
         scripted_planner p;
-        p.zeros = 1024;
+        p.zeros = 1792;
         p.sizes = {1600, 1700, 1401, 1400};  // 1400 <= 1600 * 14 / 16, 1401 is not
         std::size_t best = 0;
         const d::block_plan* kept = d::plan_smallest(p, candidates, 1, zero_preserving, 2, 2048, {}, best);
@@ -193,7 +193,7 @@ TEST(CodecShared, PlanSmallestTriesZeroPreservingCandidatesLastAndKeepsThemOnlyW
     }
     {
         scripted_planner p;
-        p.zeros = 1024;
+        p.zeros = 1792;
         p.sizes = {1600, 1700, 1401};  // not clearly smaller: the dense plan stays
         std::size_t best = 0;
         (void)d::plan_smallest(p, candidates, 1, zero_preserving, 1, 2048, {}, best);
@@ -201,7 +201,7 @@ TEST(CodecShared, PlanSmallestTriesZeroPreservingCandidatesLastAndKeepsThemOnlyW
     }
     {
         scripted_planner p;
-        p.zeros = 1024;
+        p.zeros = 1792;
         p.all_raw = true;  // uniform data: nothing more is tried
         p.sizes = {1600, 1700};
         std::size_t best = 0;
@@ -210,7 +210,7 @@ TEST(CodecShared, PlanSmallestTriesZeroPreservingCandidatesLastAndKeepsThemOnlyW
     }
     {
         scripted_planner p;
-        p.zeros = 1024;
+        p.zeros = 1792;
         p.stored = 0;  // a constant block
         p.sizes = {9, 20};
         std::size_t best = 0;
@@ -219,11 +219,11 @@ TEST(CodecShared, PlanSmallestTriesZeroPreservingCandidatesLastAndKeepsThemOnlyW
     }
     {
         scripted_planner p;
-        p.zeros = 1023;  // too few zeros after each apply: no sparse plan
-        p.sizes = {1600};
+        p.zeros = 1791;  // below 14/16 zeros: no zero-preserving plan, only the ranked one's sparse plan
+        p.sizes = {1600, 1700};
         std::size_t best = 0;
         (void)d::plan_smallest(p, candidates, 1, zero_preserving, 2, 2048, {}, best);
-        EXPECT_EQ(p.calls, (std::vector<std::string>{"apply", "dense", "apply", "apply"}));
+        EXPECT_EQ(p.calls, (std::vector<std::string>{"apply", "dense", "sparse", "apply", "apply"}));
     }
 }
 

@@ -204,7 +204,8 @@ BITPLANE_HOST_DEVICE inline std::uint32_t choose_mask(block_plan& plan, std::uin
 /// its size in `best_bytes`. `candidates[0 .. tries)` come from rank_from_stats and
 /// transforms_to_try, `zero_preserving[0 .. zero_count)` from zero_preserving_candidates:
 /// these are planned after the others, sparse only, only where the best so far stores planes and
-/// not all raw (constant and uniform blocks pay nothing for them) and their zeros make the sparse layout worth trying,
+/// not all raw (constant and uniform blocks pay nothing for them) and nearly all their residuals are zero
+/// (thresholds::zero_preserving_min_zero_sixteenths),
 /// and kept only where they are clearly smaller (thresholds::zero_preserving_max_sixteenths):
 /// a sparse delta block is slower to operate on than a dense one. The planner measures and
 /// plans; it provides:
@@ -237,7 +238,7 @@ BITPLANE_HOST_DEVICE inline block_plan* plan_smallest(Planner& planner, const tr
     if (best->stored == 0 || best->all_raw) return best;  // constant or uniform: nothing to gain
     for (std::uint32_t c = 0; c < zero_count; ++c) {
         const std::uint32_t zeros = planner.apply(zero_preserving[c]);
-        if (!sparse_worth_trying(zeros, count, options)) continue;
+        if (zeros * 16 < count * thresholds::zero_preserving_min_zero_sixteenths) continue;
         const std::size_t bytes = planner.sparse(*trial, zero_preserving[c]);
         if (bytes * 16 <= best_bytes * thresholds::zero_preserving_max_sixteenths) {
             swap_values(best, trial);

@@ -30,6 +30,12 @@ inline constexpr unsigned sparse_min_zero_sixteenths = 8;
 // zero_preserving_candidates) replaces the best plan only when it takes at most this share of
 // its bytes (numerator / 16).
 inline constexpr unsigned zero_preserving_max_sixteenths = 14;
+// ... and is planned only when at least this share of its residuals are zero (numerator / 16):
+// planning a sparse block costs about as much as the dense one. Corpus (bench_corpus --sizes):
+// 8/16 saved 15.2 KB in all but planned a sparse block for most bam_mapq blocks (72% equal
+// neighbours; its encode measured 2.5x slower, 16.4 -> 41.5 ms, for 1% of its bytes); 15/16
+// saved 3.0 KB (ucd_category lost its gain); 14/16 saves 5.6 KB and leaves bam_mapq alone.
+inline constexpr unsigned zero_preserving_min_zero_sixteenths = 14;
 
 // ---- vector storage -----------------------------------------------------------------------
 // The arena is compacted when superseded block versions take more than this share of it
