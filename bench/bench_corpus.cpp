@@ -20,8 +20,9 @@
 //                    compression on) and calc_stat memory; zstd -19 of the raw column
 // Ratios are baseline / bitplane: above 1, bitplane is faster (or smaller).
 //
-//   bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd] [--layouts]
-// (--layouts: only how each column's blocks are stored, from vector_stats, no timing)
+//   bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd] [--layouts] [--sizes]
+// (--layouts: only how each column's blocks are stored, from vector_stats, no timing;
+//  --sizes: only file and memory sizes in bytes beside zstd -19 and BitMagic, no timing)
 // BITPLANE_SIMD=avx2 forces a SIMD path. Output is Markdown (docs/benchmarks.md).
 #include <bitplane/bitplane.hpp>
 #include <bitplane/codec.hpp>
@@ -284,6 +285,40 @@ std::string layout_of(const bitplane::vector<T>& v) {
     return buf;
 }
 
+// --sizes: file and memory sizes only, no timing (bytes; the round trip is checked).
+struct size_totals {
+    double file = 0, zstd = 0, bm_file = 0;
+    int over_zstd = 0, over_bm_memory = 0, columns = 0;
+};
+
+template <class T>
+void print_sizes(const column& c, bool with_zstd, size_totals& t) {
+    const std::size_t n = c.bits.size();
+    const std::span<const T> values(reinterpret_cast<const T*>(c.bits.data()), n);
+    const bitplane::vector<T> v{values};
+    std::vector<std::byte> file;
+    bitplane::save(v, file);
+    std::vector<T> back(n);
+    bitplane::load<T>(std::span<const std::byte>(file)).decode(0, std::span<T>(back));
+    if (!std::equal(back.begin(), back.end(), values.begin())) fail(c.name, "the saved file's values");
+    const double zstd = static_cast<double>(with_zstd ? zstd19_bytes(c) : 0);
+    double bm_file = 0, bm_memory = 0;
+#if defined(BITPLANE_BENCH_HAS_BITMAGIC)
+    auto bm = corpus_bitmagic::build(c.bits.data(), n, c.is_signed);
+    bm_file = static_cast<double>(corpus_bitmagic::serialized_bytes(*bm));
+    bm_memory = static_cast<double>(corpus_bitmagic::memory_bytes(*bm));
+#endif
+    const double f = static_cast<double>(file.size()), m = static_cast<double>(v.memory_bytes());
+    std::printf("| %s | %.0f | %.0f | %.2fx | %.0f | %.0f | %.0f | %.2fx |\n", c.name.c_str(), f, zstd,
+                zstd > 0 ? f / zstd : 0.0, bm_file, m, bm_memory, bm_memory > 0 ? m / bm_memory : 0.0);
+    t.file += f;
+    t.zstd += zstd;
+    t.bm_file += bm_file;
+    t.over_zstd += zstd > 0 && f > 1.25 * zstd ? 1 : 0;
+    t.over_bm_memory += bm_memory > 0 && m >= bm_memory ? 1 : 0;
+    ++t.columns;
+}
+
 const char* layout_header =
     "| column | blocks | plain | FOR | delta | zigzag | sparse | planes elided | raw | positions | runs | gaps |\n"
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -542,7 +577,7 @@ void print_summary(const std::vector<column_result>& results, bool synthetic, bo
 
 int main(int argc, char** argv) {
     std::string filter;
-    bool with_synthetic = true, with_zstd = true, layouts_only = false;
+    bool with_synthetic = true, with_zstd = true, layouts_only = false, sizes_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a.rfind("--filter=", 0) == 0) filter = a.substr(9);
@@ -550,8 +585,9 @@ int main(int argc, char** argv) {
         else if (a == "--no-synthetic") with_synthetic = false;
         else if (a == "--no-zstd") with_zstd = false;
         else if (a == "--layouts") layouts_only = true;
+        else if (a == "--sizes") sizes_only = true;
         else {
-            std::fprintf(stderr, "usage: bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd] [--layouts]\n");
+            std::fprintf(stderr, "usage: bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd] [--layouts] [--sizes]\n");
             return 2;
         }
     }
@@ -586,6 +622,20 @@ int main(int argc, char** argv) {
                 : layout_of(bitplane::vector<std::uint32_t>(std::span<const std::uint32_t>(c.bits)));
             std::printf("| %s | %s |\n", c.name.c_str(), row.c_str());
         }
+        return 0;
+    }
+    if (sizes_only) {
+        std::printf("| column | file bytes | zstd -19 | file / zstd | BitMagic file | memory bytes | BitMagic memory | "
+                    "memory / BitMagic |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        size_totals t;
+        for (const column& c : columns) {
+            if ((!filter.empty() && c.name.find(filter) == std::string::npos) || c.bits.empty()) continue;
+            if (c.is_signed) print_sizes<std::int32_t>(c, with_zstd, t);
+            else print_sizes<std::uint32_t>(c, with_zstd, t);
+        }
+        std::printf("\ntotal: file %.0f bytes, zstd -19 %.0f, BitMagic file %.0f; %d of %d columns above 1.25x zstd -19; "
+                    "memory not below BitMagic's on %d\n",
+                    t.file, t.zstd, t.bm_file, t.over_zstd, t.columns, t.over_bm_memory);
         return 0;
     }
     std::vector<column_result> results;

@@ -117,7 +117,10 @@ std::uint32_t zigzag(std::uint32_t v) { return (v << 1) ^ (0u - (v >> 31)); }
 /// Residuals of `values` under the transform describe_block reports, as the header comment
 /// of src/codec/value_transform.hpp defines them (frame of reference: minus the minimum;
 /// delta: differences minus the smallest difference, the first value as its own base).
-words residuals_of(std::span<const std::uint32_t> values, bool is_signed, transform t) {
+// `delta_min` is the minimum difference the block's header holds: the smallest difference, or 0
+// (the zero-preserving candidate of run-heavy sparse blocks); the other transforms have one
+// choice of parameters each.
+words residuals_of(std::span<const std::uint32_t> values, bool is_signed, transform t, std::uint32_t delta_min) {
     words r(values.begin(), values.end());
     switch (t) {
         case transform::none: break;
@@ -140,9 +143,11 @@ words residuals_of(std::span<const std::uint32_t> values, bool is_signed, transf
             std::int64_t dmin = std::numeric_limits<std::int64_t>::max();
             for (std::size_t i = 1; i < values.size(); ++i)
                 dmin = std::min<std::int64_t>(dmin, static_cast<std::int32_t>(values[i] - values[i - 1]));
+            if (delta_min != 0 && delta_min != static_cast<std::uint32_t>(dmin)) {
+                ADD_FAILURE() << "delta minimum " << delta_min << " is neither 0 nor the smallest difference " << dmin;
+            }
             r[0] = 0;
-            for (std::size_t i = 1; i < values.size(); ++i)
-                r[i] = values[i] - values[i - 1] - static_cast<std::uint32_t>(dmin);
+            for (std::size_t i = 1; i < values.size(); ++i) r[i] = values[i] - values[i - 1] - delta_min;
             break;
         }
     }
@@ -174,7 +179,11 @@ bool counted(payload_kind k) {
     if (info.values != n) return ::testing::AssertionFailure() << "describe says " << info.values << " values";
 
     // The planes the residuals need, from the values themselves.
-    const words residuals = residuals_of(values, is_signed, info.value_transform);
+    // The delta minimum: bytes 5..8 of a delta block's header (docs/format.md).
+    std::uint32_t delta_min = 0;
+    if (info.value_transform == transform::delta && block.size() >= 9)
+        for (int k = 3; k >= 0; --k) delta_min = (delta_min << 8) | static_cast<std::uint32_t>(block[5 + k]);
+    const words residuals = residuals_of(values, is_signed, info.value_transform, delta_min);
     words stored;
     for (auto r : residuals)
         if (info.value_layout == layout::dense || r != 0) stored.push_back(r);
@@ -611,6 +620,40 @@ TEST(Codec, RunsCompress) {
         const bytes block = encode(values, false);
         EXPECT_LT(block.size(), 2048u) << "piecewise-constant data should cost far less than raw planes";
         EXPECT_TRUE(same_values(values, decode(block, 2048)));
+    }
+}
+
+// Runs of equal values that step up and down (categories: ucd_script, bed_chrom of the corpus).
+// Delta with minimum 0 leaves zero residuals inside the runs, so the sparse layout holds only
+// the C change points. Its size is at most: flags, delta first and minimum, stored count
+// (1 + 8 + 2); the mask as gaps (descriptor and count 4, one byte a change: runs are at most
+// 40 long, so no gap escapes); live and ones masks (8); the steps' planes: steps lie in
+// [-80, 80], so planes 8..31 equal plane 7 (the sign) and cost a descriptor each (2, base
+// plane 7, no payload), planes 0..7 a descriptor and C raw bits each (2 + ceil(C / 8)). The
+// reference tree finds that plan or a smaller one, and it is kept (it is well under 14/16 of
+// the dense plans). Measured on 16 such blocks (bench_corpus --sizes on a column of them):
+// 283 bytes a block, against 362 before these candidates existed (dense planes of runs and
+// gaps), above this bound (~290 for C ~ 100).
+TEST(Codec, RunsOfEqualValuesWithNegativeStepsStayBelowTheSparseDeltaBound) {
+    BITPLANE_SEED_TRACE();
+    for (int rep = 0; rep < 16; ++rep) {
+        std::mt19937_64 rng(case_seed("category runs", rep));
+        words values(2048);
+        for (std::size_t i = 0; i < values.size();) {
+            const std::size_t len = 1 + rng() % 40;
+            const auto v = static_cast<std::uint32_t>(static_cast<std::int32_t>(rng() % 81) - 40);
+            for (std::size_t e = std::min(values.size(), i + len); i < e; ++i) values[i] = v;
+        }
+        std::size_t changes = 0;
+        for (std::size_t i = 1; i < values.size(); ++i) changes += values[i] != values[i - 1] ? 1 : 0;
+        const std::size_t bound = 11 + 4 + changes + 8 + 8 * (2 + (changes + 7) / 8) + 24 * 2;
+        for (const bool is_signed : {false, true}) {
+            SCOPED_TRACE(std::to_string(rep) + (is_signed ? " signed" : " unsigned"));
+            const bytes block = encode(values, is_signed);
+            EXPECT_LE(block.size(), bound) << changes << " changes";
+            EXPECT_TRUE(same_values(values, decode(block, 2048)));
+            ASSERT_NO_THROW(bitplane::codec::validate_block(block, 2048));
+        }
     }
 }
 

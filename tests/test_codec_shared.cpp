@@ -25,6 +25,7 @@ namespace {
 
 using namespace bitplane_test;
 namespace d = bitplane::detail;
+using transform = bitplane::codec::transform;
 
 TEST(CodecShared, BitHelpersMatchTheStandardCalls) {
     std::mt19937_64 rng(case_seed("bit helpers"));
@@ -133,9 +134,13 @@ struct scripted_planner {
     std::size_t next(d::block_plan& p, const char* what) {
         calls.push_back(what);
         p.bytes = sizes.at(planned++);
+        p.stored = stored;
+        p.all_raw = all_raw;
         return p.bytes;
     }
     std::size_t planned = 0;
+    std::uint32_t stored = 1;  // what every plan reports
+    bool all_raw = false;
 };
 
 TEST(CodecShared, PlanSmallestKeepsTheFirstSmallest) {
@@ -144,7 +149,7 @@ TEST(CodecShared, PlanSmallestKeepsTheFirstSmallest) {
         scripted_planner p;
         p.sizes = {100, 100};  // a tie: the first (dense, candidate 0) stays
         std::size_t best = 0;
-        const d::block_plan* kept = d::plan_smallest(p, candidates, 2, 2048, {}, best);
+        const d::block_plan* kept = d::plan_smallest(p, candidates, 2, nullptr, 0, 2048, {}, best);
         EXPECT_EQ(best, 100u);
         EXPECT_EQ(kept, &p.plans[1]);  // the first trial plan, swapped in as best
         EXPECT_EQ(p.calls, (std::vector<std::string>{"apply", "dense", "apply", "dense"}));
@@ -154,7 +159,7 @@ TEST(CodecShared, PlanSmallestKeepsTheFirstSmallest) {
         p.zeros = 1024;  // half the values: sparse is tried after each dense plan
         p.sizes = {300, 200, 250, 199};
         std::size_t best = 0;
-        const d::block_plan* kept = d::plan_smallest(p, candidates, 2, 2048, {}, best);
+        const d::block_plan* kept = d::plan_smallest(p, candidates, 2, nullptr, 0, 2048, {}, best);
         EXPECT_EQ(best, 199u);
         EXPECT_EQ(kept->bytes, 199u);
         EXPECT_EQ(p.calls, (std::vector<std::string>{"apply", "dense", "sparse", "apply", "dense", "sparse"}));
@@ -164,9 +169,93 @@ TEST(CodecShared, PlanSmallestKeepsTheFirstSmallest) {
         p.zeros = 1023;  // below half: no sparse plan
         p.sizes = {300};
         std::size_t best = 0;
-        (void)d::plan_smallest(p, candidates, 1, 2048, {}, best);
+        (void)d::plan_smallest(p, candidates, 1, nullptr, 0, 2048, {}, best);
         EXPECT_EQ(p.calls, (std::vector<std::string>{"apply", "dense"}));
     }
+}
+
+// The zero-preserving candidates are planned last, sparse only, only where the best plan so far
+// stores planes that are not all raw and their zeros make the sparse layout worth trying; one
+// replaces the best only at 14/16 of its bytes or less.
+TEST(CodecShared, PlanSmallestTriesZeroPreservingCandidatesLastAndKeepsThemOnlyWhenClearlySmaller) {
+    static_assert(d::thresholds::zero_preserving_max_sixteenths == 14, "the sizes below assume 14/16");
+    d::transform_choice candidates[4];
+    d::transform_choice zero_preserving[2] = {{transform::delta, 0, 5, 0, 0}, {transform::zigzag, 0, 0, 0, 0}};
+    {
+        scripted_planner p;
+        p.zeros = 1792;
+        p.sizes = {1600, 1700, 1401, 1400};  // 1400 <= 1600 * 14 / 16, 1401 is not
+        std::size_t best = 0;
+        const d::block_plan* kept = d::plan_smallest(p, candidates, 1, zero_preserving, 2, 2048, {}, best);
+        EXPECT_EQ(best, 1400u);
+        EXPECT_EQ(kept->bytes, 1400u);
+        EXPECT_EQ(p.calls, (std::vector<std::string>{"apply", "dense", "sparse", "apply", "sparse", "apply", "sparse"}));
+    }
+    {
+        scripted_planner p;
+        p.zeros = 1792;
+        p.sizes = {1600, 1700, 1401};  // not clearly smaller: the dense plan stays
+        std::size_t best = 0;
+        (void)d::plan_smallest(p, candidates, 1, zero_preserving, 1, 2048, {}, best);
+        EXPECT_EQ(best, 1600u);
+    }
+    {
+        scripted_planner p;
+        p.zeros = 1792;
+        p.all_raw = true;  // uniform data: nothing more is tried
+        p.sizes = {1600, 1700};
+        std::size_t best = 0;
+        (void)d::plan_smallest(p, candidates, 1, zero_preserving, 2, 2048, {}, best);
+        EXPECT_EQ(p.calls, (std::vector<std::string>{"apply", "dense", "sparse"}));
+    }
+    {
+        scripted_planner p;
+        p.zeros = 1792;
+        p.stored = 0;  // a constant block
+        p.sizes = {9, 20};
+        std::size_t best = 0;
+        (void)d::plan_smallest(p, candidates, 1, zero_preserving, 2, 2048, {}, best);
+        EXPECT_EQ(p.calls, (std::vector<std::string>{"apply", "dense", "sparse"}));
+    }
+    {
+        scripted_planner p;
+        p.zeros = 1791;  // below 14/16 zeros: no zero-preserving plan, only the ranked one's sparse plan
+        p.sizes = {1600, 1700};
+        std::size_t best = 0;
+        (void)d::plan_smallest(p, candidates, 1, zero_preserving, 2, 2048, {}, best);
+        EXPECT_EQ(p.calls, (std::vector<std::string>{"apply", "dense", "sparse", "apply", "apply"}));
+    }
+}
+
+TEST(CodecShared, ZeroPreservingCandidates) {
+    d::value_stats st;
+    st.umin = 0;
+    st.smin = -7;
+    st.smax = 9;
+    st.dmin = -16;
+    st.dmax = 16;
+    d::transform_choice out[3];
+    d::transform_choice tried[1] = {{transform::frame_of_reference, static_cast<std::uint32_t>(-7), 0, 0, 5}};
+    // signed with negatives: delta with minimum 0, then zigzag
+    ASSERT_EQ(d::zero_preserving_candidates(st, 42, 2048, true, tried, 1, {}, out), 2u);
+    EXPECT_EQ(out[0].kind, transform::delta);
+    EXPECT_EQ(out[0].delta_first, 42u);
+    EXPECT_EQ(out[0].delta_min, 0u);
+    EXPECT_EQ(out[1].kind, transform::zigzag);
+    // unsigned with zeros: delta, then none; none left out when it was tried already
+    ASSERT_EQ(d::zero_preserving_candidates(st, 42, 2048, false, tried, 1, {}, out), 2u);
+    EXPECT_EQ(out[1].kind, transform::none);
+    const d::transform_choice none_tried[1] = {{transform::none, 0, 0, 0, 6}};
+    EXPECT_EQ(d::zero_preserving_candidates(st, 42, 2048, false, none_tried, 1, {}, out), 1u);
+    // differences that are never 0, one value, or the options off: nothing
+    d::value_stats rising = st;
+    rising.dmin = 1;
+    rising.umin = 3;
+    EXPECT_EQ(d::zero_preserving_candidates(rising, 42, 2048, false, tried, 1, {}, out), 0u);
+    EXPECT_EQ(d::zero_preserving_candidates(rising, 42, 1, false, tried, 1, {}, out), 0u);
+    bitplane::codec::encode_options dense_only;
+    dense_only.sparse = false;
+    EXPECT_EQ(d::zero_preserving_candidates(st, 42, 2048, true, tried, 1, dense_only, out), 0u);
 }
 
 }  // namespace

@@ -102,6 +102,7 @@ enum class shape_kind {
     masked,                // uniform 16-bit with bits 2, 3, 10, 11, 12, 14 clear: live planes with gaps
     spaced,                // zeros, with a non-zero every 250..260 values (gap codes near their escape)
     mixed,                 // segments of random length, each of another shape
+    category_runs,         // runs (1..40) of small categories in [-40, 40]: steps up and down
 };
 
 struct shape {
@@ -129,6 +130,7 @@ struct shape {
             case shape_kind::masked: return "masked";
             case shape_kind::spaced: return "spaced";
             case shape_kind::mixed: return "mixed";
+            case shape_kind::category_runs: return "category_runs";
         }
         return "?";
     }
@@ -147,7 +149,7 @@ inline std::vector<shape> basic_shapes() {
                             shape_kind::minus_one_sentinels, shape_kind::full_range, shape_kind::all_ones,
                             shape_kind::alternating_bits, shape_kind::alternating_zero_one,
                             shape_kind::alternating_min_max, shape_kind::near_int_min, shape_kind::near_int_max,
-                            shape_kind::masked, shape_kind::spaced})
+                            shape_kind::masked, shape_kind::spaced, shape_kind::category_runs})
         out.push_back(of(kind));
     return out;
 }
@@ -169,7 +171,7 @@ inline std::vector<shape> representative_shapes() {
             of(shape_kind::timestamps),         of(shape_kind::small_negative),
             of(shape_kind::minus_one_sentinels), of(shape_kind::all_ones),
             of(shape_kind::alternating_bits),   of(shape_kind::near_int_max),
-            of(shape_kind::mixed)};
+            of(shape_kind::category_runs),      of(shape_kind::mixed)};
 }
 
 namespace detail {
@@ -260,6 +262,15 @@ inline void fill(const shape& s, std::span<std::uint32_t> out, std::mt19937_64& 
         case shape_kind::spaced: {
             for (auto& v : out) v = 0;
             for (std::size_t i = below(260); i < n; i += 250 + below(11)) out[i] = nonzero20(rng);
+            break;
+        }
+        case shape_kind::category_runs: {
+            std::size_t i = 0;
+            while (i < n) {
+                const std::size_t len = 1 + below(40);
+                const auto value = static_cast<std::uint32_t>(static_cast<std::int32_t>(below(81)) - 40);
+                for (std::size_t e = std::min(n, i + len); i < e; ++i) out[i] = value;
+            }
             break;
         }
         case shape_kind::mixed: {

@@ -52,6 +52,8 @@ struct encode_shared {
     std::uint64_t broadcast;
     bitplane::detail::transform_choice candidates[4];
     std::uint32_t tries;
+    bitplane::detail::transform_choice zero_preserving[3];
+    std::uint32_t zero_count;
 };
 static_assert(sizeof(std::uint32_t) * 4096 >= codec::max_block_bytes, "the written block fits in values + residuals");
 
@@ -320,12 +322,14 @@ encode_blocks(const std::uint32_t* __restrict__ values, std::uint64_t n, bool is
     if (threadIdx.x == 0) {
         const std::uint32_t ranked = d::rank_from_stats(stats, s.values[0], count, is_signed, s.candidates);
         s.tries = d::transforms_to_try(s.candidates, ranked, options);
+        s.zero_count = d::zero_preserving_candidates(stats, s.values[0], count, is_signed, s.candidates, s.tries,
+                                                     options, s.zero_preserving);
     }
     __syncthreads();
 
     cta_planner planner(s, count, options);
     std::size_t planned = 0;
-    const d::block_plan* best = d::plan_smallest(planner, s.candidates, s.tries, count, options, planned);
+    const d::block_plan* best = d::plan_smallest(planner, s.candidates, s.tries, s.zero_preserving, s.zero_count, count, options, planned);
 
     // Thread 0 writes all but an interleaved payload (uniform data: most of the bytes), which
     // the CTA writes together, a word per thread at a time.

@@ -148,13 +148,18 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, 
                          std::to_string(max_block_bytes));
     const auto count = static_cast<std::uint32_t>(values.size());
     transform_choice candidates[4];
-    const auto ranked = static_cast<std::uint32_t>(rank_transforms(values, is_signed, candidates));
+    value_stats st;
+    active_kernels().stats(values.data(), values.size(), &st);
+    const std::uint32_t ranked = rank_from_stats(st, values[0], count, is_signed, candidates);
     const std::uint32_t tries = transforms_to_try(candidates, ranked, options);
+    transform_choice zero_preserving[3];
+    const std::uint32_t zero_count =
+        zero_preserving_candidates(st, values[0], count, is_signed, candidates, tries, options, zero_preserving);
 
     encoder_state* state = thread_encoder_state();
     cpu_planner planner(state->plans, state->scratch, values, options);
     std::size_t best_bytes = 0;
-    const block_plan* best = plan_smallest(planner, candidates, tries, count, options, best_bytes);
+    const block_plan* best = plan_smallest(planner, candidates, tries, zero_preserving, zero_count, count, options, best_bytes);
     const std::size_t written = write_plan(*best, best->planes, out.data());
     if (written != best_bytes)
         throw std::logic_error("bitplane encoder: planned " + std::to_string(best_bytes) + " bytes, wrote " +

@@ -202,7 +202,13 @@ BITPLANE_HOST_DEVICE inline std::uint32_t choose_mask(block_plan& plan, std::uin
 
 /// Plans every candidate worth trying and returns the smallest plan (the first among equals),
 /// its size in `best_bytes`. `candidates[0 .. tries)` come from rank_from_stats and
-/// transforms_to_try. The planner measures and plans; it provides:
+/// transforms_to_try, `zero_preserving[0 .. zero_count)` from zero_preserving_candidates:
+/// these are planned after the others, sparse only, only where the best so far stores planes and
+/// not all raw (constant and uniform blocks pay nothing for them) and nearly all their residuals are zero
+/// (thresholds::zero_preserving_min_zero_sixteenths),
+/// and kept only where they are clearly smaller (thresholds::zero_preserving_max_sixteenths):
+/// a sparse delta block is slower to operate on than a dense one. The planner measures and
+/// plans; it provides:
 ///   block_plan* storage(int i)                  two plans (i = 0, 1) to plan into
 ///   std::uint32_t apply(const transform_choice&)   residuals of the values; returns their zeros
 ///   std::size_t dense(block_plan&, const transform_choice&)    plans the dense layout
@@ -212,7 +218,8 @@ BITPLANE_HOST_DEVICE inline std::uint32_t choose_mask(block_plan& plan, std::uin
 BITPLANE_EXEC_CHECK_DISABLE
 template <class Planner>
 BITPLANE_HOST_DEVICE inline block_plan* plan_smallest(Planner& planner, const transform_choice* candidates,
-                                                      std::uint32_t tries, std::uint32_t count,
+                                                      std::uint32_t tries, const transform_choice* zero_preserving,
+                                                      std::uint32_t zero_count, std::uint32_t count,
                                                       const codec::encode_options& options, std::size_t& best_bytes) {
     block_plan* best = planner.storage(0);
     block_plan* trial = planner.storage(1);
@@ -227,6 +234,16 @@ BITPLANE_HOST_DEVICE inline block_plan* plan_smallest(Planner& planner, const tr
         const std::uint32_t zeros = planner.apply(candidates[c]);
         consider(planner.dense(*trial, candidates[c]));
         if (sparse_worth_trying(zeros, count, options)) consider(planner.sparse(*trial, candidates[c]));
+    }
+    if (best->stored == 0 || best->all_raw) return best;  // constant or uniform: nothing to gain
+    for (std::uint32_t c = 0; c < zero_count; ++c) {
+        const std::uint32_t zeros = planner.apply(zero_preserving[c]);
+        if (zeros * 16 < count * thresholds::zero_preserving_min_zero_sixteenths) continue;
+        const std::size_t bytes = planner.sparse(*trial, zero_preserving[c]);
+        if (bytes * 16 <= best_bytes * thresholds::zero_preserving_max_sixteenths) {
+            swap_values(best, trial);
+            best_bytes = bytes;
+        }
     }
     return best;
 }

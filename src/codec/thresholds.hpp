@@ -26,6 +26,18 @@ inline constexpr unsigned delta_penalty_planes = 1;
 // The sparse layout (non-zero mask + planes of the non-zero values) is tried when at least
 // this fraction of a block's values are zero (numerator / 16).
 inline constexpr unsigned sparse_min_zero_sixteenths = 8;
+// A sparse plan of a zero-preserving candidate (delta with minimum 0, zigzag, none: see
+// zero_preserving_candidates) replaces the best plan only when it takes at most this share of
+// its bytes (numerator / 16): sparse delta blocks are decoded before any operation, where
+// dense plain blocks are operated on in planes. Corpus totals (bench_corpus --sizes, at 8/16
+// zeros below): 16/16 13,827,317 bytes, 14/16 13,828,405, 12/16 13,831,244, none 13,843,613.
+inline constexpr unsigned zero_preserving_max_sixteenths = 14;
+// ... and is planned only when at least this share of its residuals are zero (numerator / 16):
+// planning a sparse block costs about as much as the dense one. Corpus (bench_corpus --sizes):
+// 8/16 saved 15.2 KB in all but planned a sparse block for most bam_mapq blocks (72% equal
+// neighbours; its encode measured 2.5x slower, 16.4 -> 41.5 ms, for 1% of its bytes); 15/16
+// saved 3.0 KB (ucd_category lost its gain); 14/16 saves 5.6 KB and leaves bam_mapq alone.
+inline constexpr unsigned zero_preserving_min_zero_sixteenths = 14;
 
 // ---- vector storage -----------------------------------------------------------------------
 // The arena is compacted when superseded block versions take more than this share of it

@@ -100,6 +100,38 @@ BITPLANE_HOST_DEVICE inline std::uint32_t transforms_to_try(transform_choice (&c
     return kept > 1 && candidates[1].estimate <= candidates[0].estimate + thresholds::transform_runner_up_planes ? 2 : 1;
 }
 
+/// The candidates whose residuals are zero wherever a block repeats itself, for the sparse
+/// layout only, tried after the ranked ones (plan_smallest) where these were not all raw:
+/// delta with minimum 0 (a run of equal values leaves zero differences, where the ranked
+/// delta's minimum - the smallest difference - leaves -min, so a run-heavy block is never
+/// sparse: its mask is then the change points and its stored values the steps); zigzag for
+/// signed blocks with negatives (zero stays zero, small steps either way stay small, where
+/// frame of reference moves the zeros to -min); none where zeros occur (umin = 0) and no
+/// negative wraps to 32 planes. The planes estimate ranks nothing here (it cannot see zeros):
+/// each is planned only when its zeros make the sparse layout worth trying. A candidate that
+/// equals one of the `tried` is left out. Returns how many were written to `out`.
+BITPLANE_HOST_DEVICE inline std::uint32_t zero_preserving_candidates(const value_stats& st, std::uint32_t first,
+                                                                     std::uint32_t count, bool is_signed,
+                                                                     const transform_choice* tried,
+                                                                     std::uint32_t tries,
+                                                                     const codec::encode_options& options,
+                                                                     transform_choice (&out)[3]) noexcept {
+    if (!options.sparse) return 0;
+    std::uint32_t n = 0;
+    auto offer = [&](const transform_choice& c) {
+        for (std::uint32_t t = 0; t < tries; ++t)
+            if (tried[t].kind == c.kind && tried[t].for_base == c.for_base && tried[t].delta_first == c.delta_first &&
+                tried[t].delta_min == c.delta_min)
+                return;
+        out[n++] = c;
+    };
+    if (count >= 2 && options.delta && st.dmin <= 0 && st.dmax >= 0) offer({codec::transform::delta, 0, first, 0, 0});
+    const bool negative = is_signed && st.smin < 0;
+    if (negative && options.zigzag && st.smax >= 0) offer({codec::transform::zigzag, 0, 0, 0, 0});
+    if (!negative && st.umin == 0) offer({codec::transform::none, 0, 0, 0, 0});
+    return n;
+}
+
 /// The transforms worth trying for `values`, best estimate first; returns how many were
 /// written to `out` (at least 1: `none` is always a candidate).
 std::size_t rank_transforms(std::span<const std::uint32_t> values, bool is_signed, transform_choice (&out)[4]);
