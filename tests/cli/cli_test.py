@@ -667,6 +667,35 @@ class CliTest(unittest.TestCase):
         self.expect_failure(EXIT_BAD_INPUT, ["dot", pa, pb], "size")
         self.assert_no_leftovers("x.bp")
 
+    # ---- lost output (issue #14 finding 6) ---------------------------------------------------
+    def run_to_full(self, *args):
+        """Runs with standard output on /dev/full (every write fails with ENOSPC)."""
+        with open("/dev/full", "wb") as full:
+            r = subprocess.run([BITPLANE, *args], stdout=full, stderr=subprocess.PIPE, timeout=110)
+        r.err = r.stderr.decode(errors="replace")
+        return r
+
+    @unittest.skipUnless(os.path.exists("/dev/full"), "needs /dev/full")
+    def test_failing_stdout_is_an_io_error(self):
+        bp = self.pack_values("a", list(range(5000)))
+        dna = self.pack_fasta("lambda_head.fa")
+        raw = self.write("r.u32", u32_bytes([1, 2, 3]))
+        commands = [["sum", bp], ["count", bp, "--lt", "100"], ["find", bp, "--lt", "4000"],
+                    ["find", bp, "--lt", "10", "--json"], ["stats", bp], ["stats", dna, "--json"], ["gc", dna],
+                    ["find", dna, "AC"], ["pack", raw, "-o", self.path("p.bp")], ["unpack", bp, "-o", "-"],
+                    ["unpack", dna, "-o", "-"], ["dot", bp, bp]]
+        for args in commands:
+            r = self.run_to_full(*args)
+            self.assertEqual(r.returncode, EXIT_IO, "%s: %s" % (args, r.err))
+            self.assertIn("No space left on device", r.err, args)
+        r = self.run_to_full("sum", bp)
+        self.assertIn("bitplane: standard output: write failed", r.err)
+        # The summary was lost, the packed file is whole all the same (it was committed first).
+        self.assertEqual(self.run_cli("sum", self.path("p.bp"), expect=EXIT_OK).out, "6\n")
+        # A command that failed already keeps its own code.
+        self.assertEqual(self.run_to_full("sum", self.path("missing.bp")).returncode, EXIT_IO)
+        self.assertEqual(self.run_to_full("sum", raw).returncode, EXIT_BAD_INPUT)
+
     # ---- atomic outputs ------------------------------------------------------------------
     def interrupt_mid_write(self, sig, existing=None):
         raw = self.write("a.u32", u32_bytes(mixed_values(100000, 9)))
