@@ -4,6 +4,8 @@
 // because its first bytes cannot be peeked at without consuming them.
 #include "input_file.hpp"
 
+#include "signals.hpp"
+
 #include <bitplane/error.hpp>
 
 #include <zlib.h>
@@ -66,6 +68,8 @@ input_file::input_file(const std::string& path) : path_(path) {
 }
 
 void input_file::unmap() noexcept {
+    unregister_mapping(mapping_slot_);
+    mapping_slot_ = -1;
     if (mapped_ != nullptr) ::munmap(mapped_, mapped_bytes_);
     mapped_ = nullptr;
     mapped_bytes_ = 0;
@@ -73,7 +77,16 @@ void input_file::unmap() noexcept {
 
 std::span<const std::byte> input_file::map_next(std::size_t max) {
     unmap();
-    if (plain_position_ >= disk_size_) return {};
+    if (plain_position_ >= disk_size_) {
+        // A file that shrank within its last page reads as zeros there instead of faulting:
+        // its size at the end tells.
+        struct stat st {};
+        if (::fstat(fd_, &st) != 0) throw io_error("cannot stat: " + system_message(errno));
+        if (static_cast<std::uint64_t>(st.st_size) != disk_size_)
+            throw io_error("the file changed size while it was read (" + std::to_string(disk_size_) + " bytes, then " +
+                           std::to_string(st.st_size) + ")");
+        return {};
+    }
     const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     max = std::max(page, max / page * page);  // keeps plain_position_ page-aligned
     const std::size_t bytes = static_cast<std::size_t>(std::min<std::uint64_t>(max, disk_size_ - plain_position_));
@@ -84,6 +97,7 @@ std::span<const std::byte> input_file::map_next(std::size_t max) {
     ::madvise(p, bytes, MADV_SEQUENTIAL);
     mapped_ = p;
     mapped_bytes_ = bytes;
+    mapping_slot_ = register_mapping(p, bytes, path_.c_str());
     plain_position_ += bytes;
     return {static_cast<const std::byte*>(p), bytes};
 }

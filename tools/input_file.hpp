@@ -29,6 +29,8 @@ public:
     /// in place of read(), valid until the next call or destruction; empty at the end.
     /// Reading through the mapping saves the copy into a buffer; the window is unmapped as
     /// soon as the next one is asked for, so at most `max` bytes of the file are mapped.
+    /// A file that shrinks while mapped ends the program as an I/O error (signals.hpp:
+    /// SIGBUS); io_error at the end when the file's size is no longer what it was at open.
     std::span<const std::byte> map_next(std::size_t max);
 
     /// Size of the file on disk when known (a regular file), else 0: for progress.
@@ -48,6 +50,7 @@ private:
     bool regular_ = false;
     void* mapped_ = nullptr;
     std::size_t mapped_bytes_ = 0;
+    int mapping_slot_ = -1;  // in the SIGBUS handler's list
     void unmap() noexcept;
 };
 

@@ -35,7 +35,10 @@ mode_t default_mode() {
 void stall(const std::string& temporary) {
     std::fprintf(stderr, "bitplane: test hook: stalled writing %s\n", temporary.c_str());
     std::fflush(stderr);
+    const char* hold = std::getenv("BITPLANE_TEST_STALL_WRITE");
+    const bool held = hold != nullptr && hold[0] == '/';
     for (int i = 0; i < 600; ++i) {
+        if (held && ::access(hold, F_OK) != 0) return;
         timespec tenth{0, 100'000'000};
         ::nanosleep(&tenth, nullptr);
     }

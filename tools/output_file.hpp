@@ -13,7 +13,8 @@
 //
 // Test hook: with BITPLANE_TEST_STALL_WRITE set, the first write() writes its bytes, prints
 // "bitplane: test hook: stalled writing <temporary path>" on stderr and sleeps for up to a
-// minute, so that tests can interrupt a write half done.
+// minute, so that tests can interrupt a write half done. When its value is an absolute path,
+// the sleep ends early once no file exists there (the test removes it to let the write go on).
 #pragma once
 
 #include <bitplane/stream_writer.hpp>

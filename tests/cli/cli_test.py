@@ -737,6 +737,67 @@ class CliTest(unittest.TestCase):
         self.assertEqual(self.read(self.path("o.bp")), b"previous")
         self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
 
+    # ---- signals and limits (issue #14 finding 7) ---------------------------------------------
+    def stalled_pack(self, raw, out, preexec_fn=None):
+        """Starts pack with its first output write stalled until the returned hold file is
+        removed; returns (process, hold path) once the temporary output holds bytes."""
+        hold = self.write("hold", b"")
+        env = dict(os.environ, BITPLANE_TEST_STALL_WRITE=hold)
+        p = subprocess.Popen([BITPLANE, "pack", raw, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env, preexec_fn=preexec_fn)
+        line = p.stderr.readline().decode()
+        self.assertIn("test hook: stalled writing " + out + ".partial-", line)
+        return p, hold
+
+    def test_inherited_ignored_hangup_is_kept(self):
+        values = mixed_values(100000, 9)
+        raw = self.write("a.u32", u32_bytes(values))
+        out = self.path("a.bp")
+        p, hold = self.stalled_pack(raw, out, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        p.send_signal(signal.SIGHUP)  # as nohup's child gets it: ignored, the work goes on
+        time.sleep(0.3)
+        self.assertIsNone(p.poll())
+        os.unlink(hold)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, EXIT_OK, err)
+        self.assertEqual(self.run_cli("sum", out, expect=EXIT_OK).out, "%d\n" % sum(values))
+        # Not ignored: a hang-up still ends the program and removes its temporary file.
+        self.write("hold", b"")
+        p, hold = self.stalled_pack(raw, self.path("b.bp"))
+        p.send_signal(signal.SIGHUP)
+        p.communicate(timeout=30)
+        self.assertEqual(p.returncode, -signal.SIGHUP)
+        self.assert_no_leftovers("b.bp")
+
+    def test_file_size_limit_is_an_io_error(self):
+        import resource
+        raw = self.write("r.u32", os.urandom(4 << 20))  # incompressible: 4 MiB of output
+        out = self.write("o.bp", b"previous")
+        limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 10, 256 << 10))  # ulimit -f 256
+        for args in (["pack", raw, "-o", out], ["pack", "-", "-o", out]):
+            r = subprocess.run([BITPLANE, *args], input=self.read(raw) if "-" in args else None, capture_output=True,
+                               preexec_fn=limit, timeout=110)
+            err = r.stderr.decode()
+            self.assertEqual(r.returncode, EXIT_IO, err)  # not killed by SIGXFSZ (exit 153)
+            self.assertIn(out + ":", err)
+            self.assertIn("File too large", err)
+            self.assertEqual(self.read(out), b"previous")
+            self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
+
+    def test_input_shrinking_while_packed_is_an_io_error(self):
+        raw = self.write("r.u32", os.urandom(24 << 20))  # three 8 MiB windows of the mapping
+        out = self.write("o.bp", b"previous")
+        p, hold = self.stalled_pack(raw, out)
+        os.truncate(raw, 4096)  # log rotation
+        os.unlink(hold)
+        _, err = p.communicate(timeout=60)
+        err = err.decode()
+        self.assertEqual(p.returncode, EXIT_IO, err)  # not SIGBUS
+        self.assertIn(raw + ":", err)
+        self.assertRegex(err, "shrank while it was read|changed size while it was read")
+        self.assertEqual(self.read(out), b"previous")
+        self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
+
     def test_sync_option_writes_the_same_file(self):
         raw = self.write("a.u32", u32_bytes(mixed_values(5000, 1)))
         self.run_cli("pack", raw, "-o", self.path("a.bp"), expect=EXIT_OK)
