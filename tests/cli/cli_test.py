@@ -798,6 +798,67 @@ class CliTest(unittest.TestCase):
         self.assertEqual(self.read(out), b"previous")
         self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
 
+    # ---- what -o may replace (issue #14 finding 3) --------------------------------------------
+    def test_output_to_devices_and_fifos_is_written_in_place(self):
+        import stat
+        import threading
+        values = mixed_values(20000, 3)
+        bp = self.pack_values("a", values)
+        raw = u32_bytes(values)
+        for args in (["unpack", bp, "-o", "/dev/null"], ["pack", self.path("a.u32"), "-o", "/dev/null"]):
+            self.run_cli(*args, expect=EXIT_OK)
+            self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))  # still the device
+        self.assertEqual([f for f in os.listdir("/dev") if ".partial-" in f], [])
+        # /dev/stdout on a pipe (capture_output): the bytes arrive there.
+        self.assertEqual(self.run_cli("-q", "unpack", bp, "-o", "/dev/stdout", expect=EXIT_OK).stdout, raw)
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+        reader.start()
+        self.run_cli("-q", "unpack", bp, "-o", fifo, expect=EXIT_OK)
+        reader.join(timeout=60)
+        self.assertEqual(got, [raw])
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
+
+    def test_output_replaces_only_regular_files(self):
+        import socket
+        raw = self.write("a.u32", u32_bytes(mixed_values(20000, 4)))
+        expected = self.read(self.pack_values("ref", mixed_values(20000, 4)))
+        # A symbolic link: its target is replaced, the link stays, the target keeps mode 0600.
+        target = self.write("target.bp", b"old")
+        os.chmod(target, 0o600)
+        link = self.path("link.bp")
+        os.symlink(target, link)
+        self.run_cli("pack", raw, "-o", link, expect=EXIT_OK)
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(self.read(target), expected)
+        self.assertEqual(os.stat(target).st_mode & 0o7777, 0o600)
+        # A plain file keeps its mode too.
+        plain = self.write("plain.bp", b"old")
+        os.chmod(plain, 0o640)
+        self.run_cli("pack", raw, "-o", plain, expect=EXIT_OK)
+        self.assertEqual(os.stat(plain).st_mode & 0o7777, 0o640)
+        self.assertEqual(self.read(plain), expected)
+        # Refused, and nothing is touched: a link to nothing, a directory, a socket.
+        dangling = self.path("dangling.bp")
+        os.symlink(self.path("nowhere.bp"), dangling)
+        self.expect_failure(EXIT_IO, ["pack", raw, "-o", dangling], dangling + ": is a symbolic link to nothing")
+        self.assertFalse(os.path.exists(self.path("nowhere.bp")))
+        sub = self.path("sub")
+        os.mkdir(sub)
+        self.expect_failure(EXIT_IO, ["pack", raw, "-o", sub], sub + ": is a directory")
+        sock_path = self.path("s.sock")
+        sock = socket.socket(socket.AF_UNIX)
+        try:
+            sock.bind(sock_path)
+            self.expect_failure(EXIT_IO, ["pack", raw, "-o", sock_path], sock_path + ":", "refusing to replace it")
+            self.assertFalse(os.path.isfile(sock_path))
+        finally:
+            sock.close()
+        self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
+
     def test_sync_option_writes_the_same_file(self):
         raw = self.write("a.u32", u32_bytes(mixed_values(5000, 1)))
         self.run_cli("pack", raw, "-o", self.path("a.bp"), expect=EXIT_OK)
