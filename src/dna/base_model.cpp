@@ -339,6 +339,9 @@ void write_modeled(const sequence& s, std::vector<std::byte>& out) {
     enc.flush();
 }
 
+// docs/format.md section 6 (modeled payload): the most plain bases a coded byte may announce.
+constexpr std::uint64_t max_plain_bases_per_coded_byte = 8192;
+
 bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload, std::uint64_t base, std::uint64_t letters) {
     bitplane::detail::byte_reader in(payload, base);
     const auto rest_bytes = in.read<std::uint64_t>("rest-part size");
@@ -358,6 +361,15 @@ bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload,
     in.take(total, "rest-part blocks");
     const auto plain = in.read<std::uint64_t>("plain base count");
     if (plain > letters) throw format_error("packed DNA: more plain bases than letters", in.offset() - 8);
+    // Expansion bound, before the model's loop: every plain base costs three binary decisions
+    // (case, two base bits) at a probability of at most 4095/4096 each, so at least 0.00105
+    // bits; a coded byte holds at most 7570 plain bases. A forged count past 8192 a byte (plus
+    // the coder's 4-byte flush and some slack) is refused instead of decoded from zeros.
+    const std::uint64_t coded_bytes = payload.size() - in.position();
+    if (plain / max_plain_bases_per_coded_byte > coded_bytes + 8)
+        throw format_error("packed DNA: " + std::to_string(plain) + " plain bases cannot be coded in " +
+                               std::to_string(coded_bytes) + " bytes",
+                           in.offset() - 8);
     decoder dec(payload.subspan(in.position()));
     model m(plain);
     case_model cases;

@@ -696,6 +696,42 @@ class CliTest(unittest.TestCase):
         self.assertEqual(self.run_to_full("sum", self.path("missing.bp")).returncode, EXIT_IO)
         self.assertEqual(self.run_to_full("sum", raw).returncode, EXIT_BAD_INPUT)
 
+    # ---- bombs (issue #14 finding 5) -----------------------------------------------------------
+    def test_readers_check_the_header_first(self):
+        # A 1 GiB file that is not a .bp file (sparse: nothing to write) and /dev/zero, which
+        # never ends, fail on their first bytes.
+        big = self.path("big.bp")
+        with open(big, "wb") as f:
+            f.truncate(1 << 30)
+        for args in (["stats", big], ["sum", big], ["unpack", big, "-o", self.path("o")], ["find", big, "ACGT"],
+                     ["stats", "/dev/zero"], ["gc", "/dev/zero"], ["count", "/dev/zero", "--eq", "1"]):
+            self.expect_failure(EXIT_BAD_INPUT, args, args[1] + ":", "not a bitplane file")
+        # A header announcing 2^60 bytes in a short file, from a file and from a pipe.
+        data = bytearray(self.read(self.pack_values("a", [1, 2, 3])))
+        data[48:56] = struct.pack("<Q", 1 << 60)
+        forged = self.write("forged.bp", bytes(data))
+        self.expect_failure(EXIT_BAD_INPUT, ["sum", forged], forged + ":")
+        self.expect_failure(EXIT_BAD_INPUT, ["sum", "-"], "-:", stdin=bytes(data))
+        self.assert_no_leftovers("o")
+
+    def test_dna_find_limit_and_windows(self):
+        rng = random.Random(5)
+        letters = "".join(rng.choice("ACGT") for _ in range(2_300_000))  # past two 2^20 windows
+        letters = letters[:(1 << 20) - 2] + "GATTACA" + letters[(1 << 20) + 5:]  # a match across the first edge
+        fasta = ">big\n" + "\n".join(letters[i:i + 80] for i in range(0, len(letters), 80)) + "\n>small\nGATTACA\n"
+        source = self.write("big.fa", fasta.encode())
+        bp = self.path("big.bp")
+        self.run_cli("pack", "--dna", source, "-o", bp, expect=EXIT_OK)
+        expected = [("big", p) for p in find_positions(letters, "GATTACA")] + [("small", 0)]
+        self.assertIn(("big", (1 << 20) - 2), expected)
+        j = self.json_of("find", bp, "GATTACA")
+        self.assertEqual(j["count"], len(expected))
+        self.assertEqual([(m["name"], m["position"]) for m in j["matches"]], expected)
+        j = self.json_of("find", bp, "GATTACA", "--limit", "1")
+        self.assertEqual((j["count"], len(j["matches"]), j["truncated"]), (len(expected), 1, True))
+        r = self.run_cli("find", bp, "GATTACA", "--limit", "2", expect=EXIT_OK)
+        self.assertEqual(r.out, "".join("%s\t%d\n" % m for m in expected[:2]))
+
     # ---- atomic outputs ------------------------------------------------------------------
     def interrupt_mid_write(self, sig, existing=None):
         raw = self.write("a.u32", u32_bytes(mixed_values(100000, 9)))
