@@ -10,6 +10,7 @@
 #include <bitplane/error.hpp>
 
 #include <cstring>
+#include <random>
 #include <filesystem>
 
 #include <unistd.h>
@@ -338,6 +339,35 @@ TEST(DnaFasta, UnpackBoundsModeledBasesByCodedBytes) {
         ADD_FAILURE() << "2^20 plain bases from 8 coded bytes accepted";
     } catch (const bitplane::format_error& e) {
         EXPECT_NE(std::string(e.what()).find("plain bases cannot be coded"), std::string::npos) << e.what();
+    }
+}
+
+// Issue #14, finding 4: the modeled coder's mixer summed its unclamped weights in plain int,
+// which overflowed (undefined behaviour) on a 1 Mb "ACAC..." repeat and on forged coded bytes.
+// The sums wrap as defined arithmetic now, bit for bit as before (format v1 was coded so):
+// run under UBSan (the asan preset), these must pass without a report.
+TEST(DnaFasta, ModeledMixerArithmeticIsDefined) {
+    std::string acac;
+    for (std::size_t i = 0; i < 500'000; ++i) acac += "AC";
+    const std::string text = ">acac\n" + acac + "\n";
+    std::vector<std::byte> bytes;
+    bitplane::dna::pack(fasta::parse(text), bytes, bitplane::dna::pack_mode::modeled);
+    EXPECT_LT(bytes.size(), 4096u);  // the repeat is cheap (2226 bytes in format v1)
+    ASSERT_EQ(bitplane::dna::unpack(bytes).to_text(), text);
+    // Forged coded bytes (checksum recomputed): some letters or a format error, never UB.
+    std::uint64_t meta = 0, rest = 0;
+    std::memcpy(&meta, bytes.data() + 32, 8);
+    std::memcpy(&rest, bytes.data() + 64 + meta, 8);
+    const std::size_t coded_at = 64 + meta + 8 + rest + 8;
+    std::mt19937_64 rng(14);
+    for (int round = 0; round < 4; ++round) {
+        std::vector<std::byte> forged = bytes;
+        for (std::size_t i = coded_at; i < forged.size(); ++i) forged[i] = static_cast<std::byte>(rng());
+        reseal(forged);
+        try {
+            EXPECT_EQ(bitplane::dna::unpack(forged).letters().size(), acac.size());
+        } catch (const bitplane::format_error&) {
+        }
     }
 }
 

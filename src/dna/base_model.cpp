@@ -29,6 +29,20 @@ using bitplane::detail::store_le;
 
 // ---- the model -------------------------------------------------------------------------------
 
+// The mixer's weights are never clamped, and on long exact repeats they grow until the dot
+// product passes 32 bits (a 1 Mb "ACAC..." repeat does). Format version 1 was coded with
+// 32-bit two's-complement sums that wrap there; the model is part of the format (docs/format.md
+// section 6), so the wrap is kept, as defined arithmetic instead of signed overflow (undefined
+// behaviour, which UBSan reported). Results are bit for bit what the compiled code gave before.
+[[nodiscard]] constexpr int wrapping_add(int a, int b) noexcept {
+    return static_cast<int>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+}
+[[nodiscard]] constexpr int wrapping_mul(int a, int b) noexcept {
+    return static_cast<int>(static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(b));
+}
+static_assert(wrapping_add(0x7FFFFFFF, 1) == -0x7FFFFFFF - 1 && wrapping_mul(0x10000, 0x10000) == 0 &&
+              wrapping_mul(-3, 5) == -15);
+
 // Logistic helpers over 12-bit probabilities, as in lpaq: stretch(p) = ln(p / (1 - p)), squash
 // its inverse, both scaled by 256.
 struct logistic {
@@ -115,10 +129,10 @@ public:
         const int* w = &weights_[weight_set(node) * inputs];
         for (unsigned m = 0; m < model_count; ++m) {
             st_[m] = l.stretch(current_[m]->node[node] >> 4);
-            dot += w[m] * st_[m];
+            dot = wrapping_add(dot, wrapping_mul(w[m], st_[m]));
         }
         st_[model_count] = 256;
-        dot += w[model_count] * 256;
+        dot = wrapping_add(dot, wrapping_mul(w[model_count], 256));
         p_ = squasher()(dot >> 16);
         return p_;
     }
@@ -127,7 +141,7 @@ public:
         // Mixer: gradient step on coding cost (a small rate: DNA is noisy).
         const int err = ((bit << 12) - p_) * 2;
         int* w = &weights_[weight_set(node_) * inputs];
-        for (unsigned m = 0; m < inputs; ++m) w[m] += (st_[m] * err) >> 12;
+        for (unsigned m = 0; m < inputs; ++m) w[m] = wrapping_add(w[m], (st_[m] * err) >> 12);  // |st * err| < 2^25
         for (unsigned m = 0; m < model_count; ++m) learn(current_[m]->node[node_], bit, limit_[m]);
     }
 
