@@ -732,6 +732,39 @@ class CliTest(unittest.TestCase):
         r = self.run_cli("find", bp, "GATTACA", "--limit", "2", expect=EXIT_OK)
         self.assertEqual(r.out, "".join("%s\t%d\n" % m for m in expected[:2]))
 
+    # ---- classification (issue #14 finding 8) ----------------------------------------------
+    def test_input_classification(self):
+        # Raw values whose first bytes are 1f 8b 00 00 (35615): not gzip (the method byte says so).
+        values = [35615] + mixed_values(5000, 8)
+        raw = self.write("r.u32", u32_bytes(values))
+        for args, stdin in ((["pack", raw], None), (["pack", "-"], u32_bytes(values)),
+                            (["pack", "--input-type", "plain", "-"], u32_bytes(values))):
+            self.run_cli(*args, "-o", self.path("r.bp"), stdin=stdin, expect=EXIT_OK)
+            self.assertEqual(self.run_cli("sum", self.path("r.bp"), expect=EXIT_OK).out, "%d\n" % sum(values))
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--input-type", "gzip", raw, "-o", self.path("g.bp")], raw + ":",
+                            "gzip data is corrupt")
+        self.run_cli("pack", "--input-type", "zip", raw, "-o", self.path("g.bp"), expect=EXIT_USAGE)
+        # Gzip members back to back are one input; rows appended after a member are an error.
+        two = self.write("two.csv.gz", gzip.compress(b"v\n1\n2\n") + gzip.compress(b"3\n4\n"))
+        self.run_cli("pack", "--csv", "v", two, "-o", self.path("two.bp"), expect=EXIT_OK)
+        self.assertEqual(self.run_cli("sum", self.path("two.bp"), expect=EXIT_OK).out, "10\n")
+        appended = gzip.compress(b"v\n1\n2\n") + b"3\n4\n"
+        path = self.write("appended.csv.gz", appended)
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--csv", "v", path, "-o", self.path("a.bp")], path + ":",
+                            "data after the end of the gzip data")
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--csv", "v", "-", "-o", self.path("a.bp")], "data after the end",
+                            stdin=appended)
+        self.assert_no_leftovers("a.bp")
+        # A UTF-8 byte order mark does not eat the first value; a name given twice is an error.
+        bom = self.write("bom.csv", b"\xef\xbb\xbf35\n36\n")
+        self.run_cli("pack", "--csv", "1", bom, "-o", self.path("bom.bp"), expect=EXIT_OK)
+        self.assertEqual(self.run_cli("sum", self.path("bom.bp"), expect=EXIT_OK).out, "71\n")
+        twice = self.write("twice.csv", b"v,w,v\n1,2,3\n")
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--csv", "v", twice, "-o", self.path("t.bp")], twice + ":",
+                            '"v" (columns 1, 3)')
+        self.run_cli("pack", "--csv", "3", twice, "-o", self.path("t.bp"), expect=EXIT_OK)
+        self.assertEqual(self.run_cli("sum", self.path("t.bp"), expect=EXIT_OK).out, "3\n")
+
     # ---- atomic outputs ------------------------------------------------------------------
     def interrupt_mid_write(self, sig, existing=None):
         raw = self.write("a.u32", u32_bytes(mixed_values(100000, 9)))
