@@ -10,6 +10,7 @@
 #include <bitplane/error.hpp>
 
 #include <cstring>
+#include <random>
 #include <filesystem>
 
 #include <unistd.h>
@@ -275,6 +276,99 @@ TEST(DnaFasta, UnpackBoundsRunsOfEmptyLines) {
     put_varint(meta, 1000);
     const fasta g = bitplane::dna::unpack(forged_packed_dna(meta, 1));
     EXPECT_EQ(g.to_text(), ">x\n" + std::string(1000, '\n'));
+}
+
+// Issue #14, finding 5: deflated metadata of millions of empty records (a third of a byte
+// each) cost gigabytes to read. Records are bounded by the stored metadata (8 a byte beyond
+// 2^20); the packer stores metadata raw where deflate would pass that bound, so whatever it
+// writes still reads back.
+TEST(DnaFasta, UnpackBoundsRecordsByStoredMetadata) {
+    constexpr std::uint64_t records = 3'000'000;
+    const std::string meta(3 * records, '\0');  // per record: no header, 0 letters, no line runs
+    const std::string deflated = bitplane::dna::detail::deflate_bytes(meta, 9);
+    ASSERT_LT(deflated.size() * 8 + (std::uint64_t{1} << 20), records);
+    std::vector<std::uint8_t> stored(deflated.begin(), deflated.end());
+    auto bytes = forged_packed_dna(stored, records);
+    bytes[11] = std::byte{2 | 8};  // final line end, metadata deflated
+    const auto put64 = [&](std::size_t at, std::uint64_t x) { std::memcpy(bytes.data() + at, &x, 8); };
+    put64(40, meta.size());
+    reseal(bytes);
+    try {
+        (void)bitplane::dna::unpack(bytes);
+        ADD_FAILURE() << records << " records in " << deflated.size() << " stored bytes accepted";
+    } catch (const bitplane::format_error& e) {
+        EXPECT_NE(std::string(e.what()).find("records announced"), std::string::npos) << e.what();
+        EXPECT_EQ(e.offset(), 24u);
+    }
+    std::string text;
+    for (std::uint64_t i = 0; i < (std::uint64_t{1} << 20) + 50'000; ++i) text += ">\n";
+    text += ">r\nACGT\n";
+    const fasta f = fasta::parse(text);
+    std::vector<std::byte> packed;
+    bitplane::dna::pack(f, packed);
+    EXPECT_EQ(static_cast<std::uint8_t>(packed[11]) & 8, 0) << "deflated past the bound";
+    EXPECT_EQ(bitplane::dna::unpack(packed).to_text(), text);
+}
+
+// Issue #14, finding 5: a forged modeled file announcing a million plain bases over a few
+// coded bytes made the decoder model a million bases from zeros. The count is bounded by the
+// coded bytes (8192 a byte, docs/format.md); the most compressible real input, a 1 Mb run of
+// one base, stays well inside it.
+TEST(DnaFasta, UnpackBoundsModeledBasesByCodedBytes) {
+    const std::string text = ">a\n" + std::string(std::size_t{1} << 20, 'A') + "\n";
+    std::vector<std::byte> bytes;
+    bitplane::dna::pack(fasta::parse(text), bytes, bitplane::dna::pack_mode::modeled);
+    ASSERT_EQ(bitplane::dna::unpack(bytes).to_text(), text);
+    std::uint64_t meta = 0, payload = 0, rest = 0, plain = 0;
+    std::memcpy(&meta, bytes.data() + 32, 8);
+    std::memcpy(&payload, bytes.data() + 48, 8);
+    const std::size_t payload_at = 64 + meta;
+    std::memcpy(&rest, bytes.data() + payload_at, 8);
+    const std::size_t coded_at = payload_at + 8 + rest + 8;
+    std::memcpy(&plain, bytes.data() + coded_at - 8, 8);
+    ASSERT_EQ(plain, std::uint64_t{1} << 20);
+    const std::size_t coded = bytes.size() - coded_at;
+    EXPECT_LT(plain / 8192, coded + 8) << "the bound is too tight for a legitimate file";
+    // Keep 8 coded bytes: 2^20 bases cannot be coded in them.
+    bytes.resize(coded_at + 8);
+    payload = bytes.size() - payload_at;
+    std::memcpy(bytes.data() + 48, &payload, 8);
+    reseal(bytes);
+    try {
+        (void)bitplane::dna::unpack(bytes);
+        ADD_FAILURE() << "2^20 plain bases from 8 coded bytes accepted";
+    } catch (const bitplane::format_error& e) {
+        EXPECT_NE(std::string(e.what()).find("plain bases cannot be coded"), std::string::npos) << e.what();
+    }
+}
+
+// Issue #14, finding 4: the modeled coder's mixer summed its unclamped weights in plain int,
+// which overflowed (undefined behaviour) on a 1 Mb "ACAC..." repeat and on forged coded bytes.
+// The sums wrap as defined arithmetic now, bit for bit as before (format v1 was coded so):
+// run under UBSan (the asan preset), these must pass without a report.
+TEST(DnaFasta, ModeledMixerArithmeticIsDefined) {
+    std::string acac;
+    for (std::size_t i = 0; i < 500'000; ++i) acac += "AC";
+    const std::string text = ">acac\n" + acac + "\n";
+    std::vector<std::byte> bytes;
+    bitplane::dna::pack(fasta::parse(text), bytes, bitplane::dna::pack_mode::modeled);
+    EXPECT_LT(bytes.size(), 4096u);  // the repeat is cheap (2226 bytes in format v1)
+    ASSERT_EQ(bitplane::dna::unpack(bytes).to_text(), text);
+    // Forged coded bytes (checksum recomputed): some letters or a format error, never UB.
+    std::uint64_t meta = 0, rest = 0;
+    std::memcpy(&meta, bytes.data() + 32, 8);
+    std::memcpy(&rest, bytes.data() + 64 + meta, 8);
+    const std::size_t coded_at = 64 + meta + 8 + rest + 8;
+    std::mt19937_64 rng(14);
+    for (int round = 0; round < 4; ++round) {
+        std::vector<std::byte> forged = bytes;
+        for (std::size_t i = coded_at; i < forged.size(); ++i) forged[i] = static_cast<std::byte>(rng());
+        reseal(forged);
+        try {
+            EXPECT_EQ(bitplane::dna::unpack(forged).letters().size(), acac.size());
+        } catch (const bitplane::format_error&) {
+        }
+    }
 }
 
 }  // namespace

@@ -135,7 +135,12 @@ void print_dna_find(const packed_dna& file, const std::string& pattern, std::uin
         std::size_t record;
         std::uint64_t position;
     };
+    // Matches are counted as they are found, and only the first `limit` kept: find --limit 1
+    // on a file with billions of matches holds one (records are searched in windows of 2^20
+    // letters, overlapping by the pattern's length, so no window's list grows past 8 MiB).
+    constexpr std::uint64_t window = std::uint64_t{1} << 20;
     std::vector<hit> hits;
+    std::uint64_t count = 0;
     const double seconds = about_file(file.path, [&] {
         return timed([&] {
             for (std::size_t i = 0; i < f.size(); ++i) {
@@ -145,12 +150,19 @@ void print_dna_find(const packed_dna& file, const std::string& pattern, std::uin
                     (void)dna::find(dna::sequence(), pattern);
                     continue;
                 }
-                for (const std::uint64_t p : dna::find(f.letters(), pattern, r.first, r.size))
-                    hits.push_back({i, p - r.first});
+                const std::uint64_t overlap = pattern.size() > 0 ? pattern.size() - 1 : 0;
+                for (std::uint64_t at = 0; at < r.size; at += window) {
+                    const std::uint64_t span = std::min<std::uint64_t>(r.size - at, window + overlap);
+                    for (const std::uint64_t p : dna::find(f.letters(), pattern, r.first + at, span)) {
+                        if (p - r.first >= at + window) continue;  // the next window's
+                        ++count;
+                        if (hits.size() < limit) hits.push_back({i, p - r.first});
+                    }
+                }
             }
         });
     });
-    const std::uint64_t shown = std::min<std::uint64_t>(limit, hits.size());
+    const std::uint64_t shown = hits.size();
     if (json) {
         nlohmann::json list = nlohmann::json::array();
         for (std::uint64_t k = 0; k < shown; ++k)
@@ -158,15 +170,23 @@ void print_dna_find(const packed_dna& file, const std::string& pattern, std::uin
                             {"position", hits[k].position}});
         print_json({{"file", file.path},
                     {"pattern", pattern},
-                    {"count", hits.size()},
+                    {"count", count},
                     {"matches", list},
-                    {"truncated", shown < hits.size()},
+                    {"truncated", shown < count},
                     {"seconds", seconds}});
         return;
     }
-    for (std::uint64_t k = 0; k < shown; ++k)
-        std::printf("%s\t%llu\n", display_name(f, hits[k].record).c_str(),
-                    static_cast<unsigned long long>(hits[k].position));
+    std::string text;
+    for (std::uint64_t k = 0; k < shown; ++k) {
+        text += display_name(f, hits[k].record);
+        text += '\t';
+        text += std::to_string(hits[k].position);
+        text += '\n';
+        if (text.size() >= (1 << 16) || k + 1 == shown) {
+            write_stdout(text);
+            text.clear();
+        }
+    }
 }
 
 namespace {

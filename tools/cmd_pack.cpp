@@ -5,6 +5,7 @@
 #include "report.hpp"
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,7 @@ struct pack_options {
     bool dna = false;
     bool modeled = false;
     bool json = false;
+    input_kind kind = input_kind::detect;
 };
 
 char delimiter_of(const std::string& text) {
@@ -93,7 +95,8 @@ command_runner add_pack(CLI::App& root, const global_options& global) {
         "  --csv COLUMN      one column of a CSV file, by header name or 1-based index\n"
         "  --dna             FASTA sequences (plain or gzip), byte-exact; --modeled: smaller, slower\n"
         "                    (FASTQ is not packed yet)\n"
-        "Input may be gzip-compressed (detected from its first bytes); INPUT - reads stdin.\n"
+        "Input may be gzip-compressed (detected from its first bytes, or say --input-type gzip|plain);\n"
+        "INPUT - reads stdin.\n"
         "The output is written to OUT.partial-XXXXXX and renamed to OUT when complete.");
     c->add_option("INPUT", o->input, "Input file, or - for standard input")->required();
     c->add_option("-o,--output", o->output, "The .bp file to write")->required();
@@ -109,9 +112,15 @@ command_runner add_pack(CLI::App& root, const global_options& global) {
                 "With --dna: code the bases with a context-mixing model (about 1.6-1.95 bits/base, MB/s)")
         ->needs(dna);
     c->add_flag("--json", o->json, "Print the summary as JSON");
+    static const std::map<std::string, input_kind> kinds = {
+        {"auto", input_kind::detect}, {"gzip", input_kind::gzip}, {"plain", input_kind::plain}};
+    c->add_option("--input-type", o->kind,
+                  "Whether INPUT is gzip-compressed: auto (default: from its first bytes), gzip or plain")
+        ->transform(CLI::CheckedTransformer(kinds, CLI::ignore_case))
+        ->option_text("auto|gzip|plain");
 
     return [o, csv, &global] {
-        pack_target target{o->input, o->output, o->is_signed, !global.quiet};
+        pack_target target{o->input, o->output, o->is_signed, !global.quiet, o->kind};
         pack_result result;
         if (o->dna) {
             result = pack_dna(target, o->modeled ? dna::pack_mode::modeled : dna::pack_mode::planes);

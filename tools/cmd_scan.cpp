@@ -128,14 +128,14 @@ command_runner add_find(CLI::App& root, const global_options&) {
         std::uint64_t shown = 0;
         for (auto it = found.begin(); it != found.end() && shown < o->limit; ++it, ++shown) {
             if (buffer.size() - used < 24) {
-                std::fwrite(buffer.data(), 1, used, stdout);
+                write_stdout(std::string_view(buffer.data(), used));
                 used = 0;
             }
             char* end = std::to_chars(buffer.data() + used, buffer.data() + buffer.size(), *it).ptr;
             *end++ = '\n';
             used = static_cast<std::size_t>(end - buffer.data());
         }
-        std::fwrite(buffer.data(), 1, used, stdout);
+        write_stdout(std::string_view(buffer.data(), used));
     };
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <utility>
 
 namespace bitplane::cli {
 
@@ -107,8 +108,9 @@ void csv_column_reader::end_field() {
                 cell_seen_ = true;
             }
         } else {
-            if (!cell_seen_ && cell == options_.column) {
-                column_ = field_;
+            if (cell == options_.column) {
+                if (!cell_seen_) column_ = field_;
+                else duplicates_.push_back(field_);
                 cell_seen_ = true;
             }
             if (first_fields_.size() < names_in_messages) first_fields_.emplace_back(cell);
@@ -128,6 +130,14 @@ void csv_column_reader::first_record(std::vector<std::uint32_t>& out) {
             for (const std::string& name : first_fields_) names += (names.empty() ? "" : ", ") + shown(name);
             if (field_ > first_fields_.size()) names += ", ...";
             fail(record_line_, "no column named " + shown(options_.column) + " in the header (" + names + ")");
+        }
+        if (!duplicates_.empty()) {
+            // Which one was meant cannot be told: taking the first silently packed the wrong column.
+            std::string columns = std::to_string(column_ + 1);
+            for (const std::size_t d : duplicates_) columns += ", " + std::to_string(d + 1);
+            fail(record_line_, "the header names " + std::to_string(duplicates_.size() + 1) + " columns " +
+                                   shown(options_.column) + " (columns " + columns +
+                                   "): choose one by its number (--csv N)");
         }
         column_known_ = true;
         header_name_ = options_.column;
@@ -195,6 +205,23 @@ std::uint32_t csv_column_reader::value_of(std::string_view cell, std::uint64_t l
 }
 
 void csv_column_reader::feed(std::string_view bytes, std::vector<std::uint32_t>& out) {
+    // A UTF-8 byte order mark at the start of the input is no part of the first cell (it made
+    // a first number read as a header name). It may arrive split across pieces.
+    constexpr std::string_view bom = "\xEF\xBB\xBF";
+    if (!bom_settled_) {
+        std::size_t used = 0;
+        while (used < bytes.size() && bom_seen_.size() < bom.size() && bytes[used] == bom[bom_seen_.size()])
+            bom_seen_ += bytes[used++];
+        bytes.remove_prefix(used);
+        if (bom_seen_.size() < bom.size() && bytes.empty()) return;  // a prefix of it so far
+        bom_settled_ = true;
+        if (bom_seen_.size() < bom.size()) parse(bom_seen_, out);  // not a mark after all: text
+        bom_seen_.clear();
+    }
+    parse(bytes, out);
+}
+
+void csv_column_reader::parse(std::string_view bytes, std::vector<std::uint32_t>& out) {
     const char delimiter = options_.delimiter;
     for (const char c : bytes) {
         if (c == '\n') ++line_;
@@ -268,6 +295,10 @@ void csv_column_reader::feed(std::string_view bytes, std::vector<std::uint32_t>&
 }
 
 void csv_column_reader::finish(std::vector<std::uint32_t>& out) {
+    if (!bom_settled_) {  // input shorter than a byte order mark, and a prefix of one
+        bom_settled_ = true;
+        parse(std::exchange(bom_seen_, std::string()), out);
+    }
     if (state_ == state::quoted) fail(record_line_, "a quoted field is not closed at the end of the input");
     // A last record without a line end; an input ending in a line end has nothing pending.
     if (state_ != state::field_start || field_ != 0) feed("\n", out);

@@ -9,7 +9,10 @@
 // anything else, an empty cell (unless null_as_zero) and a record too short to have the
 // column are parse_errors naming the line and column. The cell is limited to 4096 bytes.
 //
-// The column is chosen by name (the header must be there and hold it) or by 1-based index.
+// A UTF-8 byte order mark at the start of the input is skipped.
+//
+// The column is chosen by name (the header must be there and hold it exactly once: a name
+// that two columns share is a parse_error naming them) or by 1-based index.
 // With an index and header_mode::detect, the first record is a header when its cell in that
 // column is neither empty nor a valid number.
 //
@@ -70,6 +73,7 @@ public:
 private:
     enum class state : std::uint8_t { field_start, unquoted, quoted, quote_in_quoted };
 
+    void parse(std::string_view bytes, std::vector<std::uint32_t>& out);
     void end_field();
     void end_record(std::vector<std::uint32_t>& out);
     void first_record(std::vector<std::uint32_t>& out);
@@ -93,6 +97,9 @@ private:
     std::string cell_;                // the selected column's text in the current record
     bool cell_quoted_ = false;
     std::vector<std::string> first_fields_;  // the first record's fields (header candidates)
+    std::vector<std::size_t> duplicates_;     // later header columns named like the wanted one
+    std::string bom_seen_;                    // bytes of a UTF-8 byte order mark seen so far
+    bool bom_settled_ = false;                // past the start of the input
     bool first_done_ = false;
     std::uint64_t records_ = 0;
 };

@@ -10,7 +10,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -21,6 +23,19 @@ namespace {
 constexpr const char* footer =
     "Exit codes: 0 ok, 1 usage error, 2 bad input, 3 I/O error, 4 internal error.\n"
     "Run `bitplane demo` for a tour; `bitplane COMMAND --help` for each command.";
+
+// Output lost on the way (a full disk behind `> file`, a closed terminal) must not end in exit 0:
+// results go through stdio, whose buffer is written at the latest here, and whose error flag
+// remembers any earlier failed write. `code` is kept when the command failed already.
+int checked_stdout(int code) {
+    errno = 0;
+    const bool flushed = std::fflush(stdout) == 0;
+    const int error = errno;
+    if (flushed && !std::ferror(stdout)) return code;
+    std::fprintf(stderr, "bitplane: standard output: write failed: %s\n",
+                 error != 0 ? std::strerror(error) : "output error");
+    return code == bitplane::cli::exit_ok ? bitplane::cli::exit_io : code;
+}
 
 }  // namespace
 
@@ -75,12 +90,12 @@ int main(int argc, char** argv) {
         output_file::set_sync_outputs(global.sync);
         for (const registered& r : commands)
             if (r.app->parsed()) r.run();
-        return exit_ok;
+        return checked_stdout(exit_ok);
     } catch (const failure& e) {
         std::fprintf(stderr, "bitplane: %s\n", e.what());
-        return e.code();
+        return checked_stdout(e.code());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bitplane: %s\n", e.what());
-        return code_for(e);
+        return checked_stdout(code_for(e));
     }
 }

@@ -35,7 +35,10 @@ mode_t default_mode() {
 void stall(const std::string& temporary) {
     std::fprintf(stderr, "bitplane: test hook: stalled writing %s\n", temporary.c_str());
     std::fflush(stderr);
+    const char* hold = std::getenv("BITPLANE_TEST_STALL_WRITE");
+    const bool held = hold != nullptr && hold[0] == '/';
     for (int i = 0; i < 600; ++i) {
+        if (held && ::access(hold, F_OK) != 0) return;
         timespec tenth{0, 100'000'000};
         ::nanosleep(&tenth, nullptr);
     }
@@ -48,11 +51,40 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
         fd_ = STDOUT_FILENO;
         return;
     }
-    temporary_ = path_ + ".partial-XXXXXX";
+    // Only a regular file is ever replaced. stat follows symbolic links: a link to a
+    // regular file has its target replaced (the link stays), with the target's permissions.
+    std::string destination = path_;
+    mode_t mode = default_mode();
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) == 0) {
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {  // /dev/null, a terminal, a pipe: in place
+            fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+            if (fd_ < 0) throw io_error("cannot open for writing: " + system_message(errno));
+            owns_direct_ = true;
+            return;
+        }
+        if (S_ISDIR(st.st_mode)) throw io_error("is a directory, not a file");
+        if (!S_ISREG(st.st_mode))
+            throw io_error("is neither a regular file nor a character device or FIFO: refusing to replace it");
+        mode = st.st_mode & 07777;
+        struct stat link {};
+        if (::lstat(path_.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+            char* real = ::realpath(path_.c_str(), nullptr);
+            if (real == nullptr) throw io_error("cannot resolve the symbolic link: " + system_message(errno));
+            destination = real;
+            std::free(real);
+        }
+    } else {
+        struct stat link {};
+        if (::lstat(path_.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+            throw io_error("is a symbolic link to nothing (" + system_message(ENOENT) + "): refusing to replace it");
+    }
+    destination_ = destination;
+    temporary_ = destination + ".partial-XXXXXX";
     fd_ = ::mkostemp(temporary_.data(), O_CLOEXEC);
     if (fd_ < 0) throw io_error("cannot create a temporary file next to it: " + system_message(errno));
     slot_ = register_cleanup(temporary_.c_str());
-    ::fchmod(fd_, default_mode());
+    ::fchmod(fd_, mode);
     const char* hook = std::getenv("BITPLANE_TEST_STALL_WRITE");
     stall_ = hook != nullptr && *hook != '\0';
 }
@@ -60,7 +92,7 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
 output_file::~output_file() {
     if (fd_ < 0 || fd_ == STDOUT_FILENO) return;
     ::close(fd_);
-    if (!committed_) {
+    if (!committed_ && !owns_direct_) {
         ::unlink(temporary_.c_str());
         unregister_cleanup(slot_);
     }
@@ -147,10 +179,10 @@ void output_file::stall_once() {
 void output_file::set_sync_outputs(bool sync) noexcept { sync_outputs = sync; }
 
 void output_file::commit() {
-    if (fd_ == STDOUT_FILENO) return;
+    if (temporary_.empty()) return;  // standard output, a device or a FIFO: written in place
     // Data on disk before the name: a power cut right after the rename must not show an empty file.
     if (sync_outputs && ::fsync(fd_) != 0) throw io_error("flushing to disk failed: " + system_message(errno));
-    if (::rename(temporary_.c_str(), path_.c_str()) != 0)
+    if (::rename(temporary_.c_str(), destination_.c_str()) != 0)
         throw io_error("cannot rename the finished temporary file onto it: " + system_message(errno));
     committed_ = true;
     unregister_cleanup(slot_);

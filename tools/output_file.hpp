@@ -9,11 +9,17 @@
 // on disk before the rename (fsync), which costs as much as a third of a fast pack: it is
 // asked for with set_sync_outputs(true) (`bitplane --sync`), as gzip --synchronous does.
 //
-// "-" writes to standard output directly (no temporary file, nothing to commit).
+// "-" writes to standard output directly (no temporary file, nothing to commit). Only a
+// regular file is ever replaced: a character device or a FIFO (/dev/null, /dev/stdout on a
+// pipe or terminal, a named pipe) is opened and written in place, like "-"; a symbolic link
+// to a regular file has its target replaced (the link stays); a replaced file keeps its
+// permission bits (a 0600 file stays 0600); anything else (a directory, a block device, a
+// socket, a link to nothing) is refused with io_error before anything is written.
 //
 // Test hook: with BITPLANE_TEST_STALL_WRITE set, the first write() writes its bytes, prints
 // "bitplane: test hook: stalled writing <temporary path>" on stderr and sleeps for up to a
-// minute, so that tests can interrupt a write half done.
+// minute, so that tests can interrupt a write half done. When its value is an absolute path,
+// the sleep ends early once no file exists there (the test removes it to let the write go on).
 #pragma once
 
 #include <bitplane/stream_writer.hpp>
@@ -40,7 +46,7 @@ public:
     /// Appends bytes; io_error on failure (disk full, ...).
     void write(std::span<const std::byte> bytes);
     void write(std::string_view text) { write(std::as_bytes(std::span<const char>(text.data(), text.size()))); }
-    /// Whether write_at and read_at can be used (a file, not standard output).
+    /// Whether write_at and read_at can be used (a file, not standard output or a device).
     [[nodiscard]] bool placeable() const noexcept { return !temporary_.empty(); }
     /// pwrite/pread on the temporary file; io_error on failure.
     void write_at(std::uint64_t offset, std::span<const std::byte> bytes) override;
@@ -65,10 +71,12 @@ private:
     void stall_once();  // the test hook, on the first write
 
     std::string path_;
-    std::string temporary_;
+    std::string destination_;  // path_, or the regular file a symbolic link names
+    std::string temporary_;    // empty when written in place
     int fd_ = -1;
     int slot_ = -1;  // in the signal handlers' cleanup list
     bool committed_ = false;
+    bool owns_direct_ = false;  // a device or FIFO opened here, written in place
     bool stall_ = false;
     std::uint64_t written_ = 0;
 };

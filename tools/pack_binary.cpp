@@ -35,7 +35,7 @@ pack_result pack_binary(const pack_target& target) {
     // as they are encoded (column_writer's placed form) instead of being held until the end.
     std::optional<column_writer> writer;
     about_file(target.input, [&] {
-        input_file in(target.input);
+        input_file in(target.input, target.kind);
         if (in.mappable() && out->placeable()) {
             writer.emplace(target.is_signed, in.size_on_disk() / 4, *out);
         } else {

@@ -28,7 +28,7 @@ pack_result pack_csv(const pack_target& target, csv_options options) {
     result.type = target.is_signed ? "int32" : "uint32";
     column_writer writer(target.is_signed);
     about_file(target.input, [&] {
-        input_file in(target.input);
+        input_file in(target.input, target.kind);
         progress bar("pack " + target.input, in.size_on_disk(), target.progress);
         std::vector<char> text(chunk_bytes);
         std::vector<std::uint32_t> values;

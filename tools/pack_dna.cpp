@@ -50,7 +50,7 @@ pack_result pack_dna(const pack_target& target, dna::pack_mode mode) {
     result.type = "letters";
     std::vector<std::byte> packed;
     about_file(target.input, [&] {
-        input_file in(target.input);
+        input_file in(target.input, target.kind);
         const std::string text = read_text(in, target.progress);
         result.input_bytes = text.size();
         const std::size_t first = text.find_first_not_of(" \t\r\n");

@@ -6,6 +6,8 @@
 // and a row in docs/cli.md. FASTA (pack_dna.cpp) is read whole: the DNA library packs whole files.
 #pragma once
 
+#include "input_file.hpp"
+
 #include "csv_column.hpp"
 
 #include <bitplane/dna/fasta.hpp>
@@ -33,6 +35,7 @@ struct pack_target {
     std::string output;  ///< path of the .bp file
     bool is_signed = false;
     bool progress = true;  ///< draw a progress bar when stderr is a terminal
+    input_kind kind = input_kind::detect;  ///< gzip or not: by the first bytes, or as told (--input-type)
 };
 
 /// Little-endian 32-bit values, 4 bytes each (the input size must be a multiple of 4).

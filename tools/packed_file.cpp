@@ -8,6 +8,7 @@
 #include <bitplane/serialize.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -19,6 +20,36 @@ namespace {
 constexpr std::size_t kind_offset = 10;
 constexpr std::byte dna_kind{3};
 constexpr std::uint8_t modeled_flag = 0x4;
+constexpr std::size_t header_bytes = 64;  // every .bp file kind (docs/format.md sections 3, 5, 6)
+
+std::uint64_t le64(std::span<const std::byte> bytes, std::size_t at) noexcept {
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(bytes[at + i]) << (8 * i);
+    return v;
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
+    return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
+}
+
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) noexcept {
+    return b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b ? std::numeric_limits<std::uint64_t>::max() : a * b;
+}
+
+// The file size a header announces (saturating; docs/format.md), or the header alone for a
+// kind this program does not know (the loader rejects it by its kind byte).
+std::uint64_t announced_size(std::span<const std::byte> header) noexcept {
+    switch (static_cast<std::uint8_t>(header[kind_offset])) {
+        case 1: return saturating_add(le64(header, 40), le64(header, 48));  // payload offset + payload size
+        case 2: {
+            const std::uint64_t words = le64(header, 24) / 64 + 1;
+            return saturating_add(saturating_add(header_bytes, saturating_mul(16, words)),
+                                  saturating_add(saturating_mul(4, le64(header, 40)), le64(header, 48)));
+        }
+        case 3: return saturating_add(header_bytes, saturating_add(le64(header, 32), le64(header, 48)));
+        default: return header_bytes;
+    }
+}
 
 packed_file column_of(std::vector<std::byte> bytes, const std::string& path) {
     if (is_packed_dna(bytes))
@@ -57,15 +88,31 @@ bool is_packed_dna(std::span<const std::byte> bytes) noexcept {
 std::vector<std::byte> read_packed_bytes(const std::string& path) {
     input_file in(path);
     if (in.gzipped()) throw format_error("gzip data, not a bitplane file (gunzip it first)", 0);
-    // Whole file: load checks sizes against the bytes present before trusting any field.
-    std::vector<std::byte> bytes(std::max<std::uint64_t>(in.size_on_disk(), 1 << 16));
-    std::size_t have = 0;
-    for (;;) {
-        have += in.read(std::span<std::byte>(bytes).subspan(have));
-        if (have < bytes.size()) break;
-        bytes.resize(bytes.size() * 2);
+    // The header first: a file that is not a .bp file fails on its first bytes (a 1 GiB
+    // file of something else, /dev/zero), and no more than the size the header announces is
+    // ever asked for (one byte beyond, so that the loader sees a longer file for what it is).
+    std::vector<std::byte> bytes(header_bytes);
+    bytes.resize(in.read(bytes));
+    constexpr std::string_view magic = "BITPLANE";
+    const std::size_t seen = std::min(magic.size(), bytes.size());  // a shorter file: the loader says "truncated"
+    if (!std::equal(magic.begin(), magic.begin() + static_cast<std::ptrdiff_t>(seen), bytes.begin(),
+                    [](char c, std::byte b) { return static_cast<std::byte>(c) == b; }))
+        throw format_error("not a bitplane file (bad magic)", 0);
+    if (bytes.size() < header_bytes) return bytes;  // the loader reports the short header
+    const std::uint64_t announced = announced_size(bytes);
+    const std::uint64_t limit = announced == std::numeric_limits<std::uint64_t>::max() ? announced : announced + 1;
+    // Allocation follows the bytes that arrive (1 MiB, then doubling), capped by the announced
+    // size: a header announcing terabytes costs what the file holds, not what it claims.
+    std::uint64_t want = std::min<std::uint64_t>(limit, in.size_on_disk() > 0 ? in.size_on_disk() + 1 : std::uint64_t{1} << 20);
+    while (bytes.size() < limit) {
+        want = std::max<std::uint64_t>(want, bytes.size() + 1);
+        const std::size_t have = bytes.size();
+        bytes.resize(static_cast<std::size_t>(want));
+        const std::size_t got = in.read(std::span<std::byte>(bytes).subspan(have));
+        bytes.resize(have + got);
+        if (have + got < want) break;
+        want = std::min<std::uint64_t>(limit, 2 * want);
     }
-    bytes.resize(have);
     return bytes;
 }
 

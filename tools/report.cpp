@@ -1,6 +1,10 @@
 #include "report.hpp"
 
+#include <bitplane/error.hpp>
+
 #include <array>
+#include <cerrno>
+#include <cstring>
 
 namespace bitplane::cli {
 
@@ -15,6 +19,14 @@ std::string human_bytes(std::uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
     return text;
+}
+
+void write_stdout(std::string_view bytes) {
+    if (bytes.empty()) return;
+    errno = 0;
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) == bytes.size()) return;
+    const int error = errno;
+    throw io_error(std::string("standard output: write failed: ") + (error != 0 ? std::strerror(error) : "output error"));
 }
 
 void print_json(const nlohmann::json& value) { std::printf("%s\n", value.dump(2).c_str()); }

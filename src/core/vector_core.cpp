@@ -154,7 +154,10 @@ void vector_core::append_encoded_block(std::span<const std::byte> bytes) {
 void vector_core::append_encoded_blocks(std::size_t count, const block_writer& write) {
     check_appendable("append_encoded_blocks");
     if (count == 0) return;
-    blocks_.reserve(blocks_.size() + count);
+    // Geometric growth: an exact reserve on every call made appending one block at a time
+    // (resize, vector(n, x), block-sized appends) copy the whole table each time, O(n^2).
+    if (blocks_.capacity() - blocks_.size() < count)
+        blocks_.reserve(std::max(blocks_.size() + count, blocks_.capacity() + blocks_.capacity() / 2));
     // After the first window, room for the rest at the same bytes per block (plus 1/64), so
     // that a long append leaves little spare capacity instead of up to a growth step.
     const std::size_t start_bytes = arena_.size();

@@ -29,6 +29,20 @@ using bitplane::detail::store_le;
 
 // ---- the model -------------------------------------------------------------------------------
 
+// The mixer's weights are never clamped, and on long exact repeats they grow until the dot
+// product passes 32 bits (a 1 Mb "ACAC..." repeat does). Format version 1 was coded with
+// 32-bit two's-complement sums that wrap there; the model is part of the format (docs/format.md
+// section 6), so the wrap is kept, as defined arithmetic instead of signed overflow (undefined
+// behaviour, which UBSan reported). Results are bit for bit what the compiled code gave before.
+[[nodiscard]] constexpr int wrapping_add(int a, int b) noexcept {
+    return static_cast<int>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
+}
+[[nodiscard]] constexpr int wrapping_mul(int a, int b) noexcept {
+    return static_cast<int>(static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(b));
+}
+static_assert(wrapping_add(0x7FFFFFFF, 1) == -0x7FFFFFFF - 1 && wrapping_mul(0x10000, 0x10000) == 0 &&
+              wrapping_mul(-3, 5) == -15);
+
 // Logistic helpers over 12-bit probabilities, as in lpaq: stretch(p) = ln(p / (1 - p)), squash
 // its inverse, both scaled by 256.
 struct logistic {
@@ -115,10 +129,10 @@ public:
         const int* w = &weights_[weight_set(node) * inputs];
         for (unsigned m = 0; m < model_count; ++m) {
             st_[m] = l.stretch(current_[m]->node[node] >> 4);
-            dot += w[m] * st_[m];
+            dot = wrapping_add(dot, wrapping_mul(w[m], st_[m]));
         }
         st_[model_count] = 256;
-        dot += w[model_count] * 256;
+        dot = wrapping_add(dot, wrapping_mul(w[model_count], 256));
         p_ = squasher()(dot >> 16);
         return p_;
     }
@@ -127,7 +141,7 @@ public:
         // Mixer: gradient step on coding cost (a small rate: DNA is noisy).
         const int err = ((bit << 12) - p_) * 2;
         int* w = &weights_[weight_set(node_) * inputs];
-        for (unsigned m = 0; m < inputs; ++m) w[m] += (st_[m] * err) >> 12;
+        for (unsigned m = 0; m < inputs; ++m) w[m] = wrapping_add(w[m], (st_[m] * err) >> 12);  // |st * err| < 2^25
         for (unsigned m = 0; m < model_count; ++m) learn(current_[m]->node[node_], bit, limit_[m]);
     }
 
@@ -339,6 +353,9 @@ void write_modeled(const sequence& s, std::vector<std::byte>& out) {
     enc.flush();
 }
 
+// docs/format.md section 6 (modeled payload): the most plain bases a coded byte may announce.
+constexpr std::uint64_t max_plain_bases_per_coded_byte = 8192;
+
 bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload, std::uint64_t base, std::uint64_t letters) {
     bitplane::detail::byte_reader in(payload, base);
     const auto rest_bytes = in.read<std::uint64_t>("rest-part size");
@@ -358,6 +375,15 @@ bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload,
     in.take(total, "rest-part blocks");
     const auto plain = in.read<std::uint64_t>("plain base count");
     if (plain > letters) throw format_error("packed DNA: more plain bases than letters", in.offset() - 8);
+    // Expansion bound, before the model's loop: every plain base costs three binary decisions
+    // (case, two base bits) at a probability of at most 4095/4096 each, so at least 0.00105
+    // bits; a coded byte holds at most 7570 plain bases. A forged count past 8192 a byte (plus
+    // the coder's 4-byte flush and some slack) is refused instead of decoded from zeros.
+    const std::uint64_t coded_bytes = payload.size() - in.position();
+    if (plain / max_plain_bases_per_coded_byte > coded_bytes + 8)
+        throw format_error("packed DNA: " + std::to_string(plain) + " plain bases cannot be coded in " +
+                               std::to_string(coded_bytes) + " bytes",
+                           in.offset() - 8);
     decoder dec(payload.subspan(in.position()));
     model m(plain);
     case_model cases;

@@ -29,6 +29,16 @@ constexpr std::uint8_t flag_deflated = 0x08;
 constexpr std::uint8_t flags_known = 0x0F;
 // zlib cannot expand data by more than about 1032:1; a larger claim is a lie.
 constexpr std::uint64_t max_inflate_ratio = 1032;
+// Records a file may hold per byte of stored metadata, beyond a fixed allowance: each record
+// costs a reader about 50 bytes of memory, and deflate packs an empty record into a third of
+// a byte (10^8 of them in 285 KB would cost 5 GB). Metadata that deflates further is stored
+// as it is (3 bytes or more a record), so every file the packer writes meets the bound.
+constexpr std::uint64_t max_records_per_stored_byte = 8;
+constexpr std::uint64_t record_allowance = std::uint64_t{1} << 20;
+
+bool records_fit(std::uint64_t records, std::uint64_t stored_metadata) noexcept {
+    return records <= record_allowance || (records - record_allowance) / max_records_per_stored_byte < stored_metadata;
+}
 
 void put_varint(std::string& out, std::uint64_t v) {
     while (v >= 0x80) {
@@ -243,7 +253,7 @@ void pack(const fasta& f, std::vector<std::byte>& out, pack_mode mode) {
     out.resize(start + file::header_bytes);
     const std::string meta = write_metadata(f);
     const std::string deflated = meta.size() >= 64 ? detail::deflate_bytes(meta, 9) : std::string();
-    const bool use_deflated = !deflated.empty() && deflated.size() < meta.size();
+    const bool use_deflated = !deflated.empty() && deflated.size() < meta.size() && records_fit(f.size(), deflated.size());
     const std::string& stored = use_deflated ? deflated : meta;
     const auto* m = reinterpret_cast<const std::byte*>(stored.data());
     out.insert(out.end(), m, m + stored.size());
@@ -289,6 +299,12 @@ fasta unpack(std::span<const std::byte> bytes) {
         throw format_error("inflated metadata size " + std::to_string(meta_raw) + " impossible for " +
                                std::to_string(meta_bytes) + " stored bytes",
                            40);
+    if (!records_fit(record_count, meta_bytes))
+        throw format_error(std::to_string(record_count) + " records announced, more than " +
+                               std::to_string(max_records_per_stored_byte) + " per byte of the " +
+                               std::to_string(meta_bytes) + " stored metadata bytes (beyond the first " +
+                               std::to_string(record_allowance) + ")",
+                           24);
     // Each letter costs at least a bit of payload in any mode except runs of N, which cost a
     // few bytes per 2048 letters: bound the letter count by the payload before any allocation.
     if (letters / block_values > payload_bytes) throw format_error("more letters than the payload can hold", 16);

@@ -667,6 +667,104 @@ class CliTest(unittest.TestCase):
         self.expect_failure(EXIT_BAD_INPUT, ["dot", pa, pb], "size")
         self.assert_no_leftovers("x.bp")
 
+    # ---- lost output (issue #14 finding 6) ---------------------------------------------------
+    def run_to_full(self, *args):
+        """Runs with standard output on /dev/full (every write fails with ENOSPC)."""
+        with open("/dev/full", "wb") as full:
+            r = subprocess.run([BITPLANE, *args], stdout=full, stderr=subprocess.PIPE, timeout=110)
+        r.err = r.stderr.decode(errors="replace")
+        return r
+
+    @unittest.skipUnless(os.path.exists("/dev/full"), "needs /dev/full")
+    def test_failing_stdout_is_an_io_error(self):
+        bp = self.pack_values("a", list(range(5000)))
+        dna = self.pack_fasta("lambda_head.fa")
+        raw = self.write("r.u32", u32_bytes([1, 2, 3]))
+        commands = [["sum", bp], ["count", bp, "--lt", "100"], ["find", bp, "--lt", "4000"],
+                    ["find", bp, "--lt", "10", "--json"], ["stats", bp], ["stats", dna, "--json"], ["gc", dna],
+                    ["find", dna, "AC"], ["pack", raw, "-o", self.path("p.bp")], ["unpack", bp, "-o", "-"],
+                    ["unpack", dna, "-o", "-"], ["dot", bp, bp]]
+        for args in commands:
+            r = self.run_to_full(*args)
+            self.assertEqual(r.returncode, EXIT_IO, "%s: %s" % (args, r.err))
+            self.assertIn("No space left on device", r.err, args)
+        r = self.run_to_full("sum", bp)
+        self.assertIn("bitplane: standard output: write failed", r.err)
+        # The summary was lost, the packed file is whole all the same (it was committed first).
+        self.assertEqual(self.run_cli("sum", self.path("p.bp"), expect=EXIT_OK).out, "6\n")
+        # A command that failed already keeps its own code.
+        self.assertEqual(self.run_to_full("sum", self.path("missing.bp")).returncode, EXIT_IO)
+        self.assertEqual(self.run_to_full("sum", raw).returncode, EXIT_BAD_INPUT)
+
+    # ---- bombs (issue #14 finding 5) -----------------------------------------------------------
+    def test_readers_check_the_header_first(self):
+        # A 1 GiB file that is not a .bp file (sparse: nothing to write) and /dev/zero, which
+        # never ends, fail on their first bytes.
+        big = self.path("big.bp")
+        with open(big, "wb") as f:
+            f.truncate(1 << 30)
+        for args in (["stats", big], ["sum", big], ["unpack", big, "-o", self.path("o")], ["find", big, "ACGT"],
+                     ["stats", "/dev/zero"], ["gc", "/dev/zero"], ["count", "/dev/zero", "--eq", "1"]):
+            self.expect_failure(EXIT_BAD_INPUT, args, args[1] + ":", "not a bitplane file")
+        # A header announcing 2^60 bytes in a short file, from a file and from a pipe.
+        data = bytearray(self.read(self.pack_values("a", [1, 2, 3])))
+        data[48:56] = struct.pack("<Q", 1 << 60)
+        forged = self.write("forged.bp", bytes(data))
+        self.expect_failure(EXIT_BAD_INPUT, ["sum", forged], forged + ":")
+        self.expect_failure(EXIT_BAD_INPUT, ["sum", "-"], "-:", stdin=bytes(data))
+        self.assert_no_leftovers("o")
+
+    def test_dna_find_limit_and_windows(self):
+        rng = random.Random(5)
+        letters = "".join(rng.choice("ACGT") for _ in range(2_300_000))  # past two 2^20 windows
+        letters = letters[:(1 << 20) - 2] + "GATTACA" + letters[(1 << 20) + 5:]  # a match across the first edge
+        fasta = ">big\n" + "\n".join(letters[i:i + 80] for i in range(0, len(letters), 80)) + "\n>small\nGATTACA\n"
+        source = self.write("big.fa", fasta.encode())
+        bp = self.path("big.bp")
+        self.run_cli("pack", "--dna", source, "-o", bp, expect=EXIT_OK)
+        expected = [("big", p) for p in find_positions(letters, "GATTACA")] + [("small", 0)]
+        self.assertIn(("big", (1 << 20) - 2), expected)
+        j = self.json_of("find", bp, "GATTACA")
+        self.assertEqual(j["count"], len(expected))
+        self.assertEqual([(m["name"], m["position"]) for m in j["matches"]], expected)
+        j = self.json_of("find", bp, "GATTACA", "--limit", "1")
+        self.assertEqual((j["count"], len(j["matches"]), j["truncated"]), (len(expected), 1, True))
+        r = self.run_cli("find", bp, "GATTACA", "--limit", "2", expect=EXIT_OK)
+        self.assertEqual(r.out, "".join("%s\t%d\n" % m for m in expected[:2]))
+
+    # ---- classification (issue #14 finding 8) ----------------------------------------------
+    def test_input_classification(self):
+        # Raw values whose first bytes are 1f 8b 00 00 (35615): not gzip (the method byte says so).
+        values = [35615] + mixed_values(5000, 8)
+        raw = self.write("r.u32", u32_bytes(values))
+        for args, stdin in ((["pack", raw], None), (["pack", "-"], u32_bytes(values)),
+                            (["pack", "--input-type", "plain", "-"], u32_bytes(values))):
+            self.run_cli(*args, "-o", self.path("r.bp"), stdin=stdin, expect=EXIT_OK)
+            self.assertEqual(self.run_cli("sum", self.path("r.bp"), expect=EXIT_OK).out, "%d\n" % sum(values))
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--input-type", "gzip", raw, "-o", self.path("g.bp")], raw + ":",
+                            "gzip data is corrupt")
+        self.run_cli("pack", "--input-type", "zip", raw, "-o", self.path("g.bp"), expect=EXIT_USAGE)
+        # Gzip members back to back are one input; rows appended after a member are an error.
+        two = self.write("two.csv.gz", gzip.compress(b"v\n1\n2\n") + gzip.compress(b"3\n4\n"))
+        self.run_cli("pack", "--csv", "v", two, "-o", self.path("two.bp"), expect=EXIT_OK)
+        self.assertEqual(self.run_cli("sum", self.path("two.bp"), expect=EXIT_OK).out, "10\n")
+        appended = gzip.compress(b"v\n1\n2\n") + b"3\n4\n"
+        path = self.write("appended.csv.gz", appended)
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--csv", "v", path, "-o", self.path("a.bp")], path + ":",
+                            "data after the end of the gzip data")
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--csv", "v", "-", "-o", self.path("a.bp")], "data after the end",
+                            stdin=appended)
+        self.assert_no_leftovers("a.bp")
+        # A UTF-8 byte order mark does not eat the first value; a name given twice is an error.
+        bom = self.write("bom.csv", b"\xef\xbb\xbf35\n36\n")
+        self.run_cli("pack", "--csv", "1", bom, "-o", self.path("bom.bp"), expect=EXIT_OK)
+        self.assertEqual(self.run_cli("sum", self.path("bom.bp"), expect=EXIT_OK).out, "71\n")
+        twice = self.write("twice.csv", b"v,w,v\n1,2,3\n")
+        self.expect_failure(EXIT_BAD_INPUT, ["pack", "--csv", "v", twice, "-o", self.path("t.bp")], twice + ":",
+                            '"v" (columns 1, 3)')
+        self.run_cli("pack", "--csv", "3", twice, "-o", self.path("t.bp"), expect=EXIT_OK)
+        self.assertEqual(self.run_cli("sum", self.path("t.bp"), expect=EXIT_OK).out, "3\n")
+
     # ---- atomic outputs ------------------------------------------------------------------
     def interrupt_mid_write(self, sig, existing=None):
         raw = self.write("a.u32", u32_bytes(mixed_values(100000, 9)))
@@ -706,6 +804,128 @@ class CliTest(unittest.TestCase):
         self.write("o.bp", b"previous")
         self.expect_failure(EXIT_BAD_INPUT, ["pack", src, "--csv", "v", "-o", self.path("o.bp")], "line 300002")
         self.assertEqual(self.read(self.path("o.bp")), b"previous")
+        self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
+
+    # ---- signals and limits (issue #14 finding 7) ---------------------------------------------
+    def stalled_pack(self, raw, out, preexec_fn=None):
+        """Starts pack with its first output write stalled until the returned hold file is
+        removed; returns (process, hold path) once the temporary output holds bytes."""
+        hold = self.write("hold", b"")
+        env = dict(os.environ, BITPLANE_TEST_STALL_WRITE=hold)
+        p = subprocess.Popen([BITPLANE, "pack", raw, "-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=env, preexec_fn=preexec_fn)
+        line = p.stderr.readline().decode()
+        self.assertIn("test hook: stalled writing " + out + ".partial-", line)
+        return p, hold
+
+    def test_inherited_ignored_hangup_is_kept(self):
+        values = mixed_values(100000, 9)
+        raw = self.write("a.u32", u32_bytes(values))
+        out = self.path("a.bp")
+        p, hold = self.stalled_pack(raw, out, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        p.send_signal(signal.SIGHUP)  # as nohup's child gets it: ignored, the work goes on
+        time.sleep(0.3)
+        self.assertIsNone(p.poll())
+        os.unlink(hold)
+        _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, EXIT_OK, err)
+        self.assertEqual(self.run_cli("sum", out, expect=EXIT_OK).out, "%d\n" % sum(values))
+        # Not ignored: a hang-up still ends the program and removes its temporary file.
+        self.write("hold", b"")
+        p, hold = self.stalled_pack(raw, self.path("b.bp"))
+        p.send_signal(signal.SIGHUP)
+        p.communicate(timeout=30)
+        self.assertEqual(p.returncode, -signal.SIGHUP)
+        self.assert_no_leftovers("b.bp")
+
+    def test_file_size_limit_is_an_io_error(self):
+        import resource
+        raw = self.write("r.u32", os.urandom(4 << 20))  # incompressible: 4 MiB of output
+        out = self.write("o.bp", b"previous")
+        limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 10, 256 << 10))  # ulimit -f 256
+        for args in (["pack", raw, "-o", out], ["pack", "-", "-o", out]):
+            r = subprocess.run([BITPLANE, *args], input=self.read(raw) if "-" in args else None, capture_output=True,
+                               preexec_fn=limit, timeout=110)
+            err = r.stderr.decode()
+            self.assertEqual(r.returncode, EXIT_IO, err)  # not killed by SIGXFSZ (exit 153)
+            self.assertIn(out + ":", err)
+            self.assertIn("File too large", err)
+            self.assertEqual(self.read(out), b"previous")
+            self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
+
+    def test_input_shrinking_while_packed_is_an_io_error(self):
+        raw = self.write("r.u32", os.urandom(24 << 20))  # three 8 MiB windows of the mapping
+        out = self.write("o.bp", b"previous")
+        p, hold = self.stalled_pack(raw, out)
+        os.truncate(raw, 4096)  # log rotation
+        os.unlink(hold)
+        _, err = p.communicate(timeout=60)
+        err = err.decode()
+        self.assertEqual(p.returncode, EXIT_IO, err)  # not SIGBUS
+        self.assertIn(raw + ":", err)
+        self.assertRegex(err, "shrank while it was read|changed size while it was read")
+        self.assertEqual(self.read(out), b"previous")
+        self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
+
+    # ---- what -o may replace (issue #14 finding 3) --------------------------------------------
+    def test_output_to_devices_and_fifos_is_written_in_place(self):
+        import stat
+        import threading
+        values = mixed_values(20000, 3)
+        bp = self.pack_values("a", values)
+        raw = u32_bytes(values)
+        for args in (["unpack", bp, "-o", "/dev/null"], ["pack", self.path("a.u32"), "-o", "/dev/null"]):
+            self.run_cli(*args, expect=EXIT_OK)
+            self.assertTrue(stat.S_ISCHR(os.stat("/dev/null").st_mode))  # still the device
+        self.assertEqual([f for f in os.listdir("/dev") if ".partial-" in f], [])
+        # /dev/stdout on a pipe (capture_output): the bytes arrive there.
+        self.assertEqual(self.run_cli("-q", "unpack", bp, "-o", "/dev/stdout", expect=EXIT_OK).stdout, raw)
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+        reader.start()
+        self.run_cli("-q", "unpack", bp, "-o", fifo, expect=EXIT_OK)
+        reader.join(timeout=60)
+        self.assertEqual(got, [raw])
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
+
+    def test_output_replaces_only_regular_files(self):
+        import socket
+        raw = self.write("a.u32", u32_bytes(mixed_values(20000, 4)))
+        expected = self.read(self.pack_values("ref", mixed_values(20000, 4)))
+        # A symbolic link: its target is replaced, the link stays, the target keeps mode 0600.
+        target = self.write("target.bp", b"old")
+        os.chmod(target, 0o600)
+        link = self.path("link.bp")
+        os.symlink(target, link)
+        self.run_cli("pack", raw, "-o", link, expect=EXIT_OK)
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(self.read(target), expected)
+        self.assertEqual(os.stat(target).st_mode & 0o7777, 0o600)
+        # A plain file keeps its mode too.
+        plain = self.write("plain.bp", b"old")
+        os.chmod(plain, 0o640)
+        self.run_cli("pack", raw, "-o", plain, expect=EXIT_OK)
+        self.assertEqual(os.stat(plain).st_mode & 0o7777, 0o640)
+        self.assertEqual(self.read(plain), expected)
+        # Refused, and nothing is touched: a link to nothing, a directory, a socket.
+        dangling = self.path("dangling.bp")
+        os.symlink(self.path("nowhere.bp"), dangling)
+        self.expect_failure(EXIT_IO, ["pack", raw, "-o", dangling], dangling + ": is a symbolic link to nothing")
+        self.assertFalse(os.path.exists(self.path("nowhere.bp")))
+        sub = self.path("sub")
+        os.mkdir(sub)
+        self.expect_failure(EXIT_IO, ["pack", raw, "-o", sub], sub + ": is a directory")
+        sock_path = self.path("s.sock")
+        sock = socket.socket(socket.AF_UNIX)
+        try:
+            sock.bind(sock_path)
+            self.expect_failure(EXIT_IO, ["pack", raw, "-o", sock_path], sock_path + ":", "refusing to replace it")
+            self.assertFalse(os.path.isfile(sock_path))
+        finally:
+            sock.close()
         self.assertEqual([f for f in os.listdir(self.dir) if ".partial-" in f], [])
 
     def test_sync_option_writes_the_same_file(self):

@@ -200,4 +200,32 @@ TEST(CsvColumn, PiecesGiveTheSameResult) {
     check_splits("v\n1\n\n2\n,\n", column("v"));
 }
 
+// Issue #14, finding 8: a UTF-8 byte order mark made --csv 1 take the first number for a
+// header (the value was lost); it is skipped now, wherever the pieces split it, and a text
+// that merely starts like one keeps its bytes.
+TEST(CsvColumn, ByteOrderMarkSkipped) {
+    const std::string bom = "\xEF\xBB\xBF";
+    const csv_column c = parse_csv_column(bom + "35\n36\n", column("1"));
+    EXPECT_EQ(c.values, (values{35, 36}));
+    EXPECT_FALSE(c.header_name.has_value());
+    EXPECT_EQ(parse_csv_column(bom + "v\n7\n", column("v")).values, (values{7}));
+    check_splits(bom + "1\n2\n", column("1"));
+    check_splits(bom + "v,w\n1,2\n", column("w"));
+    // Two bytes of a mark, then something else: those bytes are text (here, a header cell).
+    const csv_column partial = parse_csv_column("\xEF\xBBx\n5\n", column("1"));
+    EXPECT_EQ(partial.values, (values{5}));
+    EXPECT_EQ(partial.header_name, std::optional<std::string>("\xEF\xBBx"));
+    EXPECT_EQ(parse_csv_column("\xEF", column("1", header_mode::present)).values, values{});
+}
+
+// Issue #14, finding 8: with two columns of one name, the first was taken silently.
+TEST(CsvColumn, DuplicateHeaderNamesAreAnError) {
+    const std::string text = "id,v,x,v\n1,2,3,4\n";
+    const std::string message = error_of(text, column("v"));
+    EXPECT_NE(message.find("the header names 2 columns \"v\" (columns 2, 4)"), std::string::npos) << message;
+    EXPECT_NE(message.find("--csv N"), std::string::npos) << message;
+    EXPECT_EQ(parse_csv_column(text, column("4")).values, (values{4}));  // by number: fine
+    EXPECT_EQ(parse_csv_column(text, column("x")).values, (values{3}));  // another name: fine
+}
+
 }  // namespace
