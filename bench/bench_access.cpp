@@ -15,6 +15,8 @@
 // readings (an int32 column with -1), random32) plus sorted (delta), runs (run payloads), sparse999
 // (a 0.1%-set mask stored as positions / gaps), small_signed (int32 in [-30, 30]: zigzag), and clustered (values
 // near a large base: frame of reference).
+#include "read_loops.hpp"
+
 #include <bitplane/parallel.hpp>
 #include <bitplane/vector.hpp>
 
@@ -30,6 +32,9 @@
 #include <vector>
 
 namespace {
+
+using bitplane_bench::sum_all;
+using bitplane_bench::time_random_reads;
 
 constexpr std::size_t access_values = std::size_t{1} << 22;
 constexpr std::size_t access_gets = std::size_t{1} << 20;
@@ -206,33 +211,12 @@ void set_rate(benchmark::State& state, std::size_t per_iteration) {
         benchmark::Counter(total * 1e-9, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-template <class Container>
-std::uint32_t sum_at(const Container& c, const std::vector<std::uint32_t>& indices) {
-    std::uint32_t sum = 0;
-    for (const std::uint32_t i : indices) sum += static_cast<std::uint32_t>(c[i]);
-    return sum;
-}
-
-template <class Container>
-std::uint32_t sum_all(const Container& c) {
-    std::uint32_t sum = 0;
-    for (const auto x : c) sum += static_cast<std::uint32_t>(x);
-    return sum;
-}
-
 template <class T>
 void bm_random(benchmark::State& state, access_shape s) {
     const one_core single_thread;
     const auto& v = vector_of<T>(s);
     const auto& indices = random_indices();
-    if (sum_at(v, indices) != sum_at(values_of(s), indices)) {
-        state.SkipWithError("operator[] does not give back the values");
-        return;
-    }
-    for (auto _ : state) {
-        std::uint32_t sum = sum_at(v, indices);
-        benchmark::DoNotOptimize(sum);
-    }
+    if (!time_random_reads(state, v, values_of(s), indices)) return;
     set_rate(state, indices.size());
     state.SetLabel(layout_label(v));
 }
@@ -240,10 +224,7 @@ void bm_random(benchmark::State& state, access_shape s) {
 void bm_random_std(benchmark::State& state, access_shape s) {
     const auto& v = values_of(s);
     const auto& indices = random_indices();
-    for (auto _ : state) {
-        std::uint32_t sum = sum_at(v, indices);
-        benchmark::DoNotOptimize(sum);
-    }
+    if (!time_random_reads(state, v, v, indices)) return;
     set_rate(state, indices.size());
 }
 

@@ -46,6 +46,7 @@
 #     tz_offset     i32  UTC offset in seconds in force after each transition (negative west)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/debian-package.sh
 
 dest=${BITPLANE_CORPUS_DIR:-build/corpus}
 mkdir -p "$dest"
@@ -80,17 +81,10 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/bitplane-corpus.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 for package in "${needed[@]}"; do
-  if ! apt-cache show "$package" >/dev/null 2>&1; then
-    if [[ "$(id -u)" -eq 0 ]]; then apt-get update -q >/dev/null 2>&1 || true; fi
-  fi
-  if ! (cd "$work" && apt-get download -q "$package" >/dev/null 2>&1); then
-    echo "fetch-corpus: cannot download $package (offline, or not in this distribution): its columns are missing" >&2
+  if ! extract_debian_package fetch-corpus "$package" "$work"; then
+    echo "fetch-corpus: the columns of $package are missing" >&2
     continue
   fi
-  deb=$(ls "$work"/"${package}"_*.deb 2>/dev/null | head -n1)
-  mkdir -p "$work/$package"
-  dpkg -x "$deb" "$work/$package"
-  rm -f "$deb"
   if ! python3 - "$package" "$work/$package" "$dest" <<'PY'; then
 import array, bz2, gzip, hashlib, ipaddress, os, struct, sys
 

@@ -13,6 +13,7 @@
 #   build/genomes/bowtie2_reads.fq.gz       bowtie2-examples  10,000 simulated reads (FASTQ)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/debian-package.sh
 
 dest=build/genomes
 mkdir -p "$dest"
@@ -44,18 +45,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bitplane-genomes.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 status=0
 for package in "${missing_packages[@]}"; do
-  # apt-get download needs the package lists; update them once if the package is unknown.
-  if ! apt-cache show "$package" >/dev/null 2>&1; then
-    if [[ "$(id -u)" -eq 0 ]]; then apt-get update -q >/dev/null 2>&1 || true; fi
-  fi
-  if ! (cd "$work" && apt-get download -q "$package" >/dev/null 2>&1); then
-    echo "fetch-genomes: cannot download $package (offline, or not in this distribution): the tests that need it will skip" >&2
+  if ! extract_debian_package fetch-genomes "$package" "$work"; then
+    echo "fetch-genomes: the tests that need $package will skip" >&2
     status=1
     continue
   fi
-  deb=$(ls "$work"/"${package}"_*.deb 2>/dev/null | head -n1)
-  mkdir -p "$work/$package"
-  dpkg -x "$deb" "$work/$package"
   for entry in "${files[@]}"; do
     IFS='|' read -r p path name <<<"$entry"
     [[ "$p" == "$package" ]] || continue
@@ -66,7 +60,7 @@ for package in "${missing_packages[@]}"; do
       echo "fetch-genomes: $package has no $path: $name skipped" >&2
     fi
   done
-  rm -rf "$work/$package" "$deb"
+  rm -rf "${work:?}/$package"
 done
 if ((status != 0)); then echo "fetch-genomes: some files are missing (see above); continuing" >&2; fi
 exit 0

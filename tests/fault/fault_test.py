@@ -13,32 +13,22 @@ was and leave no temporary file. A run without a fault must write the expected f
 import argparse
 import errno
 import os
-import random
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 
-DNA_FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "dna")
-EXIT_IO = 3
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+import cli_test  # noqa: E402  (the value shapes the CLI tests use)
+
+DNA_FIXTURES = cli_test.DNA_FIXTURES
+EXIT_IO = cli_test.EXIT_IO
 PREVIOUS = b"the previous output"
 
 
 def values_bytes(count, seed):
-    """Runs of shapes (constant, narrow, random), so that blocks differ in size."""
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        run = min(count - len(out), rng.randint(1000, 200000))
-        shape = rng.randrange(3)
-        if shape == 0:
-            out += [rng.randrange(1 << 32)] * run
-        elif shape == 1:
-            out += [rng.randrange(1 << 12) for _ in range(run)]
-        else:
-            out += [rng.randrange(1 << 32) for _ in range(run)]
-    return struct.pack("<%dI" % count, *out)
+    """Runs of shapes (cli_test.mixed_values), so that blocks differ in size."""
+    return cli_test.u32_bytes(cli_test.mixed_values(count, seed))
 
 
 class Runner:
