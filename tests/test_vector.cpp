@@ -6,6 +6,7 @@
 
 #include <bitplane/codec.hpp>
 #include <bitplane/error.hpp>
+#include <bitplane/parallel.hpp>
 #include <bitplane/serialize.hpp>
 #include <bitplane/simd.hpp>
 #include <bitplane/stats.hpp>
@@ -913,6 +914,29 @@ TEST(VectorMemory, BitsPerValueOnOneMillionValues) {
     // int32 timestamps too.
     const auto st = sealed_stats_of<std::int32_t>(of(shape_kind::timestamps), n, case_seed("bpv-signed"));
     EXPECT_LE(st.bits_per_value, 11.0);
+}
+
+// Building from a span leaves little spare capacity (the arena, block table and delta sums
+// grew by doubling and kept up to half of it spare): no more than a loaded copy, whose storage
+// is sized exactly, plus 1/16. Appends of one block at a time keep their geometric growth.
+TEST(VectorMemory, ConstructionFromSpanLeavesLittleSpare) {
+    BITPLANE_SEED_TRACE();
+    for (const shape& s : {uniform(10), of(shape_kind::timestamps), of(shape_kind::sparse_90), of(shape_kind::runs)}) {
+        for (const std::size_t n : {std::size_t{300 * block_values + 576}, std::size_t{1500 * block_values}}) {
+            const std::vector<std::uint32_t> ref = make_typed<std::uint32_t>(s, n, case_seed("spare", s.id(), n));
+            for (const std::size_t threads : {std::size_t{1}, std::size_t{0}}) {  // 1: blocks pushed one by one
+                SCOPED_TRACE(case_name(s, n) + ", thread count " + std::to_string(threads));
+                bitplane::set_thread_count(threads);
+                const bvec<std::uint32_t> v = from(ref);
+                bitplane::set_thread_count(0);
+                std::vector<std::byte> file;
+                bitplane::save(v, file);
+                const auto loaded = bitplane::load<std::uint32_t>(file);
+                ASSERT_EQ(loaded, v);
+                EXPECT_LE(v.memory_bytes(), loaded.memory_bytes() + loaded.memory_bytes() / 16);
+            }
+        }
+    }
 }
 
 TYPED_TEST(VectorTest, StatsCountsAddUp) {

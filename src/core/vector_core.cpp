@@ -99,7 +99,8 @@ void vector_core::append(std::span<const std::uint32_t> bits) {
         bits = bits.subspan(take);
         if (tail_.size() == block_values) seal_tail();
     }
-    if (const std::size_t full = bits.size() / block_values; full != 0 && tail_.empty()) {
+    const std::size_t full = tail_.empty() ? bits.size() / block_values : 0;
+    if (full != 0) {
         const std::span<const std::uint32_t> source = bits.first(full * block_values);
         append_encoded_blocks(full, [this, source](std::size_t i, std::span<std::byte> out) {
             return codec::encode_block(source.subspan(i * block_values, block_values), signed_, out);
@@ -107,7 +108,9 @@ void vector_core::append(std::span<const std::uint32_t> bits) {
         bits = bits.subspan(full * block_values);
     }
     while (!bits.empty()) {
-        if (tail_.capacity() == 0) tail_.reserve(block_values);
+        // The rest of a long append is all the tail will hold: no room for more (8 KiB a
+        // column, a sixth of a run-heavy column's memory). Short appends reserve a block.
+        tail_.reserve(full != 0 ? bits.size() : std::size_t{block_values});
         const std::size_t take = std::min(bits.size(), block_values - tail_.size());
         tail_.insert(tail_.end(), bits.begin(), bits.begin() + static_cast<std::ptrdiff_t>(take));
         size_ += take;
@@ -174,6 +177,7 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
             push_encoded(std::span<const std::byte>(encoded).first(bytes));
             reserve_for_rest(i + 1);
         }
+        give_back_growth(start_bytes);
         return;
     }
     // A window at a time: batches of blocks are encoded in parallel, each into its own
@@ -235,6 +239,20 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
         size_ += blocks * block_values;
         reserve_for_rest(window + blocks);
     }
+    give_back_growth(start_bytes);
+}
+
+void vector_core::give_back_growth(std::size_t arena_bytes_before) {
+    // Shorter appends than one window (and the blocks_/sums_ tables) grow by doubling, which
+    // left up to half the arena spare: 1.8x the file's bytes in memory on real columns of
+    // 500-900 blocks. Give the spare back when this append wrote at least half of what is
+    // there, so the copy costs no more than the append did and appending piece by piece stays
+    // linear (later, smaller appends keep the geometric growth).
+    const auto spare = [](const auto& v) { return v.capacity() - v.size() > v.size() / 16; };
+    if (2 * (arena_.size() - arena_bytes_before) < arena_.size()) return;
+    if (spare(arena_)) arena_.shrink_to_fit();
+    if (spare(blocks_)) blocks_.shrink_to_fit();
+    if (spare(sums_)) sums_.shrink_to_fit();
 }
 
 std::uint32_t vector_core::get(std::size_t index) const {

@@ -129,6 +129,7 @@ private:
     void load_hot(std::size_t block);
     void store_block(std::size_t block, std::span<const std::uint32_t> values);
     void compact_if_wasteful();
+    void give_back_growth(std::size_t arena_bytes_before);
 
     // Where a sealed block lives and what it is: its block_descriptor (src/codec/
     // block_layout.hpp), read once when the block is sealed, appended or adopted, so that no
