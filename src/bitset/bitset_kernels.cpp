@@ -116,11 +116,20 @@ std::uint32_t extract_positions(const void* block, std::uint16_t* out) noexcept 
     return n;
 }
 
-constexpr bitset_kernel_table portable_table{simd_path::scalar, combine<op_and>,    combine<op_or>,
-                                             combine<op_xor>,   combine<op_andnot>, not_block,
-                                             stats,             and_count,          merge_positions<false>,
-                                             merge_positions<true>,       filter<true>,       filter<false>,
-                                             extract_positions, decode_gaps};
+constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
+                                             .and_blocks = combine<op_and>,
+                                             .or_blocks = combine<op_or>,
+                                             .xor_blocks = combine<op_xor>,
+                                             .andnot_blocks = combine<op_andnot>,
+                                             .not_block = not_block,
+                                             .stats = stats,
+                                             .and_count = and_count,
+                                             .union_positions = merge_positions<false>,
+                                             .xor_positions = merge_positions<true>,
+                                             .and_positions = filter<true>,
+                                             .andnot_positions = filter<false>,
+                                             .extract_positions = extract_positions,
+                                             .decode_gaps = decode_gaps};
 
 }  // namespace
 

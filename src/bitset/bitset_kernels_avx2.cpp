@@ -453,10 +453,20 @@ std::uint32_t xor_positions(const std::uint16_t* a, std::uint32_t n, const std::
 namespace bitplane::detail {
 
 const bitset_kernel_table& avx2_bitset_kernels() noexcept {
-    static constexpr bitset_kernel_table table{simd_path::avx2,  and_blocks,    or_blocks,       xor_blocks,
-                                               andnot_blocks,    not_block,     stats,           and_count,
-                                               union_positions,  xor_positions, and_positions,   andnot_positions,
-                                               extract_positions, decode_gaps};
+    static constexpr bitset_kernel_table table{.path = simd_path::avx2,
+                                               .and_blocks = and_blocks,
+                                               .or_blocks = or_blocks,
+                                               .xor_blocks = xor_blocks,
+                                               .andnot_blocks = andnot_blocks,
+                                               .not_block = not_block,
+                                               .stats = stats,
+                                               .and_count = and_count,
+                                               .union_positions = union_positions,
+                                               .xor_positions = xor_positions,
+                                               .and_positions = and_positions,
+                                               .andnot_positions = andnot_positions,
+                                               .extract_positions = extract_positions,
+                                               .decode_gaps = decode_gaps};
     return table;
 }
 

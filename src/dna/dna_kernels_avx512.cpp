@@ -384,9 +384,18 @@ namespace bitplane::dna::detail {
 
 const dna_kernel_table& avx512_dna_kernels() noexcept {
     namespace k = dna_kernels_avx512;
-    static constexpr dna_kernel_table table{simd_path::avx512, k::encode_letters,  k::decode_letters, k::count_codes,
-                                            k::mismatch_planes, k::reverse_complement, k::shift_and, k::deinterleave2,
-                                            k::interleave2,     k::count2,          k::mismatch2,     k::revcomp2};
+    static constexpr dna_kernel_table table{.path = simd_path::avx512,
+                                            .encode_letters = k::encode_letters,
+                                            .decode_letters = k::decode_letters,
+                                            .count_codes = k::count_codes,
+                                            .mismatch_planes = k::mismatch_planes,
+                                            .reverse_complement = k::reverse_complement,
+                                            .shift_and = k::shift_and,
+                                            .deinterleave2 = k::deinterleave2,
+                                            .interleave2 = k::interleave2,
+                                            .count2 = k::count2,
+                                            .mismatch2 = k::mismatch2,
+                                            .revcomp2 = k::revcomp2};
     return table;
 }
 

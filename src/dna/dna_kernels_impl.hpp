@@ -614,8 +614,18 @@ std::uint64_t mismatch2(const std::byte* const* a, const std::byte* const* b, st
 
 template <class A>
 constexpr dna_kernel_table make_table(simd_path path) {
-    return {path,          encode_letters<A>, decode_letters<A>, count_codes<A>, mismatch_planes<A>, reverse_complement<A>,
-            shift_and<A>,  deinterleave2<A>,  interleave2<A>,    count2<A>,      mismatch2<A>,       revcomp2<A>};
+    return {.path = path,
+            .encode_letters = encode_letters<A>,
+            .decode_letters = decode_letters<A>,
+            .count_codes = count_codes<A>,
+            .mismatch_planes = mismatch_planes<A>,
+            .reverse_complement = reverse_complement<A>,
+            .shift_and = shift_and<A>,
+            .deinterleave2 = deinterleave2<A>,
+            .interleave2 = interleave2<A>,
+            .count2 = count2<A>,
+            .mismatch2 = mismatch2<A>,
+            .revcomp2 = revcomp2<A>};
 }
 
 }  // namespace bitplane::dna::detail::BITPLANE_DNA_KERNEL_NS

@@ -161,9 +161,18 @@ std::uint32_t revcomp2(const std::byte* low, const std::byte* high, std::size_t 
     return result;
 }
 
-constexpr dna_kernel_table scalar_table{simd_path::scalar, encode_letters,  decode_letters, count_codes,
-                                        mismatch_planes,   reverse_complement, shift_and, deinterleave2,
-                                        interleave2,       count2,             mismatch2, revcomp2};
+constexpr dna_kernel_table scalar_table{.path = simd_path::scalar,
+                                        .encode_letters = encode_letters,
+                                        .decode_letters = decode_letters,
+                                        .count_codes = count_codes,
+                                        .mismatch_planes = mismatch_planes,
+                                        .reverse_complement = reverse_complement,
+                                        .shift_and = shift_and,
+                                        .deinterleave2 = deinterleave2,
+                                        .interleave2 = interleave2,
+                                        .count2 = count2,
+                                        .mismatch2 = mismatch2,
+                                        .revcomp2 = revcomp2};
 
 }  // namespace
 
