@@ -4,6 +4,7 @@
 #include <bitplane/codec.hpp>
 #include <bitplane/error.hpp>
 
+#include "core/vector_access.hpp"
 #include "dispatch.hpp"
 #include "scratch.hpp"
 
@@ -182,7 +183,13 @@ void device_blocks::upload(const host_blocks& host, stream_t stream) {
     is_signed = host.is_signed;
 }
 
-void device_blocks::download(bitplane::detail::vector_core& core, stream_t stream) const {
+namespace {
+
+void download_into(const device_blocks& from, bitplane::detail::vector_core& core, stream_t stream) {
+    const device_memory& payload = from.payload;
+    const device_memory& offsets = from.offsets;
+    const std::size_t blocks = from.blocks, size = from.size;
+    const bool is_signed = from.is_signed;
     const auto s = reinterpret_cast<cudaStream_t>(stream);
     // The offsets first (small), then the sealed blocks straight into the new vector's own
     // storage (adopt_filled: not zeroed, copied once) and the partial last block, decoded
@@ -216,6 +223,16 @@ void device_blocks::download(bitplane::detail::vector_core& core, stream_t strea
         },
         std::span(table.data(), sealed), sizes, tail, size);  // `tail` is read after fill, which decodes it
     core = std::move(out);
+}
+
+}  // namespace
+
+void device_blocks::download(vector<std::uint32_t>& out, stream_t stream) const {
+    download_into(*this, bitplane::detail::vector_access::core(out), stream);
+}
+
+void device_blocks::download(vector<std::int32_t>& out, stream_t stream) const {
+    download_into(*this, bitplane::detail::vector_access::core(out), stream);
 }
 
 void device_blocks::decode(std::uint32_t* device_out, stream_t stream) const {

@@ -3,6 +3,7 @@
 // parallel), and vector_core::append_encoded_blocks. Every thread count must give the same
 // encoded bytes (equal save() output) and the same values.
 #include "test_support.hpp"
+#include "core/vector_access.hpp"
 
 #include <bitplane/codec.hpp>
 #include <bitplane/error.hpp>
@@ -31,6 +32,11 @@
 #include <vector>
 
 namespace {
+
+template <class T>
+bitplane::detail::vector_core& core_of(bitplane::vector<T>& v) {
+    return bitplane::detail::vector_access::core(v);
+}
 
 using namespace bitplane_test;
 using bitplane::block_values;
@@ -209,7 +215,7 @@ TYPED_TEST(ParallelTest, AppendEncodedBlocksKeepsOrderAndChecksPreconditions) {
         SCOPED_TRACE("threads " + std::to_string(threads));
         bitplane::set_thread_count(threads);
         bvec<T> v;
-        v.core().append_encoded_blocks(blocks, [&](std::size_t b, std::span<std::byte> out) {
+        core_of(v).append_encoded_blocks(blocks, [&](std::size_t b, std::span<std::byte> out) {
             return bitplane::codec::encode_block(bits(b), is_signed, out);
         });
         EXPECT_EQ(v.size(), ref.size());
@@ -218,24 +224,24 @@ TYPED_TEST(ParallelTest, AppendEncodedBlocksKeepsOrderAndChecksPreconditions) {
         // One more block, singly; then a tail, after which encoded blocks are refused.
         std::array<std::byte, bitplane::codec::max_block_bytes> buffer{};
         const std::size_t size = bitplane::codec::encode_block(bits(3), is_signed, buffer);
-        v.core().append_encoded_block(std::span<const std::byte>(buffer).first(size));
+        core_of(v).append_encoded_block(std::span<const std::byte>(buffer).first(size));
         EXPECT_EQ(v.size(), ref.size() + block_values);
         EXPECT_EQ(v[ref.size() + 5], ref[3 * block_values + 5]);
         v.push_back(T{1});
-        EXPECT_THROW(v.core().append_encoded_block(std::span<const std::byte>(buffer).first(size)),
+        EXPECT_THROW(core_of(v).append_encoded_block(std::span<const std::byte>(buffer).first(size)),
                      bitplane::size_error);
-        EXPECT_THROW(v.core().append_encoded_blocks(1, [&](std::size_t, std::span<std::byte>) { return size; }),
+        EXPECT_THROW(core_of(v).append_encoded_blocks(1, [&](std::size_t, std::span<std::byte>) { return size; }),
                      bitplane::size_error);
         bvec<T> w;
-        EXPECT_THROW(w.core().append_encoded_block({}), bitplane::size_error);
+        EXPECT_THROW(core_of(w).append_encoded_block({}), bitplane::size_error);
         // A writer that reports an impossible size, on the serial and the parallel path.
         for (const std::size_t count : {std::size_t{1}, blocks})
-            EXPECT_THROW(w.core().append_encoded_blocks(
+            EXPECT_THROW(core_of(w).append_encoded_blocks(
                              count, [](std::size_t, std::span<std::byte>) { return bitplane::codec::max_block_bytes + 1; }),
                          bitplane::size_error);
         EXPECT_EQ(w.size(), 0u);
         // A writer that throws: the exception reaches the caller.
-        EXPECT_THROW(w.core().append_encoded_blocks(blocks,
+        EXPECT_THROW(core_of(w).append_encoded_blocks(blocks,
                                                     [&](std::size_t b, std::span<std::byte> out) -> std::size_t {
                                                         if (b == 57) throw std::runtime_error("writer");
                                                         return bitplane::codec::encode_block(bits(b), is_signed, out);

@@ -4,6 +4,7 @@
 // pending write-back block and a partial tail, every SIMD path, 1 and 2 threads, and each dot
 // method forced in turn (planes, decode) besides the cost model's own choice.
 #include "test_support.hpp"
+#include "core/vector_access.hpp"
 #include "../src/codec/block_format.hpp"
 #include "../src/ops/block_sum.hpp"
 #include "../src/ops/reduce_internal.hpp"
@@ -366,7 +367,7 @@ bvec<T> wrapping_for_vector(std::uint32_t base, std::vector<T>& values) {
     bvec<T> v;
     const std::uint64_t offset = 0;
     const auto size = static_cast<std::uint32_t>(bytes.size());
-    v.core().adopt(bytes, {&offset, 1}, {&size, 1}, {}, block_values);
+    bitplane::detail::vector_access::core(v).adopt(bytes, {&offset, 1}, {&size, 1}, {}, block_values);
     EXPECT_EQ(v.to_std_vector(), values);
     return v;
 }

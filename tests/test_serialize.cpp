@@ -4,6 +4,7 @@
 // and every single-byte flip must throw format_error; flips with the checksum recomputed must
 // throw or load to a vector that reads without crashing; lying headers; failing streams.
 #include "test_support.hpp"
+#include "core/vector_access.hpp"
 
 #include <bitplane/codec.hpp>
 #include <bitplane/error.hpp>
@@ -204,7 +205,7 @@ TYPED_TEST(SerializeTest, ValidateFindsABadTrustedBlock) {
     const std::size_t size = bitplane::codec::encode_block(values, std::is_signed_v<T>, encoded);
     ASSERT_GT(size, 100u);
     encoded.resize(size / 2);
-    v.core().append_encoded_block(encoded);
+    bitplane::detail::vector_access::core(v).append_encoded_block(encoded);
     try {
         v.validate();
         FAIL() << "validate accepted a truncated block";

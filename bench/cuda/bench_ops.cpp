@@ -215,7 +215,7 @@ void bench_transfers(std::FILE* csv, workload& w, std::vector<ratio_row>& ratios
         bc::detail::device_blocks t;
         t.upload(w.ga, stream0);
         bitplane::vector<u32> back;
-        t.download(back.core(), stream0);
+        t.download(back, stream0);
         if (back != w.a) fail(w.shape + ": upload from pinned memory + download differs from the vector");
         if (w.da.download() != w.a) fail(w.shape + ": device_vector download differs from the vector");
     }

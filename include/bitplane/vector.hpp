@@ -33,6 +33,10 @@
 
 namespace bitplane {
 
+namespace detail {
+struct vector_access;  // src/core/vector_access.hpp
+}  // namespace detail
+
 template <class T>
 concept column_value = std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int32_t>;
 
@@ -126,9 +130,10 @@ public:
     void swap(vector& other) noexcept { core_.swap(other.core_); }
     friend bool operator==(const vector& a, const vector& b) { return a.core_ == b.core_; }
 
-    /// The storage, for bitplane's own algorithms (serialization, operations, GPU upload).
+    /// The storage, read-only, for bitplane's own algorithms (operations, GPU upload). Write
+    /// access (building a vector from encoded blocks, which are trusted) is for the library
+    /// itself only: detail::vector_access, in a header that is not installed.
     [[nodiscard]] const detail::vector_core& core() const noexcept { return core_; }
-    [[nodiscard]] detail::vector_core& core() noexcept { return core_; }
 
     /// Random-access iterator over values; dereferencing yields a value (not a reference), as
     /// std::vector<bool>'s iterators do, and like them it declares the random-access category
@@ -201,6 +206,8 @@ public:
     };
 
 private:
+    friend struct detail::vector_access;
+
     static std::uint32_t to_bits(T value) noexcept { return std::bit_cast<std::uint32_t>(value); }
     static T from_bits(std::uint32_t bits) noexcept { return std::bit_cast<T>(bits); }
     void check_index(size_type index, const char* what) const {

@@ -5,6 +5,7 @@
 #include <bitplane/serialize.hpp>
 
 #include "codec/block_decoding.hpp"
+#include "core/vector_access.hpp"
 #include "codec/block_format.hpp"
 #include "codec/byte_io.hpp"
 
@@ -121,7 +122,7 @@ vector<T> parse_file(std::span<const std::byte> bytes) {
 
     vector<T> out;
     const std::size_t arena_bytes = full_blocks ? offsets.back() + sizes.back() : 0;
-    out.core().adopt(payload.first(arena_bytes), offsets, sizes, tail, h.values);
+    detail::vector_access::core(out).adopt(payload.first(arena_bytes), offsets, sizes, tail, h.values);
     return out;
 }
 

@@ -1,5 +1,6 @@
 // Reading and writing the code planes of a sequence's blocks (code_window.hpp).
 #include "dna/code_window.hpp"
+#include "core/vector_access.hpp"
 
 #include "dna/dna_kernels.hpp"
 
@@ -120,7 +121,7 @@ void append_window(bitplane::vector<std::uint32_t>& codes, const code_window& wi
     }
     alignas(64) std::array<std::byte, codec::max_block_bytes> out;
     const std::size_t size = encode_window(window, out);
-    codes.core().append_encoded_block(std::span<const std::byte>(out.data(), size));
+    bitplane::detail::vector_access::core(codes).append_encoded_block(std::span<const std::byte>(out.data(), size));
 }
 
 const code_window& window_reader::block(std::size_t index) {

@@ -6,6 +6,7 @@
 #include <bitplane/error.hpp>
 
 #include "codec/byte_io.hpp"
+#include "core/vector_access.hpp"
 #include "core/file_header.hpp"
 #include "dna/base_model.hpp"
 #include "dna/fasta_access.hpp"
@@ -241,7 +242,7 @@ bitplane::vector<std::uint32_t> read_planes(std::span<const std::byte> payload, 
     }
     bitplane::vector<std::uint32_t> codes;
     const std::uint64_t arena_bytes = full == 0 ? 0 : offsets[full - 1] + lengths[full - 1];
-    codes.core().adopt(arena.first(arena_bytes), std::span<const std::uint64_t>(offsets.data(), full),
+    bitplane::detail::vector_access::core(codes).adopt(arena.first(arena_bytes), std::span<const std::uint64_t>(offsets.data(), full),
                        std::span<const std::uint32_t>(lengths.data(), full), tail, letters);
     return codes;
 }

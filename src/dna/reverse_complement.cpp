@@ -19,6 +19,7 @@
 #include <bitplane/error.hpp>
 
 #include "dna/code_window.hpp"
+#include "core/vector_access.hpp"
 #include "dna/dna_kernels.hpp"
 #include "dna/special_letters.hpp"
 
@@ -171,7 +172,7 @@ sequence reverse_complement(const sequence& s, std::size_t first, std::size_t co
         untranspose(reversed.planes, tail_values);
         tail = n;
     }
-    codes.core().adopt(std::span<const std::byte>(arena.data(), arena.size()), offsets, sizes,
+    bitplane::detail::vector_access::core(codes).adopt(std::span<const std::byte>(arena.data(), arena.size()), offsets, sizes,
                        std::span<const std::uint32_t>(tail_values.data(), tail), count);
     return result;
 }

@@ -25,6 +25,7 @@
 
 #include <bitplane/error.hpp>
 
+#include "core/vector_access.hpp"
 #include "codec/block_format.hpp"
 #include "codec/byte_io.hpp"
 #include "ops/block_view.hpp"
@@ -397,7 +398,7 @@ vector<T> apply(const char* name, const vector<T>& a, const vector<T>& b) {
         throw size_error(std::string("bitplane::") + name + ": operand sizes differ (" + std::to_string(a.size()) +
                          " and " + std::to_string(b.size()) + ")");
     vector<T> result;
-    detail::combine<Op>(a.core(), b.core(), result.core());
+    detail::combine<Op>(a.core(), b.core(), detail::vector_access::core(result));
     return result;
 }
 

@@ -104,7 +104,9 @@ struct device_blocks {
 
     void upload(const bitplane::detail::vector_core& core, stream_t stream);
     void upload(const host_blocks& host, stream_t stream);
-    void download(bitplane::detail::vector_core& core, stream_t stream) const;
+    /// Replaces `out` with these blocks (copied, not decoded); waits for `stream`.
+    void download(vector<std::uint32_t>& out, stream_t stream) const;
+    void download(vector<std::int32_t>& out, stream_t stream) const;
     void decode(std::uint32_t* device_out, stream_t stream) const;
 };
 
@@ -133,7 +135,7 @@ public:
     /// The vector back on the host (blocks copied, not decoded); waits for `stream`.
     [[nodiscard]] vector<T> download(stream_t stream = nullptr) const {
         vector<T> out;
-        blocks_.download(out.core(), stream);
+        blocks_.download(out, stream);
         return out;
     }
 
