@@ -9,6 +9,7 @@
 #include <bitplane/bitset.hpp>
 #include <bitplane/error.hpp>
 
+#include "core/checked_size.hpp"
 #include "core/file_header.hpp"
 
 #include <algorithm>
@@ -22,6 +23,8 @@ namespace bitplane {
 namespace {
 
 using detail::block_entry;
+using detail::checked_add;
+using detail::checked_mul;
 using detail::block_kind;
 using detail::load_le;
 using detail::store_le;
@@ -64,7 +67,7 @@ file_header parse_header(std::span<const std::byte> bytes) {
     f.stored = load_le<std::uint64_t>(h + 40);
     f.payload = load_le<std::uint64_t>(h + 48);
     if (f.size > max_size) throw format_error("bitset size " + std::to_string(f.size) + " too large", 16);
-    if (f.blocks != (f.size + block_values - 1) / block_values)
+    if (f.blocks != checked_add(f.size, block_values - 1, "bitset size", 16) / block_values)
         throw format_error("block count " + std::to_string(f.blocks) + " does not match size " + std::to_string(f.size),
                            24);
     if (f.count > f.size)
@@ -73,10 +76,15 @@ file_header parse_header(std::span<const std::byte> bytes) {
         throw format_error("stored block count " + std::to_string(f.stored) + " exceeds block count " +
                                std::to_string(f.blocks),
                            40);
-    if (f.payload > f.stored * max_block_payload)
+    if (f.payload > checked_mul(f.stored, max_block_payload, "payload bound", 40))
         throw format_error("payload size " + std::to_string(f.payload) + " too large for " + std::to_string(f.stored) +
                                " stored blocks",
                            48);
+    // The file's size (total_bytes()): summary, descriptors and payload after the header.
+    const std::uint64_t summary = checked_mul(16, f.words(), "summary size", 24);
+    const std::uint64_t descriptors = checked_mul(descriptor_bytes, f.stored, "descriptor table size", 40);
+    (void)checked_add(checked_add(checked_add(header_bytes, summary, "file size", 24), descriptors, "file size", 40),
+                      f.payload, "file size", 48);
     return f;
 }
 

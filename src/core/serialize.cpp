@@ -9,6 +9,7 @@
 #include "codec/block_format.hpp"
 #include "codec/byte_io.hpp"
 
+#include "core/checked_size.hpp"
 #include "core/file_header.hpp"
 
 #include <algorithm>
@@ -21,6 +22,8 @@ namespace bitplane {
 
 namespace {
 
+using detail::checked_add;
+using detail::checked_mul;
 using detail::load_le;
 using detail::store_le;
 
@@ -69,12 +72,16 @@ file_header parse_header(std::span<const std::byte> bytes) {
                                std::to_string(h.values),
                            24);
     if (table_offset != header_bytes) throw format_error("offsets table not after the header", 32);
-    if (h.payload_offset != align_up(header_bytes + 8 * (h.blocks + 1), payload_alignment))
+    const std::uint64_t table_end =
+        checked_add(header_bytes, checked_mul(8, checked_add(h.blocks, 1, "offsets table", 24), "offsets table", 24),
+                    "offsets table", 24);
+    if (h.payload_offset != align_up(table_end, payload_alignment))
         throw format_error("payload offset inconsistent with block count", 40);
-    if (h.payload_bytes > h.blocks * codec::max_block_bytes)
+    if (h.payload_bytes > checked_mul(h.blocks, codec::max_block_bytes, "payload bound", 24))
         throw format_error("payload size " + std::to_string(h.payload_bytes) + " too large for " +
                                std::to_string(h.blocks) + " blocks",
                            48);
+    (void)checked_add(h.payload_offset, h.payload_bytes, "file size", 48);  // total_bytes()
     return h;
 }
 

@@ -12,6 +12,7 @@
 #include <bitplane/error.hpp>
 
 #include "codec/byte_io.hpp"
+#include "core/checked_size.hpp"
 #include "dna/code_window.hpp"
 
 #include <algorithm>
@@ -360,7 +361,7 @@ bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload,
     bitplane::detail::byte_reader in(payload, base);
     const auto rest_bytes = in.read<std::uint64_t>("rest-part size");
     in.need(rest_bytes, "rest-part");
-    const std::uint64_t blocks = (letters + block_values - 1) / block_values;
+    const std::uint64_t blocks = bitplane::detail::checked_add(letters, block_values - 1, "letter count", base) / block_values;
     if (blocks > rest_bytes / 2) throw format_error("packed DNA: rest-part too small for " + std::to_string(letters) + " letters", in.offset());
     const std::size_t table_at = in.position();
     in.take(2 * blocks, "block sizes");

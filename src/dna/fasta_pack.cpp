@@ -6,6 +6,7 @@
 #include <bitplane/error.hpp>
 
 #include "codec/byte_io.hpp"
+#include "core/checked_size.hpp"
 #include "core/vector_access.hpp"
 #include "core/file_header.hpp"
 #include "dna/base_model.hpp"
@@ -19,6 +20,8 @@
 namespace bitplane::dna {
 namespace {
 
+using bitplane::detail::checked_add;
+using bitplane::detail::checked_mul;
 using bitplane::detail::load_le;
 using bitplane::detail::store_le;
 namespace file = bitplane::detail::file;
@@ -73,6 +76,8 @@ public:
         pos_ += n;
         return out;
     }
+    /// Where an error is reported: the file offset of the next byte, or the metadata's own.
+    [[nodiscard]] std::uint64_t offset() const noexcept { return inflated_ ? base_ : base_ + pos_; }
     [[noreturn]] void fail(const std::string& what) const {
         throw format_error("packed DNA metadata: " + what +
                                (inflated_ ? " (at byte " + std::to_string(pos_) + " of the inflated metadata)" : ""),
@@ -107,9 +112,10 @@ std::string write_metadata(const fasta& f) {
 // Empty sequence lines a packed file may hold in all: one per letter and per record, plus a
 // fixed allowance. Real files have a few (a blank line between records); the bound keeps the
 // unpacked text within about three bytes per letter, line ends included (docs/format.md).
-std::uint64_t empty_line_limit(std::uint64_t letter_count, std::uint64_t record_count) noexcept {
+// Both counts are below 2^62 after the header checks; the sum is checked all the same.
+std::uint64_t empty_line_limit(std::uint64_t letter_count, std::uint64_t record_count) {
     constexpr std::uint64_t allowance = std::uint64_t{1} << 20;
-    return letter_count + record_count + allowance;  // both are below 2^62 after the header checks
+    return checked_add(checked_add(letter_count, record_count, "empty line limit", 16), allowance, "empty line limit", 16);
 }
 
 void read_metadata(meta_reader& in, std::uint64_t record_count, std::uint64_t letter_count, bool crlf,
@@ -153,7 +159,8 @@ void read_metadata(meta_reader& in, std::uint64_t record_count, std::uint64_t le
                             std::to_string(empty_line_limit(letter_count, record_count)) + " empty lines");
                 empty_line_budget -= run.count;
             }
-            covered += run.length * run.count;
+            covered = checked_add(covered, checked_mul(run.length, run.count, "line run letters", in.offset()),
+                                  "record letters", in.offset());
             if (r > 0 && runs.back().length == run.length) in.fail("record " + std::to_string(i + 1) + ": two runs of one length in a row");
             runs.push_back(run);
         }
@@ -205,7 +212,7 @@ void write_planes(const sequence& s, std::vector<std::byte>& out) {
 }
 
 bitplane::vector<std::uint32_t> read_planes(std::span<const std::byte> payload, std::uint64_t base, std::uint64_t letters) {
-    const std::uint64_t blocks = (letters + block_values - 1) / block_values;
+    const std::uint64_t blocks = checked_add(letters, block_values - 1, "letter count", 16) / block_values;
     // A block takes at least 6 bytes (one of size, five of header).
     if (blocks > payload.size() / 6) throw format_error("packed DNA: " + std::to_string(blocks) + " blocks cannot fit in the payload", base);
     meta_reader sizes(std::string_view(reinterpret_cast<const char*>(payload.data()), payload.size()), base, false);
@@ -296,7 +303,10 @@ fasta unpack(std::span<const std::byte> bytes) {
                                std::to_string(payload_bytes) + ") do not add up to the file's " +
                                std::to_string(bytes.size()) + " bytes",
                            32);
-    if ((flags & flag_deflated) == 0 ? meta_raw != meta_bytes : meta_raw > meta_bytes * max_inflate_ratio + 64)
+    if ((flags & flag_deflated) == 0
+            ? meta_raw != meta_bytes
+            : meta_raw > checked_add(checked_mul(meta_bytes, max_inflate_ratio, "inflated metadata bound", 32), 64,
+                                     "inflated metadata bound", 32))
         throw format_error("inflated metadata size " + std::to_string(meta_raw) + " impossible for " +
                                std::to_string(meta_bytes) + " stored bytes",
                            40);

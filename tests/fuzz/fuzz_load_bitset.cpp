@@ -1,6 +1,10 @@
 // libFuzzer target: bitplane::load_bitset on arbitrary bytes. It must either throw
 // format_error or return a bitset whose every query agrees with its own position list
-// (count, contains, rank, select, iteration), and which survives save + load unchanged.
+// (count, contains, rank, select, iteration), and which survives save + load unchanged. The
+// input's checksum field is rewritten first (fuzz_support.hpp), so mutations reach the summary,
+// the descriptors and the payloads.
+#include "fuzz_support.hpp"
+
 #include <bitplane/bitplane.hpp>
 
 #include <cstddef>
@@ -10,7 +14,8 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
+    const std::vector<std::byte> bytes =
+        bitplane::fuzz::with_checksum(std::span(reinterpret_cast<const std::byte*>(data), size));
     bitplane::bitset set;
     try {
         set = bitplane::load_bitset(bytes);
@@ -51,3 +56,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (reloaded.size() != set.size() || reloaded.to_positions() != positions) std::abort();
     return 0;
 }
+
+#if defined(BITPLANE_LIBFUZZER)
+// Structure-aware mutation (fuzz_support.hpp): libFuzzer's mutation, then the size field fixed.
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned int seed) {
+    size = LLVMFuzzerMutate(data, size, max_size);
+    const std::span<std::byte> file(reinterpret_cast<std::byte*>(data), size);
+    if (seed % 4 != 0) bitplane::fuzz::fix_bitset_sizes(file);
+    return size;
+}
+#endif

@@ -1,6 +1,9 @@
 // libFuzzer target: bitplane::load on arbitrary bytes, as uint32 and as int32 vectors.
 // load must either throw format_error or return a vector that decodes, reads element by
-// element the same way, and survives save + load unchanged.
+// element the same way, and survives save + load unchanged. The input's checksum field is
+// rewritten first (fuzz_support.hpp), so mutations reach the block table and the blocks.
+#include "fuzz_support.hpp"
+
 #include <bitplane/bitplane.hpp>
 
 #include <cstddef>
@@ -31,8 +34,20 @@ void check(std::span<const std::byte> bytes) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
+    const std::vector<std::byte> bytes =
+        bitplane::fuzz::with_checksum(std::span(reinterpret_cast<const std::byte*>(data), size));
     check<std::uint32_t>(bytes);
     check<std::int32_t>(bytes);
     return 0;
 }
+
+#if defined(BITPLANE_LIBFUZZER)
+// Structure-aware mutation (fuzz_support.hpp): libFuzzer's mutation, then the size field fixed.
+extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
+                                               unsigned int seed) {
+    size = LLVMFuzzerMutate(data, size, max_size);
+    const std::span<std::byte> file(reinterpret_cast<std::byte*>(data), size);
+    if (seed % 4 != 0) bitplane::fuzz::fix_vector_sizes(file);
+    return size;
+}
+#endif

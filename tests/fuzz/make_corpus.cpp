@@ -3,6 +3,9 @@
 // all-ones, partial blocks), so that fuzzing starts from every layout, transform and payload.
 #include <bitplane/bitplane.hpp>
 
+#include "codec/byte_io.hpp"
+#include "dna/gzip.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -81,8 +84,8 @@ void write_text(const std::filesystem::path& file, std::uint8_t mode, const std:
 
 }  // namespace
 
-// Usage: make_corpus ROOT. Writes ROOT/<target> for load_vector, decode_block, load_bitset and
-// simd_decode.
+// Usage: make_corpus ROOT. Writes ROOT/<target> for load_vector, decode_block, load_bitset,
+// simd_decode, fasta_parse, load_dna, dna_metadata, dna_modeled and plot_script.
 int main(int argc, char** argv) {
     if (argc != 2) return 2;
     const std::filesystem::path root = argv[1];
@@ -128,6 +131,63 @@ int main(int argc, char** argv) {
         bitplane::dna::save(file.letters(), saved);
         write(dna / ("sequence_" + std::to_string(n)), saved);
         ++n;
+    }
+    // dna_metadata: flags, letter count, record count, the record table as stored before
+    // deflating; dna_modeled: letter count + a modeled payload (fuzz_dna_*.cpp).
+    const std::filesystem::path tables = root / "dna_metadata", modeled = root / "dna_modeled";
+    std::filesystem::create_directories(tables);
+    std::filesystem::create_directories(modeled);
+    n = 0;
+    for (const std::string& text : fasta_texts()) {
+        const bitplane::dna::fasta file = bitplane::dna::fasta::parse(text);
+        std::vector<std::byte> packed;
+        bitplane::dna::pack(file, packed, bitplane::dna::pack_mode::modeled);
+        using bitplane::detail::load_le;
+        const auto flags = static_cast<std::uint8_t>(packed[11]);
+        const auto letters = load_le<std::uint64_t>(packed.data() + 16);
+        const auto records = load_le<std::uint64_t>(packed.data() + 24);
+        const auto stored = load_le<std::uint64_t>(packed.data() + 32);
+        const auto raw = load_le<std::uint64_t>(packed.data() + 40);
+        const auto payload = load_le<std::uint64_t>(packed.data() + 48);
+        const auto table_bytes = std::span<const std::byte>(packed).subspan(64, stored);
+        const std::string table = (flags & 0x08) != 0 ? bitplane::dna::detail::inflate_bytes(table_bytes, raw, 64)
+                                                      : std::string(reinterpret_cast<const char*>(table_bytes.data()), stored);
+        for (const std::uint8_t deflate : {0, 4}) {
+            std::vector<std::byte> seed{std::byte{static_cast<std::uint8_t>((flags & 3) | deflate | (n % 2 == 0 ? 8 : 0))},
+                                        std::byte{static_cast<std::uint8_t>(letters)},
+                                        std::byte{static_cast<std::uint8_t>(letters >> 8)},
+                                        std::byte{static_cast<std::uint8_t>(records)},
+                                        std::byte{static_cast<std::uint8_t>(records >> 8)}};
+            for (const char c : table) seed.push_back(static_cast<std::byte>(c));
+            write(tables / ("table_" + std::to_string(n) + "_" + std::to_string(deflate)), seed);
+        }
+        std::vector<std::byte> coded{std::byte{static_cast<std::uint8_t>(letters)},
+                                     std::byte{static_cast<std::uint8_t>(letters >> 8)}};
+        coded.insert(coded.end(), packed.end() - static_cast<std::ptrdiff_t>(payload), packed.end());
+        write(modeled / ("modeled_" + std::to_string(n)), coded);
+        ++n;
+    }
+    // A longer modeled payload: repeats, N runs and lower case over a few blocks.
+    {
+        std::string text = ">long\n";
+        std::mt19937_64 rng(3);
+        for (int i = 0; i < 8000; ++i) text += i % 1500 < 40 ? 'N' : i % 3000 < 200 ? "acgt"[rng() % 4] : "ACGT"[i % 7 < 4 ? i % 4 : rng() % 4];
+        std::vector<std::byte> packed;
+        bitplane::dna::pack(bitplane::dna::fasta::parse(text), packed, bitplane::dna::pack_mode::modeled);
+        const auto payload = bitplane::detail::load_le<std::uint64_t>(packed.data() + 48);
+        std::vector<std::byte> coded{std::byte{8000 & 0xFF}, std::byte{8000 >> 8}};
+        coded.insert(coded.end(), packed.end() - static_cast<std::ptrdiff_t>(payload), packed.end());
+        write(modeled / "modeled_long", coded);
+    }
+    // plot_script: directory length, directory, title.
+    const std::filesystem::path plots = root / "plot_script";
+    std::filesystem::create_directories(plots);
+    n = 0;
+    for (const std::string& seed : {std::string("\x04/tmpcolumn.bp"), std::string("\x0b/tmp/it''s'x\n!touch PWNED\n#.bp"),
+                                    std::string(1, '\0') + "\"quoted\" \\ `cmd` @macro", std::string("\x03/a\nb")}) {
+        std::vector<std::byte> bytes;
+        for (const char c : seed) bytes.push_back(static_cast<std::byte>(c));
+        write(plots / ("seed_" + std::to_string(n++)), bytes);
     }
     n = 0;
     for (const std::string& text : fastq_texts()) write_text(texts / ("fastq_" + std::to_string(n++)), 1, text);
