@@ -597,7 +597,8 @@ bool compare_encoded(const parsed_block& block, block_planes_source& source, con
 // Only the live planes' entries are written and read (no initializers: an entry per block).
 struct direct_plane {
     codec::payload_kind payload;
-    bool one_base;
+    bool one_base;         // base one, or complement of the reference
+    std::uint8_t ref;      // the plane stored against (plane, complement), else no_ref
     std::uint16_t items;   // positions, runs; gaps: bytes
     std::uint32_t offset;  // of the payload in the block
 };
@@ -610,14 +611,22 @@ public:
         if (d.sparse() || d.all_raw() || d.transform() == codec::transform::delta) return false;
         bytes_ = bytes;
         length_ = d.length;
+        live_ = d.live;
         plane_walker walk(d, bytes);
+        references_ = false;
         for (std::uint32_t i = 0; i < d.stored; ++i) {
             const plane_entry e = walk.next();
             const codec::base_kind base = e.code.base_kind();
-            if (base != codec::base_kind::zero && base != codec::base_kind::one) return false;
-            direct_plane& p = planes_[e.code.index & 31u];
+            const std::uint32_t j = e.code.index & 31u;
+            direct_plane& p = planes_[j];
+            p.ref = no_ref;
+            if (base == codec::base_kind::plane || base == codec::base_kind::complement) {
+                if ((e.code.reference & 31u) == j) return false;
+                p.ref = static_cast<std::uint8_t>(e.code.reference & 31u);
+                references_ = true;
+            }
             p.payload = e.code.payload_kind();
-            p.one_base = base == codec::base_kind::one;
+            p.one_base = base == codec::base_kind::one || base == codec::base_kind::complement;
             p.items = static_cast<std::uint16_t>(e.items);
             p.offset = e.payload_offset;
         }
@@ -625,6 +634,25 @@ public:
     }
 
     [[nodiscard]] std::uint32_t length() const noexcept { return length_; }
+    /// Whether a plane is stored against another plane (only equalities read such blocks here).
+    [[nodiscard]] bool references() const noexcept { return references_; }
+
+    /// For an equality whose target has bit (target >> j) & 1 in every plane j: plane j's
+    /// base where the residual still equals the target in the other planes, so that plane j
+    /// narrows eq as a plane stored against that constant base would. A plane stored against
+    /// plane r is r's bit XOR the payload's: where r equals the target, r's bit is the
+    /// target's (live r: an equality reads every live plane) or r's constant bit.
+    void settle_references(std::uint32_t target) noexcept {
+        if (!references_) return;
+        for (std::uint32_t live = live_; live != 0; live &= live - 1) {
+            direct_plane& p = planes_[std::countr_zero(live)];
+            if (p.ref == no_ref) continue;
+            const bool r = ((target >> p.ref) & 1u) != 0;
+            p.one_base = p.one_base != r;
+            p.ref = no_ref;
+        }
+        references_ = false;
+    }
 
     /// How plane j narrows an equality whose bit there is `bit`: 0 = a list plane that keeps
     /// only its own bits (few), 1 = a raw plane, 2 = a list plane that clears its bits.
@@ -701,30 +729,50 @@ public:
             return out;
         }
         std::fill_n(out, words, 0u);
-        for_each_word(p, at, [out](std::uint32_t w, std::uint32_t m) { out[w] ^= m; });
+        for_each_word(p, at, [out](std::uint32_t w, std::uint32_t m) { out[w] |= m; });
         return out;
     }
 
 private:
+    static constexpr std::uint8_t no_ref = 0xFF;
+
     // f(word, bits) for the set bits of a list payload (positions, runs, gaps), a word at a
     // time (positions are masked to the plane, so that even forged bytes stay inside it).
     template <class F>
     static void for_each_word(const direct_plane& p, const std::byte* at, F&& f) noexcept {
         constexpr std::uint32_t last_bit = block_values - 1;
         switch (p.payload) {
-            case codec::payload_kind::positions:
+            case codec::payload_kind::positions: {
+                // Positions ascend: the bits of one word are gathered in a register first (a
+                // read-modify-write of memory per position waits on the previous one).
+                std::uint32_t word = 0, bits = 0;
                 for (std::uint32_t i = 0; i < p.items; ++i) {
                     const std::uint32_t bit = load_le<std::uint16_t>(at + 2 * i) & last_bit;
-                    f(bit >> 5, 1u << (bit & 31u));
+                    if ((bit >> 5) != word) {
+                        if (bits != 0) f(word, bits);
+                        word = bit >> 5;
+                        bits = 0;
+                    }
+                    bits |= 1u << (bit & 31u);
                 }
+                if (bits != 0) f(word, bits);
                 break;
-            case codec::payload_kind::gaps:
-                gaps_payload::for_each_position(at, p.items, [&f](std::uint32_t bit) {
+            }
+            case codec::payload_kind::gaps: {
+                std::uint32_t word = 0, bits = 0;
+                gaps_payload::for_each_position(at, p.items, [&](std::uint32_t bit) {
                     bit &= last_bit;
-                    f(bit >> 5, 1u << (bit & 31u));
+                    if ((bit >> 5) != word) {
+                        if (bits != 0) f(word, bits);
+                        word = bit >> 5;
+                        bits = 0;
+                    }
+                    bits |= 1u << (bit & 31u);
                     return true;
                 });
+                if (bits != 0) f(word, bits);
                 break;
+            }
             case codec::payload_kind::runs:
                 for (std::uint32_t i = 0; i < p.items; ++i) {
                     const std::uint32_t begin = std::min<std::uint32_t>(load_le<std::uint16_t>(at + 4 * i), block_values);
@@ -748,6 +796,8 @@ private:
 private:
     const std::byte* bytes_ = nullptr;
     std::uint32_t length_ = 0;
+    std::uint32_t live_ = 0;
+    bool references_ = false;
     direct_plane planes_[plane_count];
 };
 
@@ -846,6 +896,12 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const sca
     if (!residual_form(d.transform(), d.for_base(), test, rt)) return false;
     direct_planes dp;
     if (!dp.load(d, bytes)) return false;
+    if (dp.references()) {
+        if (rt.lo != rt.hi) return false;
+        // The target's bit in every plane: the residual's, or the constant plane's where the
+        // target cannot match (compare_residuals answers those without a run).
+        dp.settle_references((rt.lo & d.live) | (d.ones & ~d.live));
+    }
     answer = compare_residuals(
         plane_shape{d.live, d.ones, d.length, false},
         [&](const compare_job& job) { return run_direct(dp, d.live, job, s); }, rt, s, out);
