@@ -937,12 +937,64 @@ bool run_direct(const direct_planes& dp, std::uint32_t live, const compare_job& 
     return true;
 }
 
+// Columns of an interleaved payload compared together in run_interleaved_equal.
+constexpr std::uint32_t interleaved_group = 4;
+
+// A compare_job on an interleaved all-raw payload (64 columns of `stored` words; the k-th
+// plane from the top has rank stored - 1 - k). An equality goes column group by column group,
+// planes from the bottom, and leaves a group once none of its residuals is still equal: after
+// ~8 planes for random values, where the kernel's one pass reads every plane. Order tests go
+// to the compare_planes kernel in one pass.
+bool run_interleaved(const std::byte* payload, std::uint32_t stored, const compare_job& job, scan_scratch& s) {
+    compare_job j = job;
+    if (job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none && job.steps[0] == stored) {
+        // An equality reads every stored plane (steps == stored), in any order: from the
+        // bottom, whose planes tell a block's values apart soonest (ids, sorted columns: the
+        // top planes are nearly constant within a block).
+        std::uint32_t want[plane_count];  // XOR with the word of rank r: ones where equal
+        for (std::uint32_t r = 0; r < stored; ++r) want[r] = ((job.bits[0] >> (stored - 1 - r)) & 1u) != 0 ? 0u : ~0u;
+        const std::size_t column = 4 * std::size_t{stored};
+        std::uint32_t any = 0;
+        for (std::uint32_t c = 0; c < plane_words; c += interleaved_group) {
+            std::uint32_t e[interleaved_group];
+            for (std::uint32_t g = 0; g < interleaved_group; ++g) e[g] = ~0u;
+            const std::byte* first = payload + c * column;
+            for (std::uint32_t r = 0; r < stored; ++r) {
+                std::uint32_t alive = 0;
+                for (std::uint32_t g = 0; g < interleaved_group; ++g) {
+                    e[g] &= load_le<std::uint32_t>(first + g * column + 4 * r) ^ want[r];
+                    alive |= e[g];
+                }
+                if (alive == 0) break;
+            }
+            for (std::uint32_t g = 0; g < interleaved_group; ++g) {
+                s.eq[c + g] = e[g];
+                any |= e[g];
+            }
+        }
+        return any != 0;
+    }
+    j.base = reinterpret_cast<const std::uint8_t*>(payload);
+    j.stride = 4 * stored;
+    const std::uint32_t total = job.targets == 2 ? std::max(job.steps[0], job.steps[1]) : job.steps[0];
+    for (std::uint32_t k = 0; k < total; ++k) j.offset[k] = 4 * (stored - 1 - k);
+    active_kernels().compare_planes(&j, s.eq, s.lt);
+    return true;
+}
+
 // The test on a dense block of direct planes, from the vector's descriptor: false where it
 // does not apply (sparse, delta, interleaved, planes stored against planes, zigzag order tests).
 bool compare_direct(const block_descriptor& d, const std::byte* bytes, const scan_test& test, scan_scratch& s,
                     plane& out, compact_answer& answer) {
     residual_test rt;
     if (!residual_form(d.transform(), d.for_base(), test, rt)) return false;
+    if (d.interleaved() && !d.sparse()) {
+        answer = compare_residuals(
+            plane_shape{d.live, d.ones, d.length, false},
+            [&](const compare_job& job) { return run_interleaved(bytes + d.payloads_at, d.stored, job, s); }, rt, s,
+            out);
+        return true;
+    }
     direct_planes dp;
     if (!dp.load(d, bytes)) return false;
     if (dp.references()) {
