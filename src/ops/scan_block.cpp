@@ -1,3 +1,9 @@
+// One block of a scan: scan_block.hpp says what each kind of block goes through. The parts,
+// in order: the tests (scan_eq ...), the values compared one by one (test_values), the walk
+// of a target down the constant planes, the staged way over built planes
+// (block_planes_source, compare_in_stages), compare_residuals (shared by every way), the direct
+// ways from the vector's descriptor (direct_planes, run_direct, run_interleaved), and the
+// entry points.
 #include "ops/scan_block.hpp"
 
 #include "codec/block_decoding.hpp"
