@@ -645,6 +645,7 @@ struct coverage {
     std::set<bitplane::codec::transform> transforms;
     bool sparse = false;
     bool interleaved = false;
+    bool interleaved_wide = false;  // 24 planes or more: equalities exit early (scan_block.cpp)
     bool sparse_for = false;
     // Dense blocks compared from their payloads (plain, frame of reference, zigzag; not all
     // raw): base kind x payload kind of their stored planes, short and long lists apart
@@ -667,6 +668,9 @@ void check_encoded(const std::vector<std::uint32_t>& bits, bool encode_signed, c
     for (const auto& p : info.planes)
         all_raw &= p.payload == bitplane::codec::payload_kind::none || p.payload == bitplane::codec::payload_kind::raw;
     seen.interleaved |= all_raw;
+    std::size_t raw_planes = 0;
+    for (const auto& p : info.planes) raw_planes += p.payload == bitplane::codec::payload_kind::raw ? 1 : 0;
+    seen.interleaved_wide |= all_raw && raw_planes >= 24;
     if (!sparse && !all_raw && info.value_transform != bitplane::codec::transform::delta)
         for (const auto& p : info.planes)
             if (p.payload != bitplane::codec::payload_kind::none || p.base == bitplane::codec::base_kind::plane ||
@@ -733,6 +737,7 @@ TEST(ScanBlocks, EveryTransformAndLayoutBothSignednesses) {
     EXPECT_TRUE(seen.sparse);
     EXPECT_TRUE(seen.sparse_for);
     EXPECT_TRUE(seen.interleaved);
+    EXPECT_TRUE(seen.interleaved_wide);
     // Every payload kind, over constant bases and over other planes, as dense blocks' planes.
     using bitplane::codec::base_kind;
     using bitplane::codec::payload_kind;

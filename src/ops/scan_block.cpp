@@ -943,17 +943,23 @@ bool run_direct(const direct_planes& dp, std::uint32_t live, const compare_job& 
     return true;
 }
 
-// Columns of an interleaved payload compared together in run_interleaved_equal.
+// Columns of an interleaved payload compared together by an equality in run_interleaved.
 constexpr std::uint32_t interleaved_group = 4;
+// Equalities on interleaved payloads of fewer planes go to the kernel's one pass, which was
+// faster there (count_eq, rare value, AVX2, min of 300 runs: uniform 10-bit values 121-200 us
+// against 244-254 us with the early exit, bed_name's 19 planes 179 against 202-220 us; 32-bit
+// random values 265-317 against 325-491 us).
+constexpr std::uint32_t interleaved_exit_planes = 24;
 
 // A compare_job on an interleaved all-raw payload (64 columns of `stored` words; the k-th
-// plane from the top has rank stored - 1 - k). An equality goes column group by column group,
-// planes from the bottom, and leaves a group once none of its residuals is still equal: after
-// ~8 planes for random values, where the kernel's one pass reads every plane. Order tests go
-// to the compare_planes kernel in one pass.
+// plane from the top has rank stored - 1 - k). An equality on many planes goes column group by
+// column group, planes from the bottom, and leaves a group once none of its residuals is still
+// equal: after ~8 planes for random values, where the kernel's one pass reads every plane.
+// Other tests go to the compare_planes kernel in one pass.
 bool run_interleaved(const std::byte* payload, std::uint32_t stored, const compare_job& job, scan_scratch& s) {
     compare_job j = job;
-    if (job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none && job.steps[0] == stored) {
+    if (job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none && job.steps[0] == stored &&
+        stored >= interleaved_exit_planes) {
         // An equality reads every stored plane (steps == stored), in any order: from the
         // bottom, whose planes tell a block's values apart soonest (ids, sorted columns: the
         // top planes are nearly constant within a block).

@@ -26,9 +26,9 @@
 //   Short lists (<= 32 items) touch only the words they fall in; longer ones are built into a
 //   plane first. Order tests build list planes one at a time and compare as the kernel does;
 //   blocks with planes stored against planes take the staged way below for them.
-// - Interleaved all-raw payloads: an equality goes 4 columns at a time from the bottom plane
-//   and leaves a column group once none of its residuals is still equal; order tests run the
-//   compare_planes kernel over the payload in place.
+// - Interleaved all-raw payloads: an equality on 24 planes or more goes 4 columns at a time
+//   from the bottom plane and leaves a column group once none of its residuals is still equal;
+//   other tests run the compare_planes kernel over the payload in place, in one pass.
 // - Others (sparse, delta, order tests on blocks with plane references), expanded from the
 //   descriptor: planes built on demand, compared by compare_planes in stages of 4 from the top
 //   (a block where no residual is still equal to a target stops there). Sparse blocks compare
