@@ -745,14 +745,16 @@ TEST(ScanBlocks, EveryTransformAndLayoutBothSignednesses) {
         return seen.direct_planes.count({static_cast<int>(b), static_cast<int>(p), long_list}) != 0;
     };
     for (const payload_kind p : {payload_kind::positions, payload_kind::runs, payload_kind::gaps}) {
-        EXPECT_TRUE(saw(base_kind::zero, p, false) || saw(base_kind::one, p, false)) << "payload " << static_cast<int>(p);
-        EXPECT_TRUE(saw(base_kind::plane, p, false) || saw(base_kind::complement, p, false)) << "payload " << static_cast<int>(p);
+        const int kind = static_cast<int>(p);
+        EXPECT_TRUE(saw(base_kind::zero, p, false) || saw(base_kind::one, p, false)) << "payload " << kind;
+        EXPECT_TRUE(saw(base_kind::plane, p, false) || saw(base_kind::complement, p, false)) << "payload " << kind;
     }
     EXPECT_TRUE(saw(base_kind::zero, payload_kind::gaps, true) || saw(base_kind::one, payload_kind::gaps, true));
     EXPECT_TRUE(saw(base_kind::zero, payload_kind::raw, false));
     EXPECT_TRUE(saw(base_kind::one, payload_kind::positions, false) || saw(base_kind::one, payload_kind::gaps, false) ||
                 saw(base_kind::one, payload_kind::gaps, true));
-    EXPECT_TRUE(saw(base_kind::plane, payload_kind::none, false) || saw(base_kind::complement, payload_kind::none, false));
+    EXPECT_TRUE(saw(base_kind::plane, payload_kind::none, false) ||
+                saw(base_kind::complement, payload_kind::none, false));
 }
 
 // FOR blocks whose residuals wrap around in the scanned type's order, with counts worked out

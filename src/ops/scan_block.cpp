@@ -497,7 +497,9 @@ struct plane_shape {
     bool sparse = false;
 };
 
-plane_shape shape_of(const parsed_block& block) noexcept { return {block.live, block.ones, block.length, block.sparse}; }
+plane_shape shape_of(const parsed_block& block) noexcept {
+    return {block.live, block.ones, block.length, block.sparse};
+}
 
 // `run(job)` runs a compare_job (targets, steps, bits, finish, need_lt, words) into s.eq and
 // s.lt as compare_in_stages does, and returns false where it stopped because no residual was
@@ -737,7 +739,8 @@ public:
     /// Plane j's bits (words [0, words)) into `out`: its payload over a zero base, and whether
     /// the plane is the complement of that (base one). Raw payloads of whole words are not
     /// copied: the pointer returned is then the payload's.
-    const std::uint32_t* payload_bits(std::uint32_t j, std::uint32_t* out, std::uint32_t words, bool& complement) const noexcept {
+    const std::uint32_t* payload_bits(std::uint32_t j, std::uint32_t* out, std::uint32_t words,
+                                      bool& complement) const noexcept {
         const direct_plane& p = planes_[j];
         complement = p.one_base;
         const std::byte* at = bytes_ + p.offset;
@@ -830,8 +833,9 @@ private:
             }
             case codec::payload_kind::runs:
                 for (std::uint32_t i = 0; i < p.items; ++i) {
-                    const std::uint32_t begin = std::min<std::uint32_t>(load_le<std::uint16_t>(at + 4 * i), block_values);
-                    const std::uint32_t end = std::min<std::uint32_t>(load_le<std::uint16_t>(at + 4 * i + 2), block_values);
+                    const std::byte* run = at + 4 * i;
+                    const std::uint32_t begin = std::min<std::uint32_t>(load_le<std::uint16_t>(run), block_values);
+                    const std::uint32_t end = std::min<std::uint32_t>(load_le<std::uint16_t>(run + 2), block_values);
                     if (begin >= end) continue;
                     const std::uint32_t first = begin >> 5, last = (end - 1) >> 5;
                     const std::uint32_t head = ~0u << (begin & 31u), tail = ~0u >> (31u - ((end - 1) & 31u));
