@@ -27,6 +27,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <tuple>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -644,7 +645,12 @@ struct coverage {
     std::set<bitplane::codec::transform> transforms;
     bool sparse = false;
     bool interleaved = false;
+    bool interleaved_wide = false;  // 24 planes or more: equalities exit early (scan_block.cpp)
     bool sparse_for = false;
+    // Dense blocks compared from their payloads (plain, frame of reference, zigzag; not all
+    // raw): base kind x payload kind of their stored planes, short and long lists apart
+    // (src/ops/scan_block.cpp applies lists of more than 32 items another way).
+    std::set<std::tuple<int, int, bool>> direct_planes;
 };
 
 template <class T>
@@ -662,6 +668,14 @@ void check_encoded(const std::vector<std::uint32_t>& bits, bool encode_signed, c
     for (const auto& p : info.planes)
         all_raw &= p.payload == bitplane::codec::payload_kind::none || p.payload == bitplane::codec::payload_kind::raw;
     seen.interleaved |= all_raw;
+    std::size_t raw_planes = 0;
+    for (const auto& p : info.planes) raw_planes += p.payload == bitplane::codec::payload_kind::raw ? 1 : 0;
+    seen.interleaved_wide |= all_raw && raw_planes >= 24;
+    if (!sparse && !all_raw && info.value_transform != bitplane::codec::transform::delta)
+        for (const auto& p : info.planes)
+            if (p.payload != bitplane::codec::payload_kind::none || p.base == bitplane::codec::base_kind::plane ||
+                p.base == bitplane::codec::base_kind::complement)
+                seen.direct_planes.insert({static_cast<int>(p.base), static_cast<int>(p.payload), p.items > 32});
 
     std::vector<T> values(bits.size());
     for (std::size_t i = 0; i < bits.size(); ++i) values[i] = std::bit_cast<T>(bits[i]);
@@ -723,6 +737,24 @@ TEST(ScanBlocks, EveryTransformAndLayoutBothSignednesses) {
     EXPECT_TRUE(seen.sparse);
     EXPECT_TRUE(seen.sparse_for);
     EXPECT_TRUE(seen.interleaved);
+    EXPECT_TRUE(seen.interleaved_wide);
+    // Every payload kind, over constant bases and over other planes, as dense blocks' planes.
+    using bitplane::codec::base_kind;
+    using bitplane::codec::payload_kind;
+    const auto saw = [&](base_kind b, payload_kind p, bool long_list) {
+        return seen.direct_planes.count({static_cast<int>(b), static_cast<int>(p), long_list}) != 0;
+    };
+    for (const payload_kind p : {payload_kind::positions, payload_kind::runs, payload_kind::gaps}) {
+        const int kind = static_cast<int>(p);
+        EXPECT_TRUE(saw(base_kind::zero, p, false) || saw(base_kind::one, p, false)) << "payload " << kind;
+        EXPECT_TRUE(saw(base_kind::plane, p, false) || saw(base_kind::complement, p, false)) << "payload " << kind;
+    }
+    EXPECT_TRUE(saw(base_kind::zero, payload_kind::gaps, true) || saw(base_kind::one, payload_kind::gaps, true));
+    EXPECT_TRUE(saw(base_kind::zero, payload_kind::raw, false));
+    EXPECT_TRUE(saw(base_kind::one, payload_kind::positions, false) || saw(base_kind::one, payload_kind::gaps, false) ||
+                saw(base_kind::one, payload_kind::gaps, true));
+    EXPECT_TRUE(saw(base_kind::plane, payload_kind::none, false) ||
+                saw(base_kind::complement, payload_kind::none, false));
 }
 
 // FOR blocks whose residuals wrap around in the scanned type's order, with counts worked out

@@ -11,19 +11,36 @@
 // sign plane compares reversed without being special-cased). The key interval is therefore
 // an interval of residuals, or the complement of one when it wraps around 2^32, and the
 // residual planes are compared with at most two constants (O'Neil & Quass, "Improved query
-// performance with variant indexes", 1997) by the compare_planes kernel, from the top plane
-// down; all-zero and all-one planes are resolved without reading them (an equality whose
-// value has a bit where the plane is constant and different is empty at once), and
-// interleaved all-raw payloads are read in place. Other planes are built on demand (trusted
-// bytes, only the words the planes have), in stages of 4 from the top: a block where no
-// residual is still equal to a target stops there, so rare values and narrow ranges rarely
-// build the low planes. Sparse blocks compare their compact planes (never zero), deposit the
-// result onto the non-zero mask and add the zero residuals' answer. Zigzag blocks answer
-// equality on the residual planes (r = zigzag(v) is a bijection) and decode for order tests.
-// Delta blocks with non-negative steps are answered from their bounds (first value, and the
-// last from plane popcounts, read off the payloads where possible) when the interval holds all
-// or none of them; otherwise their residuals go through the test_values kernel, which decodes
-// the prefix sums on the way. The uncompressed tail and the write-back block go through it too.
+// performance with variant indexes", 1997), from the top plane down; all-zero and all-one
+// planes are resolved without reading them (an equality whose value has a bit where the plane
+// is constant and different is empty at once).
+//
+// Sealed blocks are read from the descriptor their vector keeps (no header is parsed) and
+// take one of three ways:
+// - Dense plain, frame-of-reference and zigzag (equality) blocks whose planes are payloads
+//   (raw, positions, runs, gaps) over constant bases, or over other planes: read straight from
+//   the payloads. An equality narrows one mask, eq &= plane or ~plane, in any order: list
+//   planes that keep only their own bits first, then raw planes (read in place), then list
+//   planes that clear theirs, and stops once the mask is empty; a plane stored against plane r
+//   acts, where r already equals the target, as one stored against the target's bit of r.
+//   Short lists (<= 32 items) touch only the words they fall in; longer ones are built into a
+//   plane first. Order tests build list planes one at a time and compare as the kernel does;
+//   blocks with planes stored against planes take the staged way below for them.
+// - Interleaved all-raw payloads: an equality on 24 planes or more goes 4 columns at a time
+//   from the bottom plane and leaves a column group once none of its residuals is still equal;
+//   other tests run the compare_planes kernel over the payload in place, in one pass.
+// - Others (sparse, delta, order tests on blocks with plane references), expanded from the
+//   descriptor: planes built on demand, compared by compare_planes in stages of 4 from the top
+//   (a block where no residual is still equal to a target stops there). Sparse blocks compare
+//   their compact planes (never zero), deposit the result onto the non-zero mask and add the
+//   zero residuals' answer. Zigzag blocks decode for order tests. Delta blocks with
+//   non-negative steps are answered from their bounds (first value, and the last from plane
+//   popcounts, read off the payloads where possible) when the interval holds all or none of
+//   them; otherwise their residuals go through the test_values kernel, which decodes the
+//   prefix sums on the way. The uncompressed tail and the write-back block go through it too.
+// count_block answers the same without building an output plane where it can (popcount of
+// the mask, or the block's length). scan_encoded_block (bytes the caller vouches for) parses
+// the header first, then goes the same ways.
 #pragma once
 
 #include <bitplane/block.hpp>
