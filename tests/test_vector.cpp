@@ -296,11 +296,13 @@ TYPED_TEST(VectorTest, RandomReadsOfGapListsWithSkipEntries) {
                     if (mask[i]) ref[first + i] = static_cast<T>(1 + rng() % 100000);
                 break;
             }
-            default: {  // sorted: delta with sparse increments
+            default: {  // sorted: delta with sparse increments (every other block: all with bit 5
+                        // set, an all-ones plane over a sparse block's stored residuals)
                 std::uint32_t at = first == 0 ? 0u : static_cast<std::uint32_t>(ref[first - 1]);
                 const auto steps = sparse_plane(len, density, escapes);
+                const bool bit5 = b % 2 == 1;
                 for (std::uint32_t i = 0; i < len; ++i) {
-                    if (steps[i]) at += 1 + static_cast<std::uint32_t>(rng() % 40);
+                    if (steps[i]) at += bit5 ? 32 + static_cast<std::uint32_t>(rng() % 32) : 1 + static_cast<std::uint32_t>(rng() % 40);
                     ref[first + i] = static_cast<T>(at);
                 }
                 break;
