@@ -108,6 +108,12 @@ constexpr std::uint32_t skip_entries(std::uint32_t bytes) noexcept {
 }
 
 // `skips` (may be null): the payload's skip entries; the seek starts at the last one below bit.
+// Gap bytes left up to which a seek walks them one by one (short lists, e.g. near-constant
+// planes). Callgrind, instructions per random read, 0 / 4 / 12 / 20 bytes: bam_ref_span
+// 1212 / 1190 / 1092 / 979, bam_mapq 1367 / 1361 / 1255 / 1110, geoip4_size 3547 / 3547 /
+// 3435 / 3090 (without skip entries and chunks: 1125, 1379, 4445).
+constexpr std::uint32_t gaps_short_bytes = 20;
+
 // `end`: the end of the block, up to which 16-byte loads may run past the payload.
 gaps_cursor gaps_seek(const std::byte* payload, std::uint32_t bytes, std::uint32_t bit, const std::uint32_t* skips,
                       const std::byte* end) noexcept {
@@ -125,6 +131,11 @@ gaps_cursor gaps_seek(const std::byte* payload, std::uint32_t bytes, std::uint32
     }
 #if defined(__SSE2__)
     while (c.at < bytes) {
+        if (bytes - c.at <= gaps_short_bytes) {  // a few items: walking them is cheaper
+            while (c.at < bytes)
+                if (gaps_step(payload, bit, c)) return c;
+            return c;
+        }
         const std::uint32_t valid = std::min<std::uint32_t>(16, bytes - c.at);
         __m128i x;
         if (end - (payload + c.at) >= 16) {
