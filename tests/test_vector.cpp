@@ -255,6 +255,104 @@ TYPED_TEST(VectorTest, CachedDescriptorsAndRandomReadsOnEveryLayoutAndPath) {
     EXPECT_GT(sparse_blocks, 0u) << "no shape reached a sparse block";
 }
 
+// Gap-list planes (the usual payload of sparse planes and masks) of every length the planner
+// keeps, with escapes (gaps of 255+ bits) at every offset, so that the in-memory skip entries
+// (thresholds::gaps_skip_stride_bytes) start seeks everywhere: random reads of dense, sparse
+// and delta blocks against the values, on every SIMD path, after writes that grow and shrink
+// the lists, after seal and after load.
+TYPED_TEST(VectorTest, RandomReadsOfGapListsWithSkipEntries) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const bitplane::simd_path saved = bitplane::active_simd_path();
+    const std::uint64_t seed = case_seed("gap-skips", std::is_signed_v<T>);
+    std::mt19937_64 rng(seed);
+    // Positions of a sparse plane: runs of short gaps, now and then a long one (an escape).
+    auto sparse_plane = [&](std::uint32_t length, std::uint32_t density_per_mille, std::uint32_t escape_per_mille) {
+        std::vector<bool> bits(length, false);
+        for (std::uint32_t i = 0; i < length; ++i) {
+            if (rng() % 1000 < escape_per_mille) i += 255 + static_cast<std::uint32_t>(rng() % 300);
+            if (i < length && rng() % 1000 < density_per_mille) bits[i] = true;
+        }
+        return bits;
+    };
+    const std::size_t blocks = 24;
+    const std::size_t n = blocks * block_values + 777;
+    std::vector<T> ref(n);
+    for (std::size_t b = 0; b * block_values < n; ++b) {
+        const auto len = static_cast<std::uint32_t>(std::min(block_values, n - b * block_values));
+        const std::size_t first = b * block_values;
+        const std::uint32_t density = 10 + static_cast<std::uint32_t>(rng() % 110);  // 1% .. 12%
+        const std::uint32_t escapes = static_cast<std::uint32_t>(rng() % 4);
+        switch (b % 3) {
+            case 0:  // dense: a few gap planes of different lengths
+                for (unsigned plane = 0; plane < 6; ++plane) {
+                    const auto bits = sparse_plane(len, density / (plane + 1) + 5, escapes);
+                    for (std::uint32_t i = 0; i < len; ++i)
+                        if (bits[i]) ref[first + i] = static_cast<T>(static_cast<std::uint32_t>(ref[first + i]) | 1u << (3 * plane));
+                }
+                break;
+            case 1: {  // sparse: the mask is a gap list; values below it
+                const auto mask = sparse_plane(len, density, escapes);
+                for (std::uint32_t i = 0; i < len; ++i)
+                    if (mask[i]) ref[first + i] = static_cast<T>(1 + rng() % 100000);
+                break;
+            }
+            default: {  // sorted: delta with sparse increments (every other block: all with bit 5
+                        // set, an all-ones plane over a sparse block's stored residuals)
+                std::uint32_t at = first == 0 ? 0u : static_cast<std::uint32_t>(ref[first - 1]);
+                const auto steps = sparse_plane(len, density, escapes);
+                const bool bit5 = b % 2 == 1;
+                for (std::uint32_t i = 0; i < len; ++i) {
+                    if (steps[i]) at += bit5 ? 32 + static_cast<std::uint32_t>(rng() % 32) : 1 + static_cast<std::uint32_t>(rng() % 40);
+                    ref[first + i] = static_cast<T>(at);
+                }
+                break;
+            }
+        }
+    }
+    bvec<T> v = from(ref);
+    const bitplane::vector_stats st = v.stats();
+    std::uint64_t gap_planes = 0;
+    for (const auto& by_payload : st.planes) gap_planes += by_payload[static_cast<std::size_t>(bitplane::codec::payload_kind::gaps)];
+    ASSERT_GT(gap_planes, blocks) << "the data should give gap-list planes";
+    ASSERT_GT(st.blocks_by_transform[static_cast<std::size_t>(bitplane::codec::transform::delta)], 0u);
+    ASSERT_GT(st.blocks_by_layout[static_cast<std::size_t>(bitplane::codec::layout::sparse)], 0u);
+    auto check_all = [&](const bvec<T>& w, const char* what) {
+        for (const auto path : bitplane::available_simd_paths()) {
+            SCOPED_TRACE(std::string(what) + " " + std::string(bitplane::to_string(path)));
+            bitplane::set_simd_path(path);
+            for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(w[i], ref[i]) << "index " << i;
+        }
+        bitplane::set_simd_path(saved);
+    };
+    check_all(v, "built");
+    ASSERT_NO_THROW(v.validate());
+    // Writes: a block's lists grow (more set bits) or shrink (cleared); reads of the hot block
+    // and, after the next write elsewhere, of the re-encoded block.
+    for (int k = 0; k < 40; ++k) {
+        const std::size_t b = rng() % blocks;
+        const std::size_t at = b * block_values + rng() % block_values;
+        const T x = k % 2 ? T{} : static_cast<T>(static_cast<std::uint32_t>(ref[at]) | 1u << (rng() % 16));
+        for (std::size_t j = at; j < std::min(n, at + 5); ++j) {
+            // keep sorted blocks sorted: write the same value into a short range
+            if (b % 3 == 2) break;
+            v.set(j, x);
+            ref[j] = x;
+        }
+        const std::size_t probe = rng() % n;
+        ASSERT_EQ(v[probe], ref[probe]) << "after write " << k << ", index " << probe;
+    }
+    check_all(v, "written");
+    v.seal();
+    ASSERT_NO_THROW(v.validate());
+    check_all(v, "sealed");
+    std::vector<std::byte> file;
+    bitplane::save(v, file);
+    const bvec<T> loaded = bitplane::load<T>(std::span<const std::byte>(file));
+    ASSERT_NO_THROW(loaded.validate());
+    check_all(loaded, "loaded");
+}
+
 // ---- construction -----------------------------------------------------------------------------
 
 TYPED_TEST(VectorTest, Construction) {
@@ -898,7 +996,9 @@ TEST(VectorMemory, BitsPerValueOnOneMillionValues) {
         // 10 raw planes + table: 40 bytes per block (a 32-byte block_descriptor and the offset,
         // 0.156 bits/value) + the 576-value uncompressed tail of 1M values (0.066 bits/value)
         {uniform(10), 10.0, 10.25},
-        {of(shape_kind::sparse_90), 2.4, 3.1},          // entropy ~2.47 bits
+        // entropy ~2.47 bits; the mask's gap list (~200 bytes) carries ~0.1 bit/value of skip
+        // entries in memory (thresholds::gaps_skip_stride_bytes)
+        {of(shape_kind::sparse_90), 2.4, 3.25},
         {of(shape_kind::full_range), 32.0, 32.3},       // nothing to gain
         {of(shape_kind::timestamps), 0.5, 11.0},        // delta: ~5 planes
         {of(shape_kind::all_ones), 0.0, 0.5},           // 9 bytes a block

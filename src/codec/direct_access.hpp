@@ -25,11 +25,22 @@ inline constexpr std::uint32_t delta_checkpoint_count = block_values / delta_che
 /// Fills out[0..delta_checkpoint_count) for a delta block (block_reader.cpp).
 void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;
 
+/// Gaps payloads (plane_gaps.hpp): skip entries a container may keep beside a block, one per
+/// thresholds::gaps_skip_stride_bytes of each gaps payload (the mask's first, then the
+/// planes' in descriptor order), so that finding a bit does not walk the whole list. Entry j
+/// of a payload is the walk's state at its first item that starts at or after byte
+/// stride * (j + 1): next free position (bits 0-11), items before it (bits 12-23), and its
+/// start minus stride * (j + 1) (bits 24-25). In memory only.
+std::uint32_t gaps_skip_count(const block_descriptor& d, const std::byte* block) noexcept;
+/// Fills out[0..gaps_skip_count(d, block)).
+void gaps_skips(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;
+
 /// Value `index` of a block whose descriptor is `d`, from the block's bytes (written by the
 /// library or validated). Any layout; `checkpoints` (delta blocks only, may be null) are
-/// delta_checkpoints' sums. Defined in block_reader.cpp.
+/// delta_checkpoints' sums; `skips` (may be null) gaps_skips' entries. Defined in
+/// block_reader.cpp.
 std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
-                         const std::uint32_t* checkpoints = nullptr) noexcept;
+                         const std::uint32_t* checkpoints = nullptr, const std::uint32_t* skips = nullptr) noexcept;
 
 /// Whether read_value's inline interleaved path (direct_value) reads this block: dense, full,
 /// all-raw, plain or frame of reference.
@@ -88,11 +99,12 @@ inline std::uint32_t direct_value(const std::byte* block, std::uint32_t header, 
 
 namespace bitplane::detail {
 
-/// Value `index` of a block described by `d` (any layout; `checkpoints` as for read_value).
+/// Value `index` of a block described by `d` (any layout; `checkpoints`, `skips` as for read_value).
 inline std::uint32_t descriptor_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
-                                      const std::uint32_t* checkpoints = nullptr) noexcept {
+                                      const std::uint32_t* checkpoints = nullptr,
+                                      const std::uint32_t* skips = nullptr) noexcept {
     if (direct_readable(d)) return direct_value(block, d.payloads_at, d.live, d.stored, d.ones, d.base, index);
-    return read_value(d, block, index, checkpoints);
+    return read_value(d, block, index, checkpoints, skips);
 }
 
 }  // namespace bitplane::detail

@@ -52,6 +52,33 @@ void vector_core::refresh_sums(std::size_t block) {
     delta_checkpoints(d, arena_.data() + blocks_[block].offset, sums_[block].data());
 }
 
+std::uint32_t vector_core::skip_count(std::size_t block) const noexcept {
+    if (skips_of(block) == nullptr) return 0;
+    return gaps_skip_count(blocks_[block].descriptor, arena_.data() + blocks_[block].offset);
+}
+
+// `old_count`: the entries the block had before it was re-encoded (0 for a new block).
+void vector_core::refresh_skips(std::size_t block, std::uint32_t old_count) {
+    const block_entry& e = blocks_[block];
+    const std::byte* bytes = arena_.data() + e.offset;
+    const std::uint32_t count = gaps_skip_count(e.descriptor, bytes);
+    const bool had = block < skip_at_.size() && skip_at_[block] != no_skips;
+    if (count == 0) {
+        if (had) skip_at_[block] = no_skips;
+        skip_garbage_ += old_count;
+        return;
+    }
+    if (skip_at_.size() < blocks_.size()) skip_at_.resize(blocks_.size(), no_skips);
+    if (had && count <= old_count) {
+        skip_garbage_ += old_count - count;
+    } else {
+        skip_garbage_ += old_count;
+        skip_at_[block] = static_cast<std::uint32_t>(skip_data_.size());
+        skip_data_.resize(skip_data_.size() + count);
+    }
+    gaps_skips(e.descriptor, bytes, skip_data_.data() + skip_at_[block]);
+}
+
 void vector_core::validate() const {
     const auto fail = [](std::size_t block, const std::string& what) {
         throw format_error("vector block " + std::to_string(block) + ": " + what, 0);
@@ -78,6 +105,15 @@ void vector_core::validate() const {
             delta_sums expected{};
             delta_checkpoints(e.descriptor, bytes.data(), expected.data());
             if (b >= sums_.size() || sums_[b] != expected) fail(b, "delta sums disagree with the block");
+        }
+        const std::uint32_t skips = gaps_skip_count(e.descriptor, bytes.data());
+        if (skips != 0) {
+            std::vector<std::uint32_t> expected(skips);
+            gaps_skips(e.descriptor, bytes.data(), expected.data());
+            const std::uint32_t* have = skips_of(b);
+            if (have == nullptr || skip_data_.size() - static_cast<std::size_t>(have - skip_data_.data()) < skips ||
+                !std::equal(expected.begin(), expected.end(), have))
+                fail(b, "gaps skip entries disagree with the block");
         }
     }
 }
@@ -125,6 +161,7 @@ void vector_core::seal_tail() {
     blocks_.push_back(make_entry(arena_.size(), std::span<const std::byte>(encoded).first(bytes)));
     arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
     refresh_sums(blocks_.size() - 1);
+    refresh_skips(blocks_.size() - 1, 0);
     tail_.clear();
 }
 
@@ -146,6 +183,7 @@ void vector_core::push_encoded(std::span<const std::byte> bytes) {
     blocks_.push_back(make_entry(arena_.size(), bytes));
     arena_.insert(arena_.end(), bytes.begin(), bytes.end());
     refresh_sums(blocks_.size() - 1);
+    refresh_skips(blocks_.size() - 1, 0);
     size_ += block_values;
 }
 
@@ -164,10 +202,13 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
     // After the first window, room for the rest at the same bytes per block (plus 1/64), so
     // that a long append leaves little spare capacity instead of up to a growth step.
     const std::size_t start_bytes = arena_.size();
+    const std::size_t start_skips = skip_data_.size();
     auto reserve_for_rest = [&](std::size_t done) {
         if (done != encode_window_blocks || done >= count) return;
         const std::size_t rest = (arena_.size() - start_bytes) * (count - done) / done;
         arena_.reserve(arena_.size() + rest + rest / 64);
+        const std::size_t skips = (skip_data_.size() - start_skips) * (count - done) / done;
+        skip_data_.reserve(skip_data_.size() + skips + skips / 64);
     };
     if (thread_count() == 1 || count < 2 * encode_batch_blocks) {
         block_buffer encoded;
@@ -236,6 +277,8 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
             parallel_for(blocks, encode_batch_blocks, [&](std::size_t first, std::size_t last) {
                 for (std::size_t i = first; i < last; ++i) refresh_sums(first_entry + i);
             });
+        // Skip entries go to one shared array: serially.
+        for (std::size_t i = first_entry; i < blocks_.size(); ++i) refresh_skips(i, 0);
         size_ += blocks * block_values;
         reserve_for_rest(window + blocks);
     }
@@ -261,7 +304,8 @@ std::uint32_t vector_core::get(std::size_t index) const {
     if (block == blocks_.size()) return tail_[slot];
     if (block == hot_block_) return hot_[slot];
     const block_entry& e = blocks_[block];
-    return descriptor_value(e.descriptor, arena_.data() + e.offset, static_cast<std::uint32_t>(slot), sums_of(block));
+    return descriptor_value(e.descriptor, arena_.data() + e.offset, static_cast<std::uint32_t>(slot), sums_of(block),
+                            skips_of(block));
 }
 
 void vector_core::set(std::size_t index, std::uint32_t bits) {
@@ -296,6 +340,7 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
     block_buffer encoded;
     const std::size_t bytes = codec::encode_block(values, signed_, encoded);
     const std::span<const std::byte> fresh = std::span<const std::byte>(encoded).first(bytes);
+    const std::uint32_t old_skips = skip_count(block);
     block_entry& e = blocks_[block];
     if (bytes <= block_bytes(e)) {
         std::memcpy(arena_.data() + e.offset, encoded.data(), bytes);
@@ -307,6 +352,7 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
         arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
     }
     refresh_sums(block);
+    refresh_skips(block, old_skips);
 }
 
 void vector_core::compact_if_wasteful() {
@@ -329,9 +375,17 @@ void vector_core::seal() {
         arena_.swap(packed);
         garbage_bytes_ = 0;
     }
+    if (skip_garbage_ != 0) {
+        skip_at_.clear();
+        skip_data_.clear();
+        skip_garbage_ = 0;
+        for (std::size_t b = 0; b < blocks_.size(); ++b) refresh_skips(b, 0);
+    }
     arena_.shrink_to_fit();
     blocks_.shrink_to_fit();
     sums_.shrink_to_fit();
+    skip_at_.shrink_to_fit();
+    skip_data_.shrink_to_fit();
     if (hot_block_ == no_block) {
         hot_.clear();
         hot_.shrink_to_fit();
@@ -399,6 +453,9 @@ void vector_core::clear() noexcept {
     arena_.clear();
     blocks_.clear();
     sums_.clear();
+    skip_at_.clear();
+    skip_data_.clear();
+    skip_garbage_ = 0;
     garbage_bytes_ = 0;
     tail_.clear();
     hot_block_ = no_block;
@@ -423,9 +480,13 @@ void vector_core::resize(std::size_t count, std::uint32_t fill) {
         pod_vector<std::uint32_t> new_tail(block_values);
         decode_block(keep_blocks, {new_tail.data(), block_values});
         new_tail.resize(keep_tail);
-        for (std::size_t b = keep_blocks; b < blocks_.size(); ++b) garbage_bytes_ += block_bytes(blocks_[b]);
+        for (std::size_t b = keep_blocks; b < blocks_.size(); ++b) {
+            garbage_bytes_ += block_bytes(blocks_[b]);
+            skip_garbage_ += skip_count(b);
+        }
         blocks_.resize(keep_blocks);
         if (sums_.size() > keep_blocks) sums_.resize(keep_blocks);
+        if (skip_at_.size() > keep_blocks) skip_at_.resize(keep_blocks);
         tail_.swap(new_tail);
         tail_.reserve(block_values);
         seal();
@@ -446,6 +507,9 @@ void vector_core::swap(vector_core& other) noexcept {
     arena_.swap(other.arena_);
     blocks_.swap(other.blocks_);
     sums_.swap(other.sums_);
+    skip_at_.swap(other.skip_at_);
+    skip_data_.swap(other.skip_data_);
+    std::swap(skip_garbage_, other.skip_garbage_);
     std::swap(garbage_bytes_, other.garbage_bytes_);
     tail_.swap(other.tail_);
     std::swap(hot_block_, other.hot_block_);
@@ -463,6 +527,7 @@ std::span<const std::byte> vector_core::sealed_block(std::size_t block, std::spa
 std::size_t vector_core::memory_bytes() const noexcept {
     return sizeof(*this) + arena_.capacity() + blocks_.capacity() * sizeof(block_entry) +
            sums_.capacity() * sizeof(delta_sums) +
+           (skip_at_.capacity() + skip_data_.capacity()) * sizeof(std::uint32_t) +
            tail_.capacity() * sizeof(std::uint32_t) +
            hot_.capacity() * sizeof(std::uint32_t);
 }
@@ -511,6 +576,7 @@ void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void
     for (std::size_t b = 0; b < offsets.size(); ++b) {
         blocks_.push_back(make_entry(offsets[b], arena.subspan(offsets[b], sizes[b])));
         refresh_sums(b);
+        refresh_skips(b, 0);
     }
     if (!tail.empty()) {
         tail_.reserve(block_values);

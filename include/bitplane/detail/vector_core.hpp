@@ -154,11 +154,25 @@ private:
         return block < sums_.size() ? sums_[block].data() : nullptr;
     }
 
+    // Gaps payloads: skip entries (codec/direct_access.hpp, gaps_skips) so that a random read
+    // does not walk whole gap lists. skip_at_[b]: where block b's entries start in
+    // skip_data_ (no_skips: none); empty while no block has any, possibly shorter than blocks_.
+    // Entries of re-encoded blocks that grew are appended; seal() packs them again.
+    static constexpr std::uint32_t no_skips = static_cast<std::uint32_t>(-1);
+    void refresh_skips(std::size_t block, std::uint32_t old_count);
+    [[nodiscard]] std::uint32_t skip_count(std::size_t block) const noexcept;
+    [[nodiscard]] const std::uint32_t* skips_of(std::size_t block) const noexcept {
+        return block < skip_at_.size() && skip_at_[block] != no_skips ? skip_data_.data() + skip_at_[block] : nullptr;
+    }
+
     bool signed_;
     std::size_t size_ = 0;
     byte_vector arena_;                    // encoded sealed blocks
     pod_vector<block_entry> blocks_;       // one entry per sealed block
     pod_vector<delta_sums> sums_;          // see refresh_sums
+    pod_vector<std::uint32_t> skip_at_;    // see refresh_skips
+    pod_vector<std::uint32_t> skip_data_;
+    std::size_t skip_garbage_ = 0;         // entries in skip_data_ no block refers to any more
     std::size_t garbage_bytes_ = 0;        // arena bytes no block refers to any more
     pod_vector<std::uint32_t> tail_;       // last, partial block, uncompressed
     std::size_t hot_block_ = no_block;     // sealed block held decoded for writes
