@@ -7,7 +7,9 @@
 // appends), push_back, set() (write-back blocks, flushed and pending; blocks made constant, and
 // blocks whose minimum or maximum moves in or out), resize, load(save(v)), encoded blocks
 // appended (append_encoded_block(s), as bitwise operations and DNA do) and adopted without
-// summaries. validate() must reject a summary that disagrees with its block.
+// summaries (those carry block_summary::unknown() until a write re-encodes them, and every
+// reader must take its per-block path for them). validate() must reject a summary that
+// disagrees with its block.
 #include "test_support.hpp"
 
 #include <bitplane/bitset.hpp>
@@ -103,14 +105,17 @@ std::string text(const block_summary& s) {
 }
 
 // Every sealed block's stored summary (but the write-back block's, which is stale by contract).
+// With `unknown_from` = k, blocks from k on must be unknown (appended as bytes), not wrong.
 template <class T>
-::testing::AssertionResult summaries_match(const bvec<T>& v, const std::vector<T>& values) {
+::testing::AssertionResult summaries_match(const bvec<T>& v, const std::vector<T>& values,
+                                           std::size_t unknown_from = ~std::size_t{0}) {
     const auto& core = v.core();
     if (core.size() != values.size()) return ::testing::AssertionFailure() << "sizes differ";
     for (std::size_t b = 0; b < core.sealed_block_count(); ++b) {
         if (!core.write_back_values(b).empty()) continue;
-        const block_summary want =
-            reference_summary<T>(std::span<const T>(values).subspan(b * block_values, block_values));
+        const block_summary want = b >= unknown_from ? block_summary::unknown()
+                                                     : reference_summary<T>(std::span<const T>(values).subspan(
+                                                           b * block_values, block_values));
         const block_summary& got = core.sealed_summary(b);
         if (!(got == want))
             return ::testing::AssertionFailure() << "block " << b << ": stored " << text(got) << ", values give "
@@ -191,9 +196,10 @@ template <class T>
 }
 
 template <class T>
-void check_all(const bvec<T>& v, const std::vector<T>& values, std::uint64_t seed, std::size_t max_points = 60) {
+void check_all(const bvec<T>& v, const std::vector<T>& values, std::uint64_t seed, std::size_t max_points = 60,
+               std::size_t unknown_from = ~std::size_t{0}) {
     ASSERT_NO_THROW(v.validate());
-    ASSERT_TRUE(summaries_match(v, values));
+    ASSERT_TRUE(summaries_match(v, values, unknown_from));
     ASSERT_TRUE(answers_match(v, values, seed, max_points));
 }
 
@@ -361,10 +367,22 @@ TYPED_TEST(SummaryTest, AppendedAndAdoptedEncodedBlocks) {
             std::vector<std::vector<std::byte>> encoded;
             for (std::size_t b = 0; b < blocks; ++b)
                 encoded.push_back(encode<T>(std::span<const T>(values).subspan(b * block_values, block_values)));
-            // One at a time.
-            bvec<T> one;
+            // One at a time, after summarized blocks: no summary for bytes from outside the encoder.
+            std::vector<T> both(values.begin(), values.begin() + 2 * block_values);
+            bvec<T> one(std::span<const T>{both});
             for (const auto& e : encoded) one.core().append_encoded_block(e);
-            check_all(one, values, seed, 12);
+            both.insert(both.end(), values.begin(), values.end());
+            check_all(one, both, seed, 12, 2);
+            if (::testing::Test::HasFatalFailure()) return;
+            // A write re-encodes a block, which then has its summary; so does a reload.
+            one.set(2 * block_values + 5, both[7]);
+            both[2 * block_values + 5] = both[7];
+            one.seal();
+            ASSERT_TRUE(one.core().sealed_summary(2).known());
+            ASSERT_FALSE(one.core().sealed_summary(3).known());
+            check_all(one, both, seed, 12, 3);
+            if (::testing::Test::HasFatalFailure()) return;
+            check_all(bitplane::load<T>(std::span<const std::byte>(save_bytes(one))), both, seed, 12);
             if (::testing::Test::HasFatalFailure()) return;
             // In batches, on one and on two threads.
             for (const std::size_t threads : {std::size_t{1}, std::size_t{2}}) {
@@ -374,7 +392,7 @@ TYPED_TEST(SummaryTest, AppendedAndAdoptedEncodedBlocks) {
                     std::copy(encoded[i].begin(), encoded[i].end(), out.begin());
                     return encoded[i].size();
                 });
-                check_all(many, values, seed, 12);
+                check_all(many, values, seed, 12, 0);
                 if (::testing::Test::HasFatalFailure()) return;
             }
             bitplane::set_thread_count(0);
@@ -395,7 +413,7 @@ TYPED_TEST(SummaryTest, AppendedAndAdoptedEncodedBlocks) {
             }
             bvec<T> adopted;
             adopted.core().adopt(arena, offsets, sizes, tail, with_tail.size());
-            check_all(adopted, with_tail, seed, 12);
+            check_all(adopted, with_tail, seed, 12, 0);
             if (::testing::Test::HasFatalFailure()) return;
         }
     }
@@ -426,6 +444,13 @@ TYPED_TEST(SummaryTest, ValidateRejectsAWrongSummary) {
     };
     ASSERT_NO_THROW(adopt(summaries).validate());
     ASSERT_TRUE(summaries_match(adopt(summaries), values));
+    // Unknown is accepted (readers do not use it), as the exact pattern only.
+    std::vector<block_summary> partly = summaries;
+    partly[1] = block_summary::unknown();
+    ASSERT_NO_THROW(adopt(partly).validate());
+    EXPECT_FALSE(adopt(partly).core().sealed_summary(1).known());
+    EXPECT_TRUE(bitplane::sum(adopt(partly)) == reference_sum(values));
+    EXPECT_EQ(bitplane::max(adopt(partly)), *std::max_element(values.begin(), values.end()));
     // Each field of each block, off by one either way and by a high bit.
     for (std::size_t b = 0; b < 3; ++b) {
         for (int field = 0; field < 3; ++field) {

@@ -106,7 +106,9 @@ void vector_core::validate() const {
         const parsed_block parsed = parse_block(bytes, block_values, true);
         decode_parsed(parsed, bytes, 0, std::span<std::uint32_t>(values, block_values));
         if (!(parsed.descriptor == e.descriptor)) fail(b, "block table entry disagrees with the block's header");
-        if (!(summaries_[b] == summarize_values({values, block_values}, signed_)))
+        // Unknown is one exact pattern: a summary corrupted into min > max is still refused.
+        if (!(summaries_[b] == block_summary::unknown()) &&
+            !(summaries_[b] == summarize_values({values, block_values}, signed_)))
             fail(b, "block summary (min, max, sum) disagrees with the block's values");
         if (e.descriptor.transform() == codec::transform::delta) {
             delta_sums expected{};
@@ -174,14 +176,6 @@ void vector_core::check_encoded_size(std::size_t bytes) {
                          " bytes, expected 1.." + std::to_string(codec::max_block_bytes));
 }
 
-// Trusted bytes from outside the encoder (operations, the GPU): decoded once, for the summary.
-block_summary vector_core::summarize_encoded(std::span<const std::byte> bytes) const {
-    alignas(64) std::uint32_t values[block_values];
-    const block_entry e = make_entry(0, bytes);
-    decode_parsed(expand_descriptor(e.descriptor, bytes.data(), block_values), bytes, 0, {values, block_values});
-    return summarize_values({values, block_values}, signed_);
-}
-
 void vector_core::push_encoded(std::span<const std::byte> bytes, const block_summary& summary) {
     check_encoded_size(bytes.size());
     blocks_.push_back(make_entry(arena_.size(), bytes));
@@ -193,17 +187,14 @@ void vector_core::push_encoded(std::span<const std::byte> bytes, const block_sum
 
 void vector_core::append_encoded_block(std::span<const std::byte> bytes) {
     check_appendable("append_encoded_block");
-    check_encoded_size(bytes.size());
-    push_encoded(bytes, summarize_encoded(bytes));
+    push_encoded(bytes, block_summary::unknown());
 }
 
 void vector_core::append_encoded_blocks(std::size_t count, const block_writer& write) {
     check_appendable("append_encoded_blocks");
-    append_blocks(count, [this, &write](std::size_t i, std::span<std::byte> out, block_summary& summary) {
-        const std::size_t bytes = write(i, out);
-        check_encoded_size(bytes);
-        summary = summarize_encoded(out.first(bytes));
-        return bytes;
+    append_blocks(count, [&write](std::size_t i, std::span<std::byte> out, block_summary& summary) {
+        summary = block_summary::unknown();  // bytes from outside the encoder: see block_summary.hpp
+        return write(i, out);
     });
 }
 
@@ -568,10 +559,7 @@ void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void
     if (!summaries.empty()) {
         summaries_.assign(summaries.begin(), summaries.end());
     } else {
-        summaries_.resize(blocks_.size());
-        parallel_for(blocks_.size(), decode_grain_blocks, [&](std::size_t first, std::size_t last) {
-            for (std::size_t b = first; b < last; ++b) summaries_[b] = summarize_encoded(arena_block(b));
-        });
+        summaries_.assign(blocks_.size(), block_summary::unknown());
     }
     if (!tail.empty()) {
         tail_.reserve(block_values);

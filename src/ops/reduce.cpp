@@ -560,7 +560,13 @@ T extreme(const vector<T>& v, const char* what, bool largest) {
             continue;
         }
         const block_summary& s = core.sealed_summary(block);
-        fold(largest ? s.max_key : s.min_key);
+        if (s.known()) {
+            fold(largest ? s.max_key : s.min_key);
+        } else {  // appended as bytes: no summary
+            alignas(64) std::uint32_t values[block_values];
+            core.decode_block(block, {values, block_values});
+            fold_values({values, block_values});
+        }
     }
     fold_values(core.tail());
     return std::bit_cast<T>(best ^ bias);
@@ -573,19 +579,39 @@ namespace bitplane {
 
 template <column_value T>
 wide_t<T> sum(const vector<T>& v) {
-    // Sealed blocks from their summaries; the write-back block (stale summary) and the tail
-    // from their values.
+    // Sealed blocks from their summaries, serially (16 bytes a block); the write-back block
+    // (stale summary) and the tail from their values. Only if some block has no summary
+    // (appended as bytes) are blocks split over threads, those summed from their planes.
     constexpr bool is_signed = std::is_signed_v<T>;
     const detail::vector_core& core = v.core();
-    detail::acc_t total = 0;
-    for (std::size_t block = 0; block < core.sealed_block_count(); ++block) {
+    const auto block_sum = [&](std::size_t block, std::unique_ptr<detail::block_sum_scratch>& scratch) {
         const std::span<const std::uint32_t> pending = core.write_back_values(block);
-        if (!pending.empty()) {
-            total += detail::sum_values(pending.data(), static_cast<std::uint32_t>(pending.size()), is_signed);
-            continue;
-        }
-        const std::uint64_t s = core.sealed_summary(block).sum;
-        total += is_signed ? static_cast<detail::acc_t>(static_cast<std::int64_t>(s)) : static_cast<detail::acc_t>(s);
+        if (!pending.empty())
+            return detail::sum_values(pending.data(), static_cast<std::uint32_t>(pending.size()), is_signed);
+        const detail::block_summary& summary = core.sealed_summary(block);
+        if (summary.known())
+            return is_signed ? static_cast<detail::acc_t>(static_cast<std::int64_t>(summary.sum))
+                             : static_cast<detail::acc_t>(summary.sum);
+        const std::span<const std::byte> bytes = core.sealed_block(block, {});
+        if (!scratch) scratch = std::make_unique<detail::block_sum_scratch>();
+        return detail::encoded_block_sum(detail::parse_block(bytes, block_values, false), bytes, is_signed,
+                                         detail::active_kernels(), *scratch);
+    };
+    const std::size_t sealed = core.sealed_block_count();
+    std::size_t known = 0;
+    while (known < sealed && core.sealed_summary(known).known()) ++known;
+    detail::acc_t total = 0;
+    std::unique_ptr<detail::block_sum_scratch> none;  // never made: every block here is summarized
+    if (known == sealed) {
+        for (std::size_t block = 0; block < sealed; ++block) total += block_sum(block, none);
+    } else {
+        total = detail::reduce_blocks<detail::acc_t>(
+            sealed,
+            [&](std::size_t first, std::size_t last, detail::acc_t& part) {
+                std::unique_ptr<detail::block_sum_scratch> scratch;
+                for (std::size_t block = first; block < last; ++block) part += block_sum(block, scratch);
+            },
+            [](detail::acc_t& t, const detail::acc_t& part) { t += part; });
     }
     const std::span<const std::uint32_t> tail = core.tail();
     total += detail::sum_values(tail.data(), static_cast<std::uint32_t>(tail.size()), is_signed);

@@ -54,7 +54,7 @@ detail::block_answer answer_by_summary(const detail::vector_core& v, std::size_t
         !v.write_back_values(b).empty())
         return detail::block_answer::some;
     const detail::block_summary& s = v.sealed_summary(b);
-    return answer_by_range(test, s.min_key, s.max_key);
+    return s.known() ? answer_by_range(test, s.min_key, s.max_key) : detail::block_answer::some;
 }
 
 bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {

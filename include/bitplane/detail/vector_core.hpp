@@ -1,5 +1,8 @@
 // The type-erased storage behind bitplane::vector<T>: values as 32-bit patterns, sealed
-// blocks in one arena. Not part of the public API; use bitplane::vector.
+// blocks in one arena, and per sealed block its descriptor and its summary (min and max key,
+// exact sum: block_summary.hpp), made where the values are at hand (seal, append, write-back
+// flush, load) so that sums and scans need not read a block to know what it holds. Not part
+// of the public API; use bitplane::vector.
 #pragma once
 
 #include <bitplane/codec.hpp>
@@ -65,8 +68,9 @@ public:
         return blocks_[block].descriptor;
     }
     /// The block_summary (min and max key, exact sum) of sealed block `block`, kept from seal,
-    /// append, write-back flush and load on. Not for the write-back block: like its bytes, its
-    /// summary is stale until flushed (see write_back_values).
+    /// append, write-back flush and load on; block_summary::unknown() for a block appended or
+    /// adopted as bytes (block_summary.hpp says why). Not for the write-back block: like its
+    /// bytes, its summary is stale until flushed (see write_back_values).
     [[nodiscard]] const block_summary& sealed_summary(std::size_t block) const noexcept { return summaries_[block]; }
     [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
         return {tail_.data(), tail_.size()};
@@ -107,7 +111,7 @@ public:
 
     /// Rebuilds a vector from already validated blocks (used by load). `summaries`: the
     /// blocks' summaries where the caller has them (load decodes every block anyway), trusted
-    /// as the bytes are; empty: each block is decoded once to summarize it.
+    /// as the bytes are (size_error unless one per block); empty: every block's is unknown.
     void adopt(std::span<const std::byte> arena, std::span<const std::uint64_t> offsets,
                std::span<const std::uint32_t> sizes, std::span<const std::uint32_t> tail,
                std::size_t size, std::span<const block_summary> summaries = {});
@@ -133,7 +137,6 @@ private:
     using summarized_writer =
         std::function<std::size_t(std::size_t index, std::span<std::byte> out, block_summary& summary)>;
     void append_blocks(std::size_t count, const summarized_writer& write);
-    [[nodiscard]] block_summary summarize_encoded(std::span<const std::byte> bytes) const;
 
     void seal_tail();
     void push_encoded(std::span<const std::byte> bytes, const block_summary& summary);
