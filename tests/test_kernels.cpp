@@ -667,6 +667,9 @@ bitplane::detail::value_stats reference_stats(const std::uint32_t* v, std::size_
         const std::uint32_t zz = s < 0 ? ~(x << 1) : x << 1;  // zigzag written differently
         r.zz_any |= zz;
         r.zz_all &= zz;
+        r.sum_low += x % 65536;
+        r.sum_high += x / 65536;
+        r.negatives += s < 0 ? 1 : 0;
         if (i > 0) {
             const auto d = static_cast<std::int32_t>(x - v[i - 1]);
             r.dmin = std::min(r.dmin, d);
@@ -678,12 +681,15 @@ bitplane::detail::value_stats reference_stats(const std::uint32_t* v, std::size_
 
 ::testing::AssertionResult same_stats(const bitplane::detail::value_stats& got,
                                       const bitplane::detail::value_stats& want) {
-    const std::array<std::int64_t, 12> g{got.any, got.all, got.umin, got.umax, got.smin, got.smax,
-                                         got.dmin, got.dmax, got.zz_any, got.zz_all};
-    const std::array<std::int64_t, 12> w{want.any, want.all, want.umin, want.umax, want.smin, want.smax,
-                                         want.dmin, want.dmax, want.zz_any, want.zz_all};
-    static const char* names[] = {"any", "all", "umin", "umax", "smin", "smax", "dmin", "dmax", "zz_any", "zz_all"};
-    for (std::size_t i = 0; i < 10; ++i)
+    const std::array<std::int64_t, 13> g{got.any,    got.all,    got.umin,   got.umax,    got.smin,
+                                         got.smax,   got.dmin,   got.dmax,   got.zz_any,  got.zz_all,
+                                         got.sum_low, got.sum_high, got.negatives};
+    const std::array<std::int64_t, 13> w{want.any,    want.all,    want.umin,   want.umax,    want.smin,
+                                         want.smax,   want.dmin,   want.dmax,   want.zz_any,  want.zz_all,
+                                         want.sum_low, want.sum_high, want.negatives};
+    static const char* names[] = {"any",  "all",    "umin",    "umax",     "smin",     "smax",     "dmin",
+                                  "dmax", "zz_any", "zz_all", "sum_low", "sum_high", "negatives"};
+    for (std::size_t i = 0; i < g.size(); ++i)
         if (g[i] != w[i]) return ::testing::AssertionFailure() << names[i] << ": got " << g[i] << ", want " << w[i];
     return ::testing::AssertionSuccess();
 }

@@ -79,7 +79,9 @@ __device__ __forceinline__ std::uint64_t cta_broadcast(std::uint64_t x, encode_s
     return x;
 }
 
-/// The value statistics of values[0 .. count), as the CPU's stats kernel gives them.
+/// The value statistics of values[0 .. count), as the CPU's stats kernel gives them, but for
+/// the sum's parts (sum_low, sum_high, negatives), which the encoder does not read: they are
+/// left per thread, not reduced (vector_core summarizes blocks from the GPU on the host).
 __device__ inline bitplane::detail::value_stats cta_value_stats(const std::uint32_t* values, std::uint32_t count,
                                                                 encode_shared& s) {
     bitplane::detail::value_stats r;

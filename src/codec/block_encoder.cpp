@@ -4,6 +4,7 @@
 // reference tree, gap sizing, all-raw, the smallest candidate) and writer (block_writer.hpp),
 // which the GPU encoder (cuda/) calls too. Candidates are encoded in full and the smallest
 // kept, so the estimates only decide what is tried, never what is correct.
+#include "block_encoder.hpp"
 #include "block_plan.hpp"
 #include "block_writer.hpp"
 #include "plane_bits.hpp"
@@ -134,21 +135,15 @@ encoder_state* thread_encoder_state() {
 
 }  // namespace
 
-}  // namespace bitplane::detail
-
-namespace bitplane::codec {
-
 std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, std::span<std::byte> out,
-                         const encode_options& options) {
-    using namespace bitplane::detail;
+                         const codec::encode_options& options, value_stats& st) {
     if (values.empty() || values.size() > block_values)
         throw size_error("encode_block: " + std::to_string(values.size()) + " values, expected 1..2048");
-    if (out.size() < max_block_bytes)
+    if (out.size() < codec::max_block_bytes)
         throw size_error("encode_block: output holds " + std::to_string(out.size()) + " bytes, needs " +
-                         std::to_string(max_block_bytes));
+                         std::to_string(codec::max_block_bytes));
     const auto count = static_cast<std::uint32_t>(values.size());
     transform_choice candidates[4];
-    value_stats st;
     active_kernels().stats(values.data(), values.size(), &st);
     const std::uint32_t ranked = rank_from_stats(st, values[0], count, is_signed, candidates);
     const std::uint32_t tries = transforms_to_try(candidates, ranked, options);
@@ -165,6 +160,16 @@ std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, 
         throw std::logic_error("bitplane encoder: planned " + std::to_string(best_bytes) + " bytes, wrote " +
                                std::to_string(written));
     return written;
+}
+
+}  // namespace bitplane::detail
+
+namespace bitplane::codec {
+
+std::size_t encode_block(std::span<const std::uint32_t> values, bool is_signed, std::span<std::byte> out,
+                         const encode_options& options) {
+    detail::value_stats stats;
+    return detail::encode_block(values, is_signed, out, options, stats);
 }
 
 }  // namespace bitplane::codec

@@ -1,7 +1,8 @@
 // The file format (docs/format.md): a 64-byte header, an offsets table, then the encoded
 // blocks. Every size in an untrusted file is checked against the bytes actually present
 // before it is used, and every block is validated, so load() either returns the vector that
-// was saved or throws format_error.
+// was saved or throws format_error. Validation decodes every block, so the block summaries
+// (min, max, sum: block_summary.hpp) are taken from those values instead of a second decode.
 #include <bitplane/serialize.hpp>
 
 #include "codec/block_decoding.hpp"
@@ -100,6 +101,7 @@ vector<T> parse_file(std::span<const std::byte> bytes) {
     const std::size_t full_blocks = h.values / block_values;
     std::vector<std::uint64_t> offsets(full_blocks);
     std::vector<std::uint32_t> sizes(full_blocks);
+    std::vector<detail::block_summary> summaries(full_blocks);
     std::vector<std::uint32_t> tail;
     std::uint64_t previous = load_le<std::uint64_t>(table);
     if (previous != 0) throw format_error("first block offset is not 0", header_bytes);
@@ -119,6 +121,7 @@ vector<T> parse_file(std::span<const std::byte> bytes) {
         if (count == block_values) {
             offsets[b] = previous;
             sizes[b] = static_cast<std::uint32_t>(end - previous);
+            summaries[b] = detail::summarize_values({values, block_values}, std::is_signed_v<T>);
         } else {
             tail.assign(values, values + count);
         }
@@ -129,7 +132,7 @@ vector<T> parse_file(std::span<const std::byte> bytes) {
 
     vector<T> out;
     const std::size_t arena_bytes = full_blocks ? offsets.back() + sizes.back() : 0;
-    detail::vector_access::core(out).adopt(payload.first(arena_bytes), offsets, sizes, tail, h.values);
+    detail::vector_access::core(out).adopt(payload.first(arena_bytes), offsets, sizes, tail, h.values, summaries);
     return out;
 }
 

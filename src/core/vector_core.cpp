@@ -3,10 +3,12 @@
 #include <bitplane/error.hpp>
 
 #include "codec/block_decoding.hpp"
+#include "codec/block_encoder.hpp"
 #include "codec/block_format.hpp"
 #include "codec/direct_access.hpp"
 #include "codec/thresholds.hpp"
 #include "core/parallel.hpp"
+#include "simd/kernels.hpp"
 
 #include <algorithm>
 #include <array>
@@ -27,7 +29,33 @@ constexpr std::size_t decode_grain_blocks = 8;
 // Blocks encoded in parallel before they are appended in order: bounds the extra memory to
 // the encoded bytes of this many blocks (at most 9 MiB, ~1.3 MiB for 10-bit data).
 constexpr std::size_t encode_window_blocks = 1024;
+
+// The stats kernel gives the sum in 16-bit halves (2048 values never overflow a 32-bit lane);
+// the key order is unsigned for uint32 columns and signed for int32 ones.
+block_summary summary_from_stats(const value_stats& st, bool is_signed) noexcept {
+    block_summary s;
+    s.min_key = is_signed ? static_cast<std::uint32_t>(st.smin) ^ key_bias(true) : st.umin;
+    s.max_key = is_signed ? static_cast<std::uint32_t>(st.smax) ^ key_bias(true) : st.umax;
+    s.sum = std::uint64_t{st.sum_low} + (std::uint64_t{st.sum_high} << 16);
+    if (is_signed) s.sum -= std::uint64_t{st.negatives} << 32;
+    return s;
+}
+
+// Encodes a block of values and summarizes them from the encoder's own statistics.
+std::size_t encode_summarized(std::span<const std::uint32_t> values, bool is_signed, std::span<std::byte> out,
+                              block_summary& summary) {
+    value_stats st;
+    const std::size_t bytes = encode_block(values, is_signed, out, codec::encode_options{}, st);
+    summary = summary_from_stats(st, is_signed);
+    return bytes;
+}
 }  // namespace
+
+block_summary summarize_values(std::span<const std::uint32_t> values, bool is_signed) noexcept {
+    value_stats st;
+    active_kernels().stats(values.data(), values.size(), &st);
+    return summary_from_stats(st, is_signed);
+}
 
 std::size_t vector_core::block_count() const noexcept { return blocks_.size() + (tail_.empty() ? 0 : 1); }
 
@@ -90,6 +118,10 @@ void vector_core::validate() const {
                            0);
     if (hot_block_ != no_block && (hot_block_ >= blocks_.size() || hot_.size() != block_values))
         throw format_error("write-back block " + std::to_string(hot_block_) + " is not a sealed block", 0);
+    if (summaries_.size() != blocks_.size())
+        throw format_error(std::to_string(summaries_.size()) + " block summaries for " + std::to_string(blocks_.size()) +
+                               " sealed blocks",
+                           0);
     alignas(64) std::uint32_t values[block_values];
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
         const block_entry& e = blocks_[b];
@@ -101,6 +133,10 @@ void vector_core::validate() const {
         const parsed_block parsed = parse_block(bytes, block_values, true);
         decode_parsed(parsed, bytes, 0, std::span<std::uint32_t>(values, block_values));
         if (!(parsed.descriptor == e.descriptor)) fail(b, "block table entry disagrees with the block's header");
+        // Unknown is one exact pattern: a summary corrupted into min > max is still refused.
+        if (!(summaries_[b] == block_summary::unknown()) &&
+            !(summaries_[b] == summarize_values({values, block_values}, signed_)))
+            fail(b, "block summary (min, max, sum) disagrees with the block's values");
         if (e.descriptor.transform() == codec::transform::delta) {
             delta_sums expected{};
             delta_checkpoints(e.descriptor, bytes.data(), expected.data());
@@ -138,8 +174,8 @@ void vector_core::append(std::span<const std::uint32_t> bits) {
     const std::size_t full = tail_.empty() ? bits.size() / block_values : 0;
     if (full != 0) {
         const std::span<const std::uint32_t> source = bits.first(full * block_values);
-        append_encoded_blocks(full, [this, source](std::size_t i, std::span<std::byte> out) {
-            return codec::encode_block(source.subspan(i * block_values, block_values), signed_, out);
+        append_blocks(full, [this, source](std::size_t i, std::span<std::byte> out, block_summary& summary) {
+            return encode_summarized(source.subspan(i * block_values, block_values), signed_, out, summary);
         });
         bits = bits.subspan(full * block_values);
     }
@@ -157,8 +193,10 @@ void vector_core::append(std::span<const std::uint32_t> bits) {
 
 void vector_core::seal_tail() {
     block_buffer encoded;
-    const std::size_t bytes = codec::encode_block({tail_.data(), tail_.size()}, signed_, encoded);
+    block_summary summary;
+    const std::size_t bytes = encode_summarized({tail_.data(), tail_.size()}, signed_, encoded, summary);
     blocks_.push_back(make_entry(arena_.size(), std::span<const std::byte>(encoded).first(bytes)));
+    summaries_.push_back(summary);
     arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
     refresh_sums(blocks_.size() - 1);
     refresh_skips(blocks_.size() - 1, 0);
@@ -178,9 +216,10 @@ void vector_core::check_encoded_size(std::size_t bytes) {
                          " bytes, expected 1.." + std::to_string(codec::max_block_bytes));
 }
 
-void vector_core::push_encoded(std::span<const std::byte> bytes) {
+void vector_core::push_encoded(std::span<const std::byte> bytes, const block_summary& summary) {
     check_encoded_size(bytes.size());
     blocks_.push_back(make_entry(arena_.size(), bytes));
+    summaries_.push_back(summary);
     arena_.insert(arena_.end(), bytes.begin(), bytes.end());
     refresh_sums(blocks_.size() - 1);
     refresh_skips(blocks_.size() - 1, 0);
@@ -189,16 +228,25 @@ void vector_core::push_encoded(std::span<const std::byte> bytes) {
 
 void vector_core::append_encoded_block(std::span<const std::byte> bytes) {
     check_appendable("append_encoded_block");
-    push_encoded(bytes);
+    push_encoded(bytes, block_summary::unknown());
 }
 
 void vector_core::append_encoded_blocks(std::size_t count, const block_writer& write) {
     check_appendable("append_encoded_blocks");
+    append_blocks(count, [&write](std::size_t i, std::span<std::byte> out, block_summary& summary) {
+        summary = block_summary::unknown();  // bytes from outside the encoder: see block_summary.hpp
+        return write(i, out);
+    });
+}
+
+void vector_core::append_blocks(std::size_t count, const summarized_writer& write) {
     if (count == 0) return;
     // Geometric growth: an exact reserve on every call made appending one block at a time
     // (resize, vector(n, x), block-sized appends) copy the whole table each time, O(n^2).
     if (blocks_.capacity() - blocks_.size() < count)
         blocks_.reserve(std::max(blocks_.size() + count, blocks_.capacity() + blocks_.capacity() / 2));
+    if (summaries_.capacity() - summaries_.size() < count)
+        summaries_.reserve(std::max(summaries_.size() + count, summaries_.capacity() + summaries_.capacity() / 2));
     // After the first window, room for the rest at the same bytes per block (plus 1/64), so
     // that a long append leaves little spare capacity instead of up to a growth step.
     const std::size_t start_bytes = arena_.size();
@@ -212,10 +260,11 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
     };
     if (thread_count() == 1 || count < 2 * encode_batch_blocks) {
         block_buffer encoded;
+        block_summary summary;
         for (std::size_t i = 0; i < count; ++i) {
-            const std::size_t bytes = write(i, encoded);
+            const std::size_t bytes = write(i, encoded, summary);
             check_encoded_size(bytes);
-            push_encoded(std::span<const std::byte>(encoded).first(bytes));
+            push_encoded(std::span<const std::byte>(encoded).first(bytes), summary);
             reserve_for_rest(i + 1);
         }
         give_back_growth(start_bytes);
@@ -227,6 +276,7 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
     struct batch {
         std::vector<std::byte> bytes;
         std::array<std::uint16_t, encode_batch_blocks> sizes{};
+        std::array<block_summary, encode_batch_blocks> summaries{};
         std::size_t offset = 0;  // in the arena
     };
     std::vector<batch> batches((std::min(count, encode_window_blocks) + encode_batch_blocks - 1) / encode_batch_blocks);
@@ -240,7 +290,7 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
                 batch& b = batches[k];
                 b.bytes.clear();
                 for (std::size_t i = 0; i < blocks_of(k); ++i) {
-                    const std::size_t bytes = write(window + k * encode_batch_blocks + i, encoded);
+                    const std::size_t bytes = write(window + k * encode_batch_blocks + i, encoded, b.summaries[i]);
                     check_encoded_size(bytes);
                     b.sizes[i] = static_cast<std::uint16_t>(bytes);
                     b.bytes.insert(b.bytes.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
@@ -255,6 +305,7 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
         const std::size_t first_entry = blocks_.size();
         arena_.resize(offset);
         blocks_.resize(first_entry + blocks);
+        summaries_.resize(first_entry + blocks);
         parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
             for (std::size_t k = first; k < last; ++k) {
                 const batch& b = batches[k];
@@ -263,6 +314,7 @@ void vector_core::append_encoded_blocks(std::size_t count, const block_writer& w
                 for (std::size_t i = 0; i < blocks_of(k); ++i) {
                     const std::span<const std::byte> bytes(arena_.data() + at, b.sizes[i]);
                     blocks_[first_entry + k * encode_batch_blocks + i] = make_entry(at, bytes);
+                    summaries_[first_entry + k * encode_batch_blocks + i] = b.summaries[i];
                     at += b.sizes[i];
                 }
             }
@@ -296,6 +348,9 @@ void vector_core::give_back_growth(std::size_t arena_bytes_before) {
     if (spare(arena_)) arena_.shrink_to_fit();
     if (spare(blocks_)) blocks_.shrink_to_fit();
     if (spare(sums_)) sums_.shrink_to_fit();
+    if (spare(summaries_)) summaries_.shrink_to_fit();
+    if (spare(skip_at_)) skip_at_.shrink_to_fit();
+    if (spare(skip_data_)) skip_data_.shrink_to_fit();
 }
 
 std::uint32_t vector_core::get(std::size_t index) const {
@@ -338,7 +393,7 @@ void vector_core::flush_hot() {
 // Re-encodes a sealed block: in place when it did not grow, else at the end of the arena.
 void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> values) {
     block_buffer encoded;
-    const std::size_t bytes = codec::encode_block(values, signed_, encoded);
+    const std::size_t bytes = encode_summarized(values, signed_, encoded, summaries_[block]);
     const std::span<const std::byte> fresh = std::span<const std::byte>(encoded).first(bytes);
     const std::uint32_t old_skips = skip_count(block);
     block_entry& e = blocks_[block];
@@ -383,6 +438,7 @@ void vector_core::seal() {
     }
     arena_.shrink_to_fit();
     blocks_.shrink_to_fit();
+    summaries_.shrink_to_fit();
     sums_.shrink_to_fit();
     skip_at_.shrink_to_fit();
     skip_data_.shrink_to_fit();
@@ -452,6 +508,7 @@ void vector_core::clear() noexcept {
     size_ = 0;
     arena_.clear();
     blocks_.clear();
+    summaries_.clear();
     sums_.clear();
     skip_at_.clear();
     skip_data_.clear();
@@ -485,6 +542,7 @@ void vector_core::resize(std::size_t count, std::uint32_t fill) {
             skip_garbage_ += skip_count(b);
         }
         blocks_.resize(keep_blocks);
+        summaries_.resize(keep_blocks);
         if (sums_.size() > keep_blocks) sums_.resize(keep_blocks);
         if (skip_at_.size() > keep_blocks) skip_at_.resize(keep_blocks);
         tail_.swap(new_tail);
@@ -499,6 +557,7 @@ void vector_core::resize(std::size_t count, std::uint32_t fill) {
 void vector_core::reserve(std::size_t count) {
     const std::size_t blocks = count / block_values;
     blocks_.reserve(blocks);
+    summaries_.reserve(blocks);
 }
 
 void vector_core::swap(vector_core& other) noexcept {
@@ -506,6 +565,7 @@ void vector_core::swap(vector_core& other) noexcept {
     std::swap(size_, other.size_);
     arena_.swap(other.arena_);
     blocks_.swap(other.blocks_);
+    summaries_.swap(other.summaries_);
     sums_.swap(other.sums_);
     skip_at_.swap(other.skip_at_);
     skip_data_.swap(other.skip_data_);
@@ -526,6 +586,7 @@ std::span<const std::byte> vector_core::sealed_block(std::size_t block, std::spa
 
 std::size_t vector_core::memory_bytes() const noexcept {
     return sizeof(*this) + arena_.capacity() + blocks_.capacity() * sizeof(block_entry) +
+           summaries_.capacity() * sizeof(block_summary) +
            sums_.capacity() * sizeof(delta_sums) +
            (skip_at_.capacity() + skip_data_.capacity()) * sizeof(std::uint32_t) +
            tail_.capacity() * sizeof(std::uint32_t) +
@@ -554,15 +615,19 @@ vector_stats vector_core::stats() const {
 
 void vector_core::adopt(std::span<const std::byte> arena, std::span<const std::uint64_t> offsets,
                         std::span<const std::uint32_t> sizes, std::span<const std::uint32_t> tail,
-                        std::size_t size) {
+                        std::size_t size, std::span<const block_summary> summaries) {
     adopt_filled(
         arena.size(), [&](std::span<std::byte> out) { std::copy(arena.begin(), arena.end(), out.begin()); }, offsets,
-        sizes, tail, size);
+        sizes, tail, size, summaries);
 }
 
 void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void(std::span<std::byte>)>& fill,
                                std::span<const std::uint64_t> offsets, std::span<const std::uint32_t> sizes,
-                               std::span<const std::uint32_t> tail, std::size_t size) {
+                               std::span<const std::uint32_t> tail, std::size_t size,
+                               std::span<const block_summary> summaries) {
+    if (!summaries.empty() && summaries.size() != offsets.size())
+        throw size_error("bitplane::detail::vector_core::adopt: " + std::to_string(summaries.size()) +
+                         " block summaries for " + std::to_string(offsets.size()) + " blocks");
     clear();
     arena_.resize(arena_bytes);
     try {
@@ -577,6 +642,11 @@ void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void
         blocks_.push_back(make_entry(offsets[b], arena.subspan(offsets[b], sizes[b])));
         refresh_sums(b);
         refresh_skips(b, 0);
+    }
+    if (!summaries.empty()) {
+        summaries_.assign(summaries.begin(), summaries.end());
+    } else {
+        summaries_.assign(blocks_.size(), block_summary::unknown());
     }
     if (!tail.empty()) {
         tail_.reserve(block_values);

@@ -1,6 +1,12 @@
 // The scans of scan.hpp: one scan_test (scan_block.hpp) run over a vector's blocks in
 // parallel; each block's answer goes straight into a bitset_builder, or only its popcount
 // into the total for the count_* functions.
+//
+// A sealed block whose [smallest, largest] key range (its block_summary, kept by vector_core)
+// lies inside the test's interval, or outside it, is answered as a whole before any of its
+// bytes are read: on sorted and clustered columns (positions, timestamps, address ranges) an
+// equality or a range visits only the few blocks that straddle its bounds, and a range that
+// holds a column's every value (issue #13: bed_strand) visits none.
 #include <bitplane/scan.hpp>
 
 #include "core/parallel.hpp"
@@ -28,6 +34,29 @@ std::uint32_t bits_of(T x) noexcept {
 template <column_value T>
 constexpr bool signed_keys = std::is_same_v<T, std::int32_t>;
 
+// What an interval test answers for every value of a block whose keys lie in [lo, hi]
+// (lo <= hi): `some` when the range straddles a bound. The test passes keys whose offset
+// key - start (mod 2^32) is at most span; the block's offsets run from a = lo - start up to
+// a + (hi - lo), past 2^32 when they wrap through offset 0, which the interval holds.
+detail::block_answer answer_by_range(const detail::scan_test& test, std::uint32_t lo, std::uint32_t hi) noexcept {
+    const std::uint64_t first = static_cast<std::uint32_t>(lo - test.start);
+    const std::uint64_t last = first + (hi - lo);  // unwrapped: < 2^33
+    const bool inside = last <= test.span;
+    const bool outside = first > test.span && last < (std::uint64_t{1} << 32);
+    if (!inside && !outside) return detail::block_answer::some;
+    return inside != test.negate ? detail::block_answer::all : detail::block_answer::none;
+}
+
+// The answer for block `b` from its summary, where it has an up-to-date one.
+detail::block_answer answer_by_summary(const detail::vector_core& v, std::size_t b,
+                                       const detail::scan_test& test) noexcept {
+    if (test.what != detail::scan_test::kind::interval || b >= v.sealed_block_count() ||
+        !v.write_back_values(b).empty())
+        return detail::block_answer::some;
+    const detail::block_summary& s = v.sealed_summary(b);
+    return s.known() ? answer_by_range(test, s.min_key, s.max_key) : detail::block_answer::some;
+}
+
 bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
     detail::bitset_builder builder(v.size());
     if (test.what == detail::scan_test::kind::none) return builder.finish();
@@ -35,7 +64,9 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
         detail::scan_scratch scratch;
         plane bits;
         for (std::size_t b = first; b < last; ++b) {
-            switch (detail::scan_block(v, b, test, scratch, bits)) {
+            detail::block_answer answer = answer_by_summary(v, b, test);
+            if (answer == detail::block_answer::some) answer = detail::scan_block(v, b, test, scratch, bits);
+            switch (answer) {
                 case detail::block_answer::none: break;
                 case detail::block_answer::all: builder.set_block_full(b); break;
                 case detail::block_answer::some: builder.set_block(b, bits); break;
@@ -52,7 +83,13 @@ std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& t
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch scratch;
         std::uint64_t n = 0;
-        for (std::size_t b = first; b < last; ++b) n += detail::count_block(v, b, test, scratch);
+        for (std::size_t b = first; b < last; ++b) {
+            switch (answer_by_summary(v, b, test)) {
+                case detail::block_answer::none: break;
+                case detail::block_answer::all: n += block_values; break;
+                case detail::block_answer::some: n += detail::count_block(v, b, test, scratch); break;
+            }
+        }
         total.fetch_add(n, std::memory_order_relaxed);
     });
     return total.load(std::memory_order_relaxed);

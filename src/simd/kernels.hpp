@@ -14,7 +14,9 @@
 
 namespace bitplane::detail {
 
-/// What the encoder's transform ranking needs to know about a block's values, in one pass.
+/// What the encoder's transform ranking needs to know about a block's values, in one pass,
+/// and the pieces of their exact sum, which vector_core keeps per block (block_summary.hpp):
+/// the sums are exact for count <= 65536 (2048 x 65535 < 2^32 in every lane).
 struct value_stats {
     std::uint32_t any = 0;       // OR of the values
     std::uint32_t all = ~0u;     // AND of the values
@@ -23,6 +25,9 @@ struct value_stats {
     std::int32_t dmin = INT32_MAX, dmax = INT32_MIN;  // of v[i] - v[i-1] (mod 2^32) as int32, i >= 1
     std::uint32_t zz_any = 0;    // OR of zigzag(v) = (v << 1) ^ (v >> 31, arithmetic)
     std::uint32_t zz_all = ~0u;  // AND of zigzag(v)
+    std::uint32_t sum_low = 0;    // sum of v & 0xFFFF
+    std::uint32_t sum_high = 0;   // sum of v >> 16
+    std::uint32_t negatives = 0;  // sum of v >> 31: sum as int32 = low + (high << 16) - (negatives << 32)
 };
 
 // The helpers below are compiled into the scalar and into every ISA translation unit (with
@@ -45,6 +50,9 @@ BITPLANE_HOST_DEVICE inline void fold_value_stats(value_stats& r, const std::uin
     const std::uint32_t zz = (x << 1) ^ static_cast<std::uint32_t>(sx >> 31);
     r.zz_any |= zz;
     r.zz_all &= zz;
+    r.sum_low += x & 0xFFFFu;
+    r.sum_high += x >> 16;
+    r.negatives += x >> 31;
     if (k > 0) {
         const auto d = static_cast<std::int32_t>(x - v[k - 1]);
         r.dmin = r.dmin < d ? r.dmin : d;

@@ -318,6 +318,8 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
         __m512i umin = all, umax = any, zz_any = any, zz_all = all;
         __m512i smin = _mm512_set1_epi32(INT32_MAX), smax = _mm512_set1_epi32(INT32_MIN);
         __m512i dmin = smin, dmax = smax;
+        __m512i sum_low = any, sum_high = any, negatives = any;
+        const __m512i low_half = _mm512_set1_epi32(0xFFFF);
         for (i = 1; i + 16 <= count; i += 16) {
             const __m512i x = _mm512_loadu_si512(v + i);
             const __m512i d = _mm512_sub_epi32(x, _mm512_loadu_si512(v + i - 1));
@@ -332,6 +334,9 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
             const __m512i zz = _mm512_xor_si512(_mm512_slli_epi32(x, 1), _mm512_srai_epi32(x, 31));
             zz_any = _mm512_or_si512(zz_any, zz);
             zz_all = _mm512_and_si512(zz_all, zz);
+            sum_low = _mm512_add_epi32(sum_low, _mm512_and_si512(x, low_half));
+            sum_high = _mm512_add_epi32(sum_high, _mm512_srli_epi32(x, 16));
+            negatives = _mm512_add_epi32(negatives, _mm512_srli_epi32(x, 31));
         }
         r.any = static_cast<std::uint32_t>(_mm512_reduce_or_epi32(any));
         r.all = static_cast<std::uint32_t>(_mm512_reduce_and_epi32(all));
@@ -343,6 +348,9 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
         r.dmax = _mm512_reduce_max_epi32(dmax);
         r.zz_any = static_cast<std::uint32_t>(_mm512_reduce_or_epi32(zz_any));
         r.zz_all = static_cast<std::uint32_t>(_mm512_reduce_and_epi32(zz_all));
+        r.sum_low = static_cast<std::uint32_t>(_mm512_reduce_add_epi32(sum_low));
+        r.sum_high = static_cast<std::uint32_t>(_mm512_reduce_add_epi32(sum_high));
+        r.negatives = static_cast<std::uint32_t>(_mm512_reduce_add_epi32(negatives));
     }
     fold_value_stats(r, v, 0);
     for (std::size_t k = i == 0 ? 1 : i; k < count; ++k) fold_value_stats(r, v, k);

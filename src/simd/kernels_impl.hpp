@@ -437,7 +437,8 @@ std::uint64_t popcount_words(const std::uint32_t* words, std::size_t count) noex
 }
 
 // One pass over the values for OR/AND, unsigned and signed min/max, the range of the
-// differences and the OR/AND of the zigzagged values (the encoder's transform estimates).
+// differences and the OR/AND of the zigzagged values (the encoder's transform estimates), and
+// the sum's 16-bit halves (vector_core's block summaries, without a second pass).
 template <class A>
 void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept {
     using s32 = xsimd::batch<std::int32_t, A>;
@@ -447,6 +448,7 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
     if (count > step) {
         u32<A> any(0u), all(~0u), umin(~0u), umax(0u), zz_any(0u), zz_all(~0u);
         s32 smin(INT32_MAX), smax(INT32_MIN), dmin(INT32_MAX), dmax(INT32_MIN);
+        u32<A> sum_low(0u), sum_high(0u), negatives(0u);
         for (i = 1; i + step <= count; i += step) {
             const u32<A> x = u32<A>::load_unaligned(v + i);
             const u32<A> previous = u32<A>::load_unaligned(v + i - 1);
@@ -463,8 +465,11 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
             const u32<A> zz = (x << 1) ^ xsimd::bitwise_cast<u32<A>>(sx >> 31);
             zz_any |= zz;
             zz_all &= zz;
+            sum_low += x & u32<A>(0xFFFFu);
+            sum_high += x >> 16;
+            negatives += x >> 31;
         }
-        alignas(64) std::uint32_t lanes[10][step];
+        alignas(64) std::uint32_t lanes[13][step];
         any.store_aligned(lanes[0]);
         all.store_aligned(lanes[1]);
         umin.store_aligned(lanes[2]);
@@ -475,6 +480,9 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
         xsimd::bitwise_cast<u32<A>>(smax).store_aligned(lanes[7]);
         xsimd::bitwise_cast<u32<A>>(dmin).store_aligned(lanes[8]);
         xsimd::bitwise_cast<u32<A>>(dmax).store_aligned(lanes[9]);
+        sum_low.store_aligned(lanes[10]);
+        sum_high.store_aligned(lanes[11]);
+        negatives.store_aligned(lanes[12]);
         for (std::size_t k = 0; k < step; ++k) {
             r.any |= lanes[0][k];
             r.all &= lanes[1][k];
@@ -488,6 +496,9 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
             r.smax = r.smax > sx ? r.smax : sx;
             r.dmin = r.dmin < dn ? r.dmin : dn;
             r.dmax = r.dmax > dx ? r.dmax : dx;
+            r.sum_low += lanes[10][k];
+            r.sum_high += lanes[11][k];
+            r.negatives += lanes[12][k];
         }
     }
     // Value 0 and the tail are folded in one at a time.

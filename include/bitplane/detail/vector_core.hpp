@@ -1,9 +1,13 @@
 // The type-erased storage behind bitplane::vector<T>: values as 32-bit patterns, sealed
-// blocks in one arena. Not part of the public API; use bitplane::vector.
+// blocks in one arena, and per sealed block its descriptor and its summary (min and max key,
+// exact sum: block_summary.hpp), made where the values are at hand (seal, append, write-back
+// flush, load) so that sums and scans need not read a block to know what it holds. Not part
+// of the public API; use bitplane::vector.
 #pragma once
 
 #include <bitplane/codec.hpp>
 #include <bitplane/detail/block_descriptor.hpp>
+#include <bitplane/detail/block_summary.hpp>
 #include <bitplane/stats.hpp>
 
 #include <bitplane/detail/default_init_allocator.hpp>
@@ -63,6 +67,11 @@ public:
     [[nodiscard]] const block_descriptor& sealed_descriptor(std::size_t block) const noexcept {
         return blocks_[block].descriptor;
     }
+    /// The block_summary (min and max key, exact sum) of sealed block `block`, kept from seal,
+    /// append, write-back flush and load on; block_summary::unknown() for a block appended or
+    /// adopted as bytes (block_summary.hpp says why). Not for the write-back block: like its
+    /// bytes, its summary is stale until flushed (see write_back_values).
+    [[nodiscard]] const block_summary& sealed_summary(std::size_t block) const noexcept { return summaries_[block]; }
     [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
         return {tail_.data(), tail_.size()};
     }
@@ -74,8 +83,9 @@ public:
     [[nodiscard]] std::size_t memory_bytes() const noexcept;
     [[nodiscard]] vector_stats stats() const;
     /// Checks every invariant load() establishes: sizes agree, each block table entry lies
-    /// in the arena and caches what its block's header says, and every sealed block passes
-    /// codec::validate_block and decodes. Throws format_error naming the block; O(size()).
+    /// in the arena and caches what its block's header says, every sealed block passes
+    /// codec::validate_block and decodes, and its summary is that of its values. Throws
+    /// format_error naming the block; O(size()).
     void validate() const;
 
     // ---- appending already encoded blocks (bitplane's own operations) -------------------
@@ -99,17 +109,20 @@ public:
     /// 1024 blocks at a time.
     void append_encoded_blocks(std::size_t count, const block_writer& write);
 
-    /// Rebuilds a vector from already validated blocks (used by load).
+    /// Rebuilds a vector from already validated blocks (used by load). `summaries`: the
+    /// blocks' summaries where the caller has them (load decodes every block anyway), trusted
+    /// as the bytes are (size_error unless one per block); empty: every block's is unknown.
     void adopt(std::span<const std::byte> arena, std::span<const std::uint64_t> offsets,
                std::span<const std::uint32_t> sizes, std::span<const std::uint32_t> tail,
-               std::size_t size);
+               std::size_t size, std::span<const block_summary> summaries = {});
     /// As adopt, but the `arena_bytes` bytes of blocks are written by `fill` straight into
     /// the vector's own storage, which is not zeroed first: a download from the GPU copies
     /// the blocks once instead of into a buffer and then again. `tail` is read after `fill`
     /// returns (so fill may produce it). If `fill` throws, the vector is left empty.
     void adopt_filled(std::size_t arena_bytes, const std::function<void(std::span<std::byte>)>& fill,
                       std::span<const std::uint64_t> offsets, std::span<const std::uint32_t> sizes,
-                      std::span<const std::uint32_t> tail, std::size_t size);
+                      std::span<const std::uint32_t> tail, std::size_t size,
+                      std::span<const block_summary> summaries = {});
 
     friend bool operator==(const vector_core& a, const vector_core& b);
 
@@ -120,8 +133,13 @@ private:
 
     static constexpr std::size_t no_block = static_cast<std::size_t>(-1);
 
+    // A block_writer that also gives the block's summary (the encoder's, from the values).
+    using summarized_writer =
+        std::function<std::size_t(std::size_t index, std::span<std::byte> out, block_summary& summary)>;
+    void append_blocks(std::size_t count, const summarized_writer& write);
+
     void seal_tail();
-    void push_encoded(std::span<const std::byte> bytes);
+    void push_encoded(std::span<const std::byte> bytes, const block_summary& summary);
     static void check_encoded_size(std::size_t bytes);
     void check_appendable(const char* what) const;
     void decode_serial(std::size_t first, std::span<std::uint32_t> out) const;
@@ -173,6 +191,7 @@ private:
     pod_vector<std::uint32_t> skip_at_;    // see refresh_skips
     pod_vector<std::uint32_t> skip_data_;
     std::size_t skip_garbage_ = 0;         // entries in skip_data_ no block refers to any more
+    pod_vector<block_summary> summaries_;  // one per sealed block, beside blocks_
     std::size_t garbage_bytes_ = 0;        // arena bytes no block refers to any more
     pod_vector<std::uint32_t> tail_;       // last, partial block, uncompressed
     std::size_t hot_block_ = no_block;     // sealed block held decoded for writes

@@ -1,0 +1,44 @@
+// What vector_core keeps beside each sealed block's descriptor: the block's smallest and largest
+// key and its exact sum, so that sum(), min(), max() and the scans answer whole blocks without
+// reading their planes (issue #13: a sorted column's range scan visits only the blocks that
+// straddle a bound, and a sum costs 16 bytes a block instead of its payload). Not part of the
+// public API: it is here because vector_core's table holds it.
+//
+// A summary is made where the values are at hand: by the encoder (seal, append, write-back
+// flush) and by load, which decodes every block to validate it. Blocks that arrive as bytes
+// (bitwise results, DNA, the GPU: append_encoded_block(s), adopt without summaries) are not
+// decoded for one: that tripled the time of AND/XOR on uniform data, whose blocks are combined
+// without a decode. They carry block_summary::unknown(), and readers take their old per-block
+// path for them (plane popcounts, scan_block) until a write re-encodes the block.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace bitplane::detail {
+
+/// Keys order values as T does, as unsigned 32-bit integers: key = bits for uint32 and
+/// bits ^ 0x80000000 for int32 (the scans' keys, src/ops/scan_block.hpp).
+[[nodiscard]] constexpr std::uint32_t key_bias(bool is_signed) noexcept { return is_signed ? 0x80000000u : 0u; }
+
+/// One sealed block's summary: 16 bytes per 2048 values.
+struct block_summary {
+    std::uint32_t min_key = 0;  // smallest key of the block's values
+    std::uint32_t max_key = 0;  // largest
+    std::uint64_t sum = 0;      // exact sum of the values: uint64 for uint32 columns, int64 (two's
+                                // complement) for int32 ones (2048 values always fit)
+
+    /// The summary of a block nobody summarized: min_key > max_key, which no block has.
+    [[nodiscard]] static constexpr block_summary unknown() noexcept { return {~0u, 0u, 0u}; }
+    [[nodiscard]] constexpr bool known() const noexcept { return min_key <= max_key; }
+
+    friend bool operator==(const block_summary&, const block_summary&) = default;
+};
+static_assert(sizeof(block_summary) == 16);
+
+/// The summary of `values` (1 .. 65536 of them; a block has 2048), in one pass of the active
+/// path's stats kernel (src/simd/kernels.hpp, which the encoder runs anyway).
+[[nodiscard]] block_summary summarize_values(std::span<const std::uint32_t> values, bool is_signed) noexcept;
+
+}  // namespace bitplane::detail
