@@ -603,7 +603,21 @@ wide_t<T> sum(const vector<T>& v) {
     detail::acc_t total = 0;
     std::unique_ptr<detail::block_sum_scratch> none;  // never made: every block here is summarized
     if (known == sealed) {
-        for (std::size_t block = 0; block < sealed; ++block) total += block_sum(block, none);
+        // Summaries only: 64-bit partial sums (a block's sum is below 2^43 in magnitude, so
+        // 2^20 blocks fit; two's complement wraps correctly for int32 columns), then the
+        // write-back block's values in place of its stale summary.
+        constexpr std::size_t chunk = std::size_t{1} << 20;
+        for (std::size_t first = 0; first < sealed; first += chunk) {
+            const std::size_t last = std::min(sealed, first + chunk);
+            std::uint64_t part = 0;
+            for (std::size_t block = first; block < last; ++block) part += core.sealed_summary(block).sum;
+            total += is_signed ? static_cast<detail::acc_t>(static_cast<std::int64_t>(part)) : static_cast<detail::acc_t>(part);
+        }
+        if (const std::size_t hot = core.write_back_block(); hot < sealed) {
+            const std::uint64_t stale = core.sealed_summary(hot).sum;
+            total -= is_signed ? static_cast<detail::acc_t>(static_cast<std::int64_t>(stale)) : static_cast<detail::acc_t>(stale);
+            total += block_sum(hot, none);
+        }
     } else {
         total = detail::reduce_blocks<detail::acc_t>(
             sealed,

@@ -76,6 +76,8 @@ public:
         return {tail_.data(), tail_.size()};
     }
     /// The values of sealed block `block` when it is the write-back block, else empty.
+    /// The sealed block held in the write-back buffer, or none (block_count() or more).
+    [[nodiscard]] std::size_t write_back_block() const noexcept { return hot_block_; }
     [[nodiscard]] std::span<const std::uint32_t> write_back_values(std::size_t block) const noexcept {
         return block == hot_block_ ? std::span<const std::uint32_t>(hot_.data(), hot_.size())
                                    : std::span<const std::uint32_t>();
