@@ -61,9 +61,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 // Structure-aware mutation (fuzz_support.hpp): libFuzzer's mutation, then the size field fixed.
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
                                                unsigned int seed) {
-    size = LLVMFuzzerMutate(data, size, max_size);
-    const std::span<std::byte> file(reinterpret_cast<std::byte*>(data), size);
-    if (seed % 4 != 0) bitplane::fuzz::fix_bitset_sizes(file);
-    return size;
+    return bitplane::fuzz::mutate_then_fix(data, size, max_size, seed, bitplane::fuzz::fix_bitset_sizes);
 }
 #endif
