@@ -584,38 +584,47 @@ wide_t<T> sum(const vector<T>& v) {
     // (appended as bytes) are blocks split over threads, those summed from their planes.
     constexpr bool is_signed = std::is_signed_v<T>;
     const detail::vector_core& core = v.core();
+    // A block's sum (a summary's, or 64 bits of them) as the accumulator: sign-extended for
+    // int32 columns, whose sums are two's complement.
+    const auto widen = [](std::uint64_t x) {
+        return is_signed ? static_cast<detail::acc_t>(static_cast<std::int64_t>(x)) : static_cast<detail::acc_t>(x);
+    };
     const auto block_sum = [&](std::size_t block, std::unique_ptr<detail::block_sum_scratch>& scratch) {
         const std::span<const std::uint32_t> pending = core.write_back_values(block);
         if (!pending.empty())
             return detail::sum_values(pending.data(), static_cast<std::uint32_t>(pending.size()), is_signed);
         const detail::block_summary& summary = core.sealed_summary(block);
         if (summary.known())
-            return is_signed ? static_cast<detail::acc_t>(static_cast<std::int64_t>(summary.sum))
-                             : static_cast<detail::acc_t>(summary.sum);
+            return widen(summary.sum);
         const std::span<const std::byte> bytes = core.sealed_block(block, {});
         if (!scratch) scratch = std::make_unique<detail::block_sum_scratch>();
         return detail::encoded_block_sum(detail::parse_block(bytes, block_values, false), bytes, is_signed,
                                          detail::active_kernels(), *scratch);
     };
     const std::size_t sealed = core.sealed_block_count();
-    std::size_t known = 0;
-    while (known < sealed && core.sealed_summary(known).known()) ++known;
+    // Summaries only, in one pass that stops at the first block without one: 64-bit partial
+    // sums (a block's sum is below 2^43 in magnitude, so 2^20 blocks fit; two's complement
+    // wraps correctly), then the write-back block's values in place of its stale summary.
     detail::acc_t total = 0;
-    std::unique_ptr<detail::block_sum_scratch> none;  // never made: every block here is summarized
-    if (known == sealed) {
-        // Summaries only: 64-bit partial sums (a block's sum is below 2^43 in magnitude, so
-        // 2^20 blocks fit; two's complement wraps correctly for int32 columns), then the
-        // write-back block's values in place of its stale summary.
-        constexpr std::size_t chunk = std::size_t{1} << 20;
-        for (std::size_t first = 0; first < sealed; first += chunk) {
-            const std::size_t last = std::min(sealed, first + chunk);
-            std::uint64_t part = 0;
-            for (std::size_t block = first; block < last; ++block) part += core.sealed_summary(block).sum;
-            total += is_signed ? static_cast<detail::acc_t>(static_cast<std::int64_t>(part)) : static_cast<detail::acc_t>(part);
+    bool all_known = true;
+    constexpr std::size_t chunk = std::size_t{1} << 20;
+    for (std::size_t first = 0; first < sealed && all_known; first += chunk) {
+        const std::size_t last = std::min(sealed, first + chunk);
+        std::uint64_t part = 0;
+        for (std::size_t block = first; block < last; ++block) {
+            const detail::block_summary& summary = core.sealed_summary(block);
+            if (!summary.known()) {
+                all_known = false;
+                break;
+            }
+            part += summary.sum;
         }
+        total += widen(part);
+    }
+    std::unique_ptr<detail::block_sum_scratch> none;  // never made: every block here is summarized
+    if (all_known) {
         if (const std::size_t hot = core.write_back_block(); hot < sealed) {
-            const std::uint64_t stale = core.sealed_summary(hot).sum;
-            total -= is_signed ? static_cast<detail::acc_t>(static_cast<std::int64_t>(stale)) : static_cast<detail::acc_t>(stale);
+            total -= widen(core.sealed_summary(hot).sum);
             total += block_sum(hot, none);
         }
     } else {
