@@ -802,6 +802,70 @@ TEST(ScanBlocks, WrappingFrameOfReference) {
 // steps of mostly 3 make the delta residuals' low planes nearly all ones, stored against the
 // one plane (positions of the zeros); steps alternating in long stretches give run payloads;
 // the probes hit blocks inside, outside and at the edges of the queried interval.
+// Columns like bam_mapq and geoip sizes: one frequent value, the others scattered (or in runs)
+// over it, so that blocks hold several list planes (gaps, positions, runs) over constant bases.
+// An equality on the frequent value clears the lists' positions (marked together in a byte map
+// when long, src/ops/scan_block.cpp); one on another value keeps a list's positions and filters
+// them by the other planes; ranges build long lists through the byte map. Every value present,
+// absent values between and around them, sizes with a partial last block, every SIMD path.
+TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const std::vector<simd_path> paths = bitplane::available_simd_paths();
+    bool marked = false, filtered = false, runs = false;
+    std::size_t turn = 0;
+    for (const double density : {0.005, 0.03, 0.12, 0.3}) {
+        for (const bool in_runs : {false, true}) {
+            for (const std::size_t n : {std::size_t{2048}, std::size_t{2 * 2048 + 1000}, std::size_t{3 * 2048 - 1}}) {
+                SCOPED_TRACE(std::to_string(density) + (in_runs ? " runs " : " scattered ") + std::to_string(n));
+                std::mt19937_64 rng(case_seed("scan-list-planes", static_cast<std::uint64_t>(density * 1000),
+                                              in_runs, n));
+                const std::uint32_t frequent = 60;
+                const std::uint32_t others[] = {0, 4, 23, 37, 59, 61, 124, 1000};
+                std::vector<std::uint32_t> values(n, frequent);
+                for (std::size_t i = 0; i < n;) {
+                    const std::size_t len = in_runs ? 1 + rng() % 40 : 1;
+                    if (std::uniform_real_distribution<double>(0, 1)(rng) < density) {
+                        const std::uint32_t x = others[rng() % std::size(others)];
+                        for (std::size_t k = i; k < std::min(n, i + len); ++k) values[k] = x;
+                    }
+                    i += len;
+                }
+                const bitplane::vector<std::uint32_t> packed(values.begin(), values.end());
+                for (std::size_t b = 0; b < packed.core().sealed_block_count(); ++b) {
+                    const auto info = bitplane::codec::describe_block(packed.core().sealed_block(b, {}), 2048);
+                    std::size_t long_lists = 0;
+                    for (const auto& p : info.planes) {
+                        const bool list = p.payload == bitplane::codec::payload_kind::gaps ||
+                                          p.payload == bitplane::codec::payload_kind::positions ||
+                                          p.payload == bitplane::codec::payload_kind::runs;
+                        long_lists += list && p.items > 64 ? 1 : 0;
+                        filtered |= list && p.items <= 512;
+                        runs |= p.payload == bitplane::codec::payload_kind::runs;
+                    }
+                    marked |= long_lists >= 2;
+                }
+                bitplane::set_simd_path(paths[turn++ % paths.size()]);
+                for (std::uint32_t x = 0; x <= 1001; ++x) {
+                    const bool present = x == frequent || std::find(std::begin(others), std::end(others), x) !=
+                                                              std::end(others);
+                    if (!present && x % 17 != 1) continue;
+                    check_probe(packed, values, op::eq, x, x, true);
+                    if (HasFatalFailure()) return;
+                }
+                for (const auto& [lo, hi] : {std::pair{0u, 59u}, std::pair{4u, 60u}, std::pair{60u, 60u},
+                                             std::pair{61u, 2000u}, std::pair{23u, 124u}, std::pair{0u, 1000u}}) {
+                    check_probe(packed, values, op::range, lo, hi, true);
+                    if (HasFatalFailure()) return;
+                }
+            }
+        }
+    }
+    EXPECT_TRUE(marked) << "no block with two long list planes: the byte map is no longer covered";
+    EXPECT_TRUE(filtered) << "no block with a short list plane: list_equal is no longer covered";
+    EXPECT_TRUE(runs) << "no block with a runs plane";
+}
+
 TEST(Scan, DeltaBlocksWithPlanesStoredAgainstConstantPlanes) {
     BITPLANE_SEED_TRACE();
     for (const bool stretches : {false, true}) {

@@ -81,7 +81,7 @@ scan_test scan_range(std::uint32_t lo, std::uint32_t hi, bool is_signed) noexcep
 
 enum class block_answer : std::uint8_t { none, all, some };
 
-/// Working memory of one thread's scans (about 17 KiB).
+/// Working memory of one thread's scans (about 19 KiB).
 struct scan_scratch {
     block_planes planes;
     alignas(64) plane mask{};
@@ -89,6 +89,7 @@ struct scan_scratch {
     alignas(64) std::uint32_t eq[2 * plane_words];
     alignas(64) std::uint32_t lt[2 * plane_words];
     alignas(64) plane compact{};
+    alignas(64) std::uint8_t marks[block_values];  // a byte per position: list payloads marked
 };
 
 /// The positions of block `block` of `v` that pass `test`: none, all of the block's values,
