@@ -805,14 +805,14 @@ TEST(ScanBlocks, WrappingFrameOfReference) {
 // Columns like bam_mapq and geoip sizes: one frequent value, the others scattered (or in runs)
 // over it, so that blocks hold several list planes (gaps, positions, runs) over constant bases.
 // An equality on the frequent value clears the lists' positions (marked together in a byte map
-// when long, src/ops/scan_block.cpp); one on another value keeps a list's positions and filters
-// them by the other planes; ranges build long lists through the byte map. Every value present,
+// when long, src/ops/scan_block.cpp); one on another value keeps a list's positions first;
+// ranges build long lists through the byte map. Every value present,
 // absent values between and around them, sizes with a partial last block, every SIMD path.
 TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
     const std::vector<simd_path> paths = bitplane::available_simd_paths();
-    bool marked = false, filtered = false, runs = false;
+    bool marked = false, runs = false;
     std::size_t turn = 0;
     for (const double density : {0.005, 0.03, 0.12, 0.3}) {
         for (const bool in_runs : {false, true}) {
@@ -840,7 +840,6 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
                                           p.payload == bitplane::codec::payload_kind::positions ||
                                           p.payload == bitplane::codec::payload_kind::runs;
                         long_lists += list && p.items > 64 ? 1 : 0;
-                        filtered |= list && p.items <= 512;
                         runs |= p.payload == bitplane::codec::payload_kind::runs;
                     }
                     marked |= long_lists >= 2;
@@ -862,7 +861,6 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
         }
     }
     EXPECT_TRUE(marked) << "no block with two long list planes: the byte map is no longer covered";
-    EXPECT_TRUE(filtered) << "no block with a short list plane: list_equal is no longer covered";
     EXPECT_TRUE(runs) << "no block with a runs plane";
 }
 

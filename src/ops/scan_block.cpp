@@ -792,27 +792,13 @@ public:
         return out;
     }
 
-    /// Whether plane j is a list (positions, runs, gaps), and how many positions it holds
-    /// at most (gaps: its bytes; runs: their lengths added).
+    /// Whether plane j is a list (positions, runs, gaps).
     [[nodiscard]] bool is_list(std::uint32_t j) const noexcept {
         const codec::payload_kind k = planes_[j].payload;
         return k == codec::payload_kind::positions || k == codec::payload_kind::runs || k == codec::payload_kind::gaps;
     }
-    [[nodiscard]] codec::payload_kind payload_of(std::uint32_t j) const noexcept { return planes_[j].payload; }
     /// Plane j's item count (positions, runs; gaps: bytes).
     [[nodiscard]] std::uint32_t items_of(std::uint32_t j) const noexcept { return planes_[j].items; }
-    [[nodiscard]] std::uint32_t list_size(std::uint32_t j) const noexcept {
-        const direct_plane& p = planes_[j];
-        if (p.payload != codec::payload_kind::runs) return p.items;
-        const std::byte* at = bytes_ + p.offset;
-        std::uint32_t n = 0;
-        for (std::uint32_t i = 0; i < p.items; ++i) {
-            const std::uint32_t begin = load_le<std::uint16_t>(at + 4 * i), end = load_le<std::uint16_t>(at + 4 * i + 2);
-            n += end > begin ? end - begin : 0;
-        }
-        return n;
-    }
-
     /// marks[position] = v for each position of list plane j (a store per position, none
     /// depending on another: setting bits in words waits on the previous store to the word).
     void mark(std::uint32_t j, std::uint8_t* marks, std::uint8_t v) const noexcept {
@@ -848,48 +834,6 @@ public:
                 break;
             default: break;
         }
-    }
-
-    /// The positions (< length) of list plane j, ascending, into out (list_size(j) at most).
-    std::uint32_t positions(std::uint32_t j, std::uint32_t* out) const noexcept {
-        const direct_plane& p = planes_[j];
-        const std::byte* const at = bytes_ + p.offset;
-        const std::uint32_t items = p.items;
-        const std::uint32_t length = length_;
-        std::uint32_t n = 0;
-        switch (p.payload) {
-            case codec::payload_kind::positions:
-                for (std::uint32_t i = 0; i < items; ++i) {
-                    const std::uint32_t bit = load_le<std::uint16_t>(at + 2 * i);
-                    out[n] = bit;
-                    n += bit < length ? 1u : 0u;
-                }
-                break;
-            case codec::payload_kind::gaps: {
-                std::uint32_t next = 0;
-                for (std::uint32_t i = 0; i < items;) {
-                    std::uint32_t gap = static_cast<std::uint32_t>(at[i++]);
-                    if (gap == gaps_payload::escape) [[unlikely]] {
-                        gap = load_le<std::uint16_t>(at + i);
-                        i += 2;
-                    }
-                    next += gap;
-                    out[n] = next;
-                    n += next < length ? 1u : 0u;
-                    ++next;
-                }
-                break;
-            }
-            case codec::payload_kind::runs:
-                for (std::uint32_t i = 0; i < items; ++i) {
-                    const std::uint32_t begin = load_le<std::uint16_t>(at + 4 * i);
-                    const std::uint32_t end = std::min<std::uint32_t>(load_le<std::uint16_t>(at + 4 * i + 2), length);
-                    for (std::uint32_t b = begin; b < end; ++b) out[n++] = b;
-                }
-                break;
-            default: break;
-        }
-        return n;
     }
 
     /// Plane j's payload bits (list: long ones) into words [0, words) of out, through marks.
@@ -1015,112 +959,39 @@ std::uint32_t top_planes(std::uint32_t live, std::uint32_t steps, std::uint8_t* 
     return k;
 }
 
-// Equalities whose shortest list that keeps its bits has more than list_filter_least and at
-// most list_filter_limit positions filter them (list_equal); shorter lists are applied to the
-// words they fall in, longer ones built into planes (direct_planes::narrow). Measured on
-// corpus columns (AVX2): bam_mapq's rare value 1.2x faster, tz_transition's and bam_tlen's
-// rare values (lists of a few positions) 1.2x slower when every short list was filtered.
-constexpr std::uint32_t list_filter_least = 32;
-constexpr std::uint32_t list_filter_limit = 128;
 // Lists that clear their bits, of more items (positions, runs, gap bytes) than this in all,
-// are marked in one byte map
-// and packed once (bam_mapq, geoip: five gap lists of 100-250 positions per block).
+// are marked in one byte map and packed once (bam_mapq, geoip4_size: about five gap lists of
+// 100-250 positions per block; count_eq of the frequent value 1.3-1.4x faster than one plane
+// per list, Xeon, AVX2).
 constexpr std::uint32_t marked_clear_items = 32;
-// Positions that list_equal keeps, of more than this many, are set through the byte map.
-constexpr std::uint32_t marked_positions = 96;
 
-// An equality whose planes include a short list that keeps only its bits (a rare value, or a
-// value whose bit differs from a list plane's base): the positions of the shortest such list,
-// filtered by the other lists (each marked in a byte map with its own stamp, then a load per
-// position), set in s.eq, which the raw planes then narrow a word at a time. False when none
-// stays.
-bool list_equal(const direct_planes& dp, const std::uint8_t* order, std::uint32_t steps, std::uint32_t bits,
-                std::uint32_t first, std::uint32_t words, scan_scratch& s) {
-    std::uint32_t* pos = s.values;
-    std::uint32_t n = dp.positions(order[first], pos);
-    const auto filter = [&](auto&& keep) {
-        std::uint32_t m = 0;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const std::uint32_t p = pos[i];
-            pos[m] = p;
-            m += keep(p) ? 1u : 0u;
-        }
-        n = m;
-    };
-    std::uint8_t stamp = 0;
-    for (int pass = 0; pass < 2; ++pass) {  // lists that keep their bits, then those that clear them
-        for (std::uint32_t k = 0; k < steps && n != 0; ++k) {
-            const std::uint32_t j = order[k];
-            const bool bit = ((bits >> k) & 1u) != 0;
-            if (k == first || dp.narrowing(j, bit) != 2 * pass) continue;
-            if (dp.payload_of(j) == codec::payload_kind::none) {
-                if (pass == 0) return false;
-                continue;
-            }
-            if (stamp == 0) std::memset(s.marks, 0, block_values);
-            dp.mark(j, s.marks, ++stamp);
-            const std::uint8_t st = stamp;
-            if (pass == 0) {
-                filter([&](std::uint32_t p) { return s.marks[p] == st; });
-            } else {
-                filter([&](std::uint32_t p) { return s.marks[p] != st; });
-            }
-        }
+// Whether the planes not yet applied (those that clear their bits) are lists to mark together:
+// two or more, of more than marked_clear_items items in all. After a list that keeps its bits,
+// clearing lists one at a time may stop early, so the caller asks only when none was applied.
+bool marked_clears(const direct_planes& dp, const std::uint8_t* order, std::uint32_t steps, std::uint32_t done) {
+    std::uint32_t items = 0, lists = 0;
+    for (std::uint32_t k = 0; k < steps; ++k) {
+        if (((done >> k) & 1u) != 0 || !dp.is_list(order[k])) continue;
+        items += dp.items_of(order[k]);
+        ++lists;
     }
-    if (n == 0) return false;
-    std::uint32_t* eq = s.eq;
-    std::uint32_t* tmp = s.lt;
-    if (n > marked_positions) {  // a byte each, packed (setting bits one by one waits on the word)
-        std::memset(s.marks, 0, 32 * std::size_t{words});
-        for (std::uint32_t i = 0; i < n; ++i) s.marks[pos[i]] = 1;
-        pack_marks(s.marks, eq, words, false);
-    } else {
-        std::fill_n(eq, words, 0u);
-        for (std::uint32_t i = 0; i < n; ++i) eq[pos[i] >> 5] |= 1u << (pos[i] & 31u);
-    }
-    for (std::uint32_t k = 0; k < steps; ++k) {  // raw planes
-        const bool bit = ((bits >> k) & 1u) != 0;
-        if (dp.narrowing(order[k], bit) == 1 && !dp.narrow(order[k], bit, eq, tmp, words, false))
-            return false;
-    }
-    return true;
+    return lists > 1 && items > marked_clear_items;
 }
 
 // An equality (one target, no finish) on direct planes, into s.eq: every plane read narrows eq,
-// in any order. With a short list that keeps only its bits, list_equal filters its positions.
-// Otherwise: lists that keep only their bits first, then raw planes, then lists that clear theirs
-// (marked together in a byte map when long); it stops as soon as eq is empty (false).
+// in any order, so list planes that keep only their own bits go first, then raw planes, then
+// list planes that clear theirs (marked together in a byte map when there is no list of the
+// first kind and they are long); it stops as soon as eq is empty (false).
 bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
     std::uint8_t order[plane_count];
     const std::uint32_t steps = top_planes(live, job.steps[0], order);
-    std::uint32_t shortest = ~0u, first = 0;
-    std::uint32_t clear_items = 0, clear_lists = 0;
-    for (std::uint32_t k = 0; k < steps; ++k) {
-        const std::uint32_t j = order[k];
-        const bool bit = ((job.bits[0] >> k) & 1u) != 0;
-        const int kind = dp.narrowing(j, bit);
-        if (kind == 0) {
-            if (dp.payload_of(j) == codec::payload_kind::none) return false;
-            // A run holds one position at least: longer runs lists are not added up.
-            const std::uint32_t items = dp.items_of(j);
-            const std::uint32_t size = items <= list_filter_limit ? dp.list_size(j) : items;
-            if (size < shortest) shortest = size, first = k;
-        } else if (kind == 2 && dp.is_list(j)) {
-            clear_items += dp.items_of(j);
-            ++clear_lists;
-        }
-    }
-    if (shortest > list_filter_least && shortest <= list_filter_limit)
-        return list_equal(dp, order, steps, job.bits[0], first, job.words, s);
-    // After a list that keeps its bits few positions are left, and clearing lists one at a
-    // time may stop early.
-    const bool marked = shortest == ~0u && clear_lists > 1 && clear_items > marked_clear_items;
     std::uint32_t* eq = s.eq;
     std::uint32_t* tmp = s.lt;
     bool fresh = true;
+    bool keeps = false;      // a list that keeps only its bits was applied: few positions are left
     std::uint32_t done = 0;  // bit k: plane order[k] applied
     for (int pass = 0; pass < 3; ++pass) {
-        if (pass == 2 && marked) {
+        if (pass == 2 && !keeps && marked_clears(dp, order, steps, done)) {
             std::memset(s.marks, 0, 32 * std::size_t{job.words});
             for (std::uint32_t k = 0; k < steps; ++k)
                 if (((done >> k) & 1u) == 0 && dp.is_list(order[k])) dp.mark(order[k], s.marks, 1);
@@ -1141,6 +1012,7 @@ bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare
             const int kind = dp.narrowing(order[k], bit);
             if (kind != pass) continue;
             done |= 1u << k;
+            keeps = keeps || kind == 0;
             if (!dp.narrow(order[k], bit, eq, tmp, job.words, fresh)) return false;
             fresh = false;
         }
