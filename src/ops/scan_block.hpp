@@ -24,7 +24,10 @@
 //   planes that clear theirs, and stops once the mask is empty; a plane stored against plane r
 //   acts, where r already equals the target, as one stored against the target's bit of r.
 //   Short lists (<= 32 items) touch only the words they fall in; longer ones are built into a
-//   plane first. Order tests build list planes one at a time and compare as the kernel does;
+//   plane first. Where no list keeps its bits, the lists that clear theirs (two or more, over
+//   32 items: bam_mapq, geoip4_size) are marked together in a byte map (a store per position,
+//   none waiting on another) and packed into one plane. Order tests build list planes one at a
+//   time (long ones through the byte map) and compare as the kernel does;
 //   blocks with planes stored against planes take the staged way below for them.
 // - Interleaved all-raw payloads: an equality on 24 planes or more goes 4 columns at a time
 //   from the bottom plane and leaves a column group once none of its residuals is still equal;
