@@ -507,12 +507,12 @@ std::size_t combine_sparse_raw(const vector_core& a, const vector_core& b, std::
 // ---- dense results written all-raw from stored words ------------------------------------------
 
 // The all-raw result of combine_interleaved may be at most this much larger than the
-// smallest the planner could make its planes (a lower bound: raw, or a gap list, or runs,
-// each plane on its own), in eighths: a slightly larger block that every operation reads at
+// smallest the planner could make its planes (a lower bound: raw or a gap list, each plane on
+// its own), in eighths: a slightly larger block that every operation reads at
 // plane speed (and random reads in one or two lines) against a planned block of gap lists
 // that costs the planner, the writer and every later reader a pass over its bits. 9/8 admits
 // the OR of uniform data with a 90%-sparse column (planes of 10% ones: 209 bytes as gaps,
-// 256 raw; bench/bench_bitwise.cpp BM_BitwiseSparse/or), not sparser or run-like planes.
+// 256 raw; bench/bench_bitwise.cpp BM_BitwiseSparse/or), not sparser planes.
 constexpr std::size_t all_raw_max_eighths = 9;
 
 // Where plane j of an operand's values is read in combine_interleaved: word c at
@@ -595,30 +595,22 @@ std::size_t combine_interleaved(const vector_core& a, const vector_core& b, std:
     std::uint32_t header = put_block_prefix(out.data(), prefix);
     header += put_plane_masks(out.data() + header, live, 0);
     std::byte* result = out.data() + header;
-    // Per result plane: set bits, transitions (for runs), any and all.
-    std::uint32_t set[plane_count] = {}, changes[plane_count] = {}, carry[plane_count] = {};
-    std::uint32_t any[plane_count] = {}, all[plane_count];
-    std::fill(all, all + stored, ~0u);
     for (std::size_t c = 0; c < plane_words; ++c) {
         std::byte* column = result + 4 * stored * c;
-        for (std::uint32_t k = 0; k < stored; ++k) {
-            const std::uint32_t w = Op::apply(load_le<std::uint32_t>(left[k].base + c * left[k].stride),
-                                              load_le<std::uint32_t>(right[k].base + c * right[k].stride));
-            store_le<std::uint32_t>(column + 4 * k, w);
-            any[k] |= w;
-            all[k] &= w;
-            set[k] += static_cast<std::uint32_t>(std::popcount(w));
-            changes[k] += static_cast<std::uint32_t>(std::popcount(w ^ ((w << 1) | carry[k])));
-            carry[k] = w >> 31;
-        }
+        for (std::uint32_t k = 0; k < stored; ++k)
+            store_le<std::uint32_t>(column + 4 * k, Op::apply(load_le<std::uint32_t>(left[k].base + c * left[k].stride),
+                                                              load_le<std::uint32_t>(right[k].base + c * right[k].stride)));
     }
+    // Constant planes must be elided; the planner's lower bound per plane is raw or a gap list
+    // (codec::encode_planes, which the general path calls, plans no runs nor references).
+    std::uint32_t set[plane_count];
+    active_kernels().interleaved_popcounts(reinterpret_cast<const std::uint8_t*>(result), stored, set, nullptr, 0);
     std::size_t smallest = 0;
     const std::size_t raw = plane_bytes;
     const std::size_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
     for (std::uint32_t k = 0; k < stored; ++k) {
-        if (any[k] == 0 || all[k] == ~0u) return 0;
-        const std::size_t runs = (changes[k] + carry[k]) / 2;
-        smallest += std::min({raw, listed + std::min<std::size_t>(set[k], block_values - set[k]), listed + 4 * runs});
+        if (set[k] == 0 || set[k] == block_values) return 0;
+        smallest += std::min(raw, listed + std::min<std::size_t>(set[k], block_values - set[k]));
     }
     if (std::size_t{stored} * raw * 8 > smallest * all_raw_max_eighths) return 0;
     return header + std::size_t{stored} * raw;
