@@ -225,6 +225,25 @@ std::vector<std::uint32_t> dense_values(std::size_t n, unsigned bits, unsigned s
     return out;
 }
 
+// codec::encode_sparse_planes of a full block's values (the sparse layout's mask and planes
+// built bit by bit): what a sparse result block of AND / AND-NOT must be, byte for byte,
+// whether ops/bitwise.cpp wrote it itself (write_sparse_raw) or through the planner.
+std::vector<std::byte> sparse_planes_encoding(std::span<const std::uint32_t> values) {
+    bitplane::plane mask{};
+    bitplane::block_planes planes{};
+    std::uint32_t kept = 0;
+    for (std::uint32_t i = 0; i < values.size(); ++i) {
+        if (values[i] == 0) continue;
+        mask[i / 32] |= 1u << (i % 32);
+        for (std::size_t j = 0; j < bitplane::plane_count; ++j)
+            if ((values[i] >> j) & 1u) planes.planes[j][kept / 32] |= 1u << (kept % 32);
+        ++kept;
+    }
+    std::vector<std::byte> out(bitplane::codec::max_block_bytes);
+    out.resize(bitplane::codec::encode_sparse_planes(mask, planes, ~0u, values.size(), out));
+    return out;
+}
+
 template <class T>
 std::vector<T> as_typed(const std::vector<std::uint32_t>& v) {
     std::vector<T> out(v.size());
@@ -292,6 +311,14 @@ TYPED_TEST(BitwiseTest, SparseOperandAgainstDenseOnEveryPath) {
                     ++fast_pairs;
                     const auto& dr = anded.core().sealed_descriptor(k);
                     EXPECT_TRUE(dr.sparse() || (dr.live == 0 && dr.ones == 0)) << "block " << k;
+                    if (!dr.sparse()) continue;
+                    std::array<std::byte, bitplane::codec::max_block_bytes> scratch{};
+                    const auto bytes = anded.core().sealed_block(k, scratch);
+                    std::vector<std::uint32_t> values(block_values);
+                    for (std::size_t i = 0; i < block_values; ++i)
+                        values[i] = std::bit_cast<std::uint32_t>(anded[k * block_values + i]);
+                    EXPECT_TRUE(std::vector<std::byte>(bytes.begin(), bytes.end()) == sparse_planes_encoding(values))
+                        << "block " << k << ": not encode_sparse_planes' bytes";
                 }
             }
         }

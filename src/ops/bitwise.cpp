@@ -10,8 +10,17 @@
 //      block or the other operand's encoded bytes, copied unchanged;
 //   2. AND, and AND-NOT with a sparse left operand, where an operand whose zeros the result
 //      keeps is plain and sparse: both operands at that mask's positions only (compacted
-//      planes), combined and encoded in the sparse layout from the planes
-//      (codec::encode_sparse_planes; combine_sparse);
+//      planes), combined and encoded in the sparse layout from the planes (write_sparse_raw
+//      where every plane is plainly raw, else codec::encode_sparse_planes). Against a plain
+//      dense interleaved block with a sparse all-raw one (combine_sparse_raw) this reads the
+//      stored bytes: the sparse payloads as they are, the dense columns compacted to the mask
+//      all planes at once (kernel_table::extract_planes); other pairs go through block views
+//      (combine_sparse);
+//   2b. a plain dense interleaved operand with another one (different live planes) or with a
+//      plain sparse all-raw one (its planes spread over its mask), for every operation: the
+//      result's words from the stored words, written all-raw interleaved unless a plane is
+//      constant or the planner would make it much smaller (combine_interleaved;
+//      thresholds::bitwise_all_raw_max_eighths);
 //   3. both blocks plain (untransformed), dense or sparse: the live value planes (a sparse
 //      block's spread over its mask) are combined word by word (a few hundred bytes per
 //      plane, vectorized by the compiler) and encoded from the planes (codec::encode_planes:
@@ -30,6 +39,7 @@
 #include "codec/block_format.hpp"
 #include "codec/block_writer.hpp"
 #include "codec/byte_io.hpp"
+#include "codec/thresholds.hpp"
 #include "ops/block_view.hpp"
 #include "ops/reduce_support.hpp"
 #include "simd/kernels.hpp"
@@ -506,15 +516,6 @@ std::size_t combine_sparse_raw(const vector_core& a, const vector_core& b, std::
 
 // ---- dense results written all-raw from stored words ------------------------------------------
 
-// The all-raw result of combine_interleaved may be at most this much larger than the
-// smallest the planner could make its planes (a lower bound: raw or a gap list, each plane on
-// its own), in eighths: a slightly larger block that every operation reads at
-// plane speed (and random reads in one or two lines) against a planned block of gap lists
-// that costs the planner, the writer and every later reader a pass over its bits. 9/8 admits
-// the OR of uniform data with a 90%-sparse column (planes of 10% ones: 209 bytes as gaps,
-// 256 raw; bench/bench_bitwise.cpp BM_BitwiseSparse/or), not sparser planes.
-constexpr std::size_t all_raw_max_eighths = 9;
-
 // Where plane j of an operand's values is read in combine_interleaved: word c at
 // base + c * stride (little-endian).
 struct word_source {
@@ -563,7 +564,8 @@ bool value_sources(const vector_core& v, std::size_t block, std::uint32_t needed
 // its mask): each result word is op of the operands' words, written as an interleaved
 // all-raw block - no views, no planner. Returns 0 where the operands are not such blocks, a
 // result plane is constant (it must be elided), or the planner could make the planes more
-// than all_raw_max_eighths / 8 smaller; the general path then encodes the result.
+// than thresholds::bitwise_all_raw_max_eighths / 8 smaller; the general path then encodes
+// the result.
 template <class Op>
 std::size_t combine_interleaved(const vector_core& a, const vector_core& b, std::size_t block, scratch& s,
                                 std::span<std::byte> out) {
@@ -612,7 +614,7 @@ std::size_t combine_interleaved(const vector_core& a, const vector_core& b, std:
         if (set[k] == 0 || set[k] == block_values) return 0;
         smallest += std::min(raw, listed + std::min<std::size_t>(set[k], block_values - set[k]));
     }
-    if (std::size_t{stored} * raw * 8 > smallest * all_raw_max_eighths) return 0;
+    if (std::size_t{stored} * raw * 8 > smallest * thresholds::bitwise_all_raw_max_eighths) return 0;
     return header + std::size_t{stored} * raw;
 }
 
