@@ -578,6 +578,40 @@ std::size_t combine_interleaved(const vector_core& a, const vector_core& b, std:
     // The planes the result can have: only those of the sparse operand are spread.
     const std::uint32_t live = Op::planes(da.live | da.ones, db.live | db.ones);
     if (live == 0) return 0;
+    if (!dense_a || !dense_b) {
+        // A result plane that only the sparse operand has (OR, XOR) is its plane spread: as
+        // many bits. Where those alone make all-raw too large, stop before any plane work
+        // (the other planes counted raw, an upper bound of the planner's smallest).
+        const block_descriptor& sparse = dense_a ? db : da;
+        const std::uint32_t dense_nonzero = dense_a ? da.live : db.live;
+        const std::uint32_t alone = live & ~dense_nonzero & (sparse.live | sparse.ones);
+        if (alone != 0 && !sparse.interleaved() && sparse.sparse()) {
+            const std::size_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
+            const std::uint32_t raw = raw_payload::payload_bytes(sparse.length);
+            const std::byte* payloads = (dense_a ? b : a).sealed_block(block, {}).data() + sparse.payloads_at;
+            std::size_t smallest = std::size_t{plane_bytes} * static_cast<std::size_t>(std::popcount(live & ~alone));
+            std::uint32_t rank = 0;
+            for (std::uint32_t bits = sparse.live | sparse.ones; bits; bits &= bits - 1) {
+                const auto j = static_cast<std::uint32_t>(std::countr_zero(bits));
+                const bool stored = (sparse.live >> j) & 1u;
+                if ((alone >> j) & 1u) {
+                    std::size_t set = sparse.length;  // an all-one plane spreads to the mask
+                    if (stored && !sparse.all_raw()) {
+                        set = block_values / 2;  // not counted here: raw at most
+                    } else if (stored) {
+                        plane bytes{};
+                        std::memcpy(bytes.data(), payloads + std::size_t{rank} * raw, raw);
+                        set = active_kernels().popcount_words(bytes.data(), plane_words);
+                    }
+                    smallest += std::min<std::size_t>(plane_bytes, listed + std::min<std::size_t>(set, block_values - set));
+                }
+                rank += stored ? 1 : 0;
+            }
+            if (static_cast<std::size_t>(std::popcount(live)) * plane_bytes * 8 >
+                smallest * thresholds::bitwise_all_raw_max_eighths)
+                return 0;
+        }
+    }
     word_source x[plane_count], y[plane_count];
     std::uint32_t nx = 0, ny = 0;
     if (!value_sources(a, block, live, s.compact_left, x, nx)) return 0;
