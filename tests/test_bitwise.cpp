@@ -195,6 +195,137 @@ TYPED_TEST(BitwiseTest, EveryUniformWidthAgainstEveryOther) {
     }
 }
 
+// ---- a sparse operand against a dense one (ops/bitwise.cpp: combine_sparse_raw) ---------------
+
+// 90% zeros (99.9% for `rare`), else a random value of `bits` bits, made non-zero; `ones`
+// ORed into every non-zero value (an all-one plane of the stored values); with `thin_top`
+// the top bit is set in one value of 50 only (a plane with few bits: not stored raw).
+std::vector<std::uint32_t> sparse_values(std::size_t n, unsigned bits, std::uint32_t ones, bool thin_top, bool rare,
+                                         std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint32_t> out(n, 0u);
+    const std::uint32_t width = bits == 32 ? ~0u : (1u << bits) - 1;
+    for (auto& x : out) {
+        if (rare ? rng() % 1000 != 0 : rng() % 10 != 0) continue;
+        std::uint32_t v = static_cast<std::uint32_t>(rng()) & width;
+        if (thin_top && bits < 32) v = (v & (width >> 1)) | (rng() % 50 == 0 ? 1u << (bits - 1) : 0u);
+        x = (v | ones) != 0 ? v | ones : 1u;
+    }
+    return out;
+}
+
+// Uniform `bits`-bit values shifted left by `shift`, with `ones` set in all of them (all-one
+// planes of a dense block).
+std::vector<std::uint32_t> dense_values(std::size_t n, unsigned bits, unsigned shift, std::uint32_t ones,
+                                        std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint32_t> out(n);
+    const std::uint32_t width = bits == 32 ? ~0u : (1u << bits) - 1;
+    for (auto& x : out) x = ((static_cast<std::uint32_t>(rng()) & width) << shift) | ones;
+    return out;
+}
+
+// codec::encode_sparse_planes of a full block's values (the sparse layout's mask and planes
+// built bit by bit): what a sparse result block of AND / AND-NOT must be, byte for byte,
+// whether ops/bitwise.cpp wrote it itself (write_sparse_raw) or through the planner.
+std::vector<std::byte> sparse_planes_encoding(std::span<const std::uint32_t> values) {
+    bitplane::plane mask{};
+    bitplane::block_planes planes{};
+    std::uint32_t kept = 0;
+    for (std::uint32_t i = 0; i < values.size(); ++i) {
+        if (values[i] == 0) continue;
+        mask[i / 32] |= 1u << (i % 32);
+        for (std::size_t j = 0; j < bitplane::plane_count; ++j)
+            if ((values[i] >> j) & 1u) planes.planes[j][kept / 32] |= 1u << (kept % 32);
+        ++kept;
+    }
+    std::vector<std::byte> out(bitplane::codec::max_block_bytes);
+    out.resize(bitplane::codec::encode_sparse_planes(mask, planes, ~0u, values.size(), out));
+    return out;
+}
+
+template <class T>
+std::vector<T> as_typed(const std::vector<std::uint32_t>& v) {
+    std::vector<T> out(v.size());
+    std::transform(v.begin(), v.end(), out.begin(), [](std::uint32_t x) { return std::bit_cast<T>(x); });
+    return out;
+}
+
+TYPED_TEST(BitwiseTest, SparseOperandAgainstDenseOnEveryPath) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const simd_path_guard guard;
+    const std::size_t n = 4 * block_values + 77;
+    struct sparse_case {
+        const char* name;
+        unsigned bits;
+        std::uint32_t ones;
+        bool thin_top;
+        bool rare;
+    };
+    const sparse_case sparse_cases[] = {{"sparse20", 20, 0, false, false},
+                                        {"sparse20 with an all-one plane", 20, 0x100u, false, false},
+                                        {"sparse20 with a thin top plane", 20, 0, true, false},
+                                        {"sparse32", 32, 0, false, false},
+                                        {"sparse3", 3, 0, false, false},
+                                        {"sparse20 rare", 20, 0, false, true}};
+    struct dense_case {
+        const char* name;
+        unsigned bits;
+        unsigned shift;
+        std::uint32_t ones;
+    };
+    // Planes from 0 and from elsewhere (the sparse operand's payloads are then read from the
+    // middle of its stored planes), all-one planes, every width.
+    const dense_case dense_cases[] = {{"uniform1", 1, 0, 0},
+                                      {"uniform10", 10, 0, 0},
+                                      {"uniform10 on planes 7-16", 10, 7, 0},
+                                      {"uniform3 on planes 12-14", 3, 12, 0},
+                                      {"uniform10 with an all-one plane", 10, 0, 0x400u},
+                                      {"uniform12 over all-one low planes", 12, 20, 0xFFFFFu},
+                                      {"uniform32", 32, 0, 0}};
+    std::size_t fast_pairs = 0;
+    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        for (const sparse_case& sc : sparse_cases) {
+            const std::vector<T> rs =
+                as_typed<T>(sparse_values(n, sc.bits, sc.ones, sc.thin_top, sc.rare, case_seed("sparse-op", sc.bits, sc.ones)));
+            const bvec<T> sparse = from(rs);
+            for (const dense_case& dc : dense_cases) {
+                SCOPED_TRACE(std::string(sc.name) + " with " + dc.name);
+                const std::vector<T> rd = as_typed<T>(dense_values(n, dc.bits, dc.shift, dc.ones, case_seed("dense-op", dc.bits, dc.shift)));
+                const bvec<T> dense = from(rd);
+                check_all_ops(dense, sparse, rd, rs);
+                check_all_ops(sparse, dense, rs, rd);
+                // Where the operands are a sparse all-raw block and a dense interleaved one, the
+                // fast pair was taken: AND's blocks are sparse (or all zero) like the operand's.
+                const bvec<T> anded = dense & sparse;
+                for (std::size_t k = 0; k < sparse.core().sealed_block_count(); ++k) {
+                    const auto& ds = sparse.core().sealed_descriptor(k);
+                    const auto& dd = dense.core().sealed_descriptor(k);
+                    const bool pair = ds.sparse() && ds.all_raw() && ds.transform() == bitplane::codec::transform::none &&
+                                      !dd.sparse() && dd.interleaved() &&
+                                      dd.transform() == bitplane::codec::transform::none;
+                    if (!pair) continue;
+                    ++fast_pairs;
+                    const auto& dr = anded.core().sealed_descriptor(k);
+                    EXPECT_TRUE(dr.sparse() || (dr.live == 0 && dr.ones == 0)) << "block " << k;
+                    if (!dr.sparse()) continue;
+                    std::array<std::byte, bitplane::codec::max_block_bytes> scratch{};
+                    const auto bytes = anded.core().sealed_block(k, scratch);
+                    std::vector<std::uint32_t> values(block_values);
+                    for (std::size_t i = 0; i < block_values; ++i)
+                        values[i] = std::bit_cast<std::uint32_t>(anded[k * block_values + i]);
+                    EXPECT_TRUE(std::vector<std::byte>(bytes.begin(), bytes.end()) == sparse_planes_encoding(values))
+                        << "block " << k << ": not encode_sparse_planes' bytes";
+                }
+            }
+        }
+    }
+    EXPECT_GT(fast_pairs, 0u);  // the shapes above reach the fast pair
+}
+
 // ---- shortcuts --------------------------------------------------------------------------------
 
 TYPED_TEST(BitwiseTest, ZeroBlocksAnswerWithoutPlaneWork) {

@@ -22,6 +22,16 @@ inline constexpr unsigned transform_runner_up_planes = 2;
 // extra planes in the ranking: delta is taken only when it saves more than that.
 inline constexpr unsigned delta_penalty_planes = 1;
 
+// ---- results of bitwise operations (ops/bitwise.cpp) -----------------------------------------
+// A dense result that bitwise operations compute from stored words (combine_interleaved) is
+// written all-raw when that is at most this much larger (numerator / 8) than the smallest
+// codec::encode_planes could make its planes (each raw or a gap list): a slightly larger
+// block that every operation reads at plane speed, against planning, writing and later
+// reading gap lists bit by bit. 9/8 keeps results of uniform columns raw and leaves planes
+// of 5% ones (OR of uniform 10-bit with a 90%-sparse 20-bit column: 106 bytes as gaps, 256
+// raw, 1.4x over all planes) to the planner (bench/bench_bitwise.cpp BM_BitwiseSparse/or).
+inline constexpr std::size_t bitwise_all_raw_max_eighths = 9;
+
 // ---- sparse layout -------------------------------------------------------------------------
 // The sparse layout (non-zero mask + planes of the non-zero values) is tried when at least
 // this fraction of a block's values are zero (numerator / 16).

@@ -10,8 +10,17 @@
 //      block or the other operand's encoded bytes, copied unchanged;
 //   2. AND, and AND-NOT with a sparse left operand, where an operand whose zeros the result
 //      keeps is plain and sparse: both operands at that mask's positions only (compacted
-//      planes), combined and encoded in the sparse layout from the planes
-//      (codec::encode_sparse_planes; combine_sparse);
+//      planes), combined and encoded in the sparse layout from the planes (write_sparse_raw
+//      where every plane is plainly raw, else codec::encode_sparse_planes). Against a plain
+//      dense interleaved block with a sparse all-raw one (combine_sparse_raw) this reads the
+//      stored bytes: the sparse payloads as they are, the dense columns compacted to the mask
+//      all planes at once (kernel_table::extract_planes); other pairs go through block views
+//      (combine_sparse);
+//   2b. a plain dense interleaved operand with another one (different live planes) or with a
+//      plain sparse all-raw one (its planes spread over its mask), for every operation: the
+//      result's words from the stored words, written all-raw interleaved unless a plane is
+//      constant or the planner would make it much smaller (combine_interleaved;
+//      thresholds::bitwise_all_raw_max_eighths);
 //   3. both blocks plain (untransformed), dense or sparse: the live value planes (a sparse
 //      block's spread over its mask) are combined word by word (a few hundred bytes per
 //      plane, vectorized by the compiler) and encoded from the planes (codec::encode_planes:
@@ -26,11 +35,15 @@
 #include <bitplane/error.hpp>
 
 #include "core/vector_access.hpp"
+#include "codec/block_decoding.hpp"
 #include "codec/block_format.hpp"
+#include "codec/block_writer.hpp"
 #include "codec/byte_io.hpp"
+#include "codec/thresholds.hpp"
 #include "ops/block_view.hpp"
 #include "ops/reduce_support.hpp"
 #include "simd/kernels.hpp"
+#include "simd/kernels_compact.hpp"
 
 #include <algorithm>
 #include <array>
@@ -104,8 +117,8 @@ struct not_op {
     // No shortcut answers: a unary operation never takes the two-operand shortcuts.
 };
 
-// Per-thread working memory (~57 KiB): two views, the result planes, two compacted operands
-// and two value buffers.
+// Per-thread working memory (~75 KiB): two views, the result planes, two compacted operands,
+// two value buffers and the sparse result's plan.
 struct scratch {
     block_view left;
     block_view right;
@@ -114,6 +127,7 @@ struct scratch {
     block_planes compact_right;  // non-zero positions
     alignas(64) std::uint32_t values[block_values];
     alignas(64) std::uint32_t other[block_values];
+    block_plan plan;             // write_sparse_raw: the mask's choice
 };
 
 scratch& thread_scratch() {
@@ -271,13 +285,102 @@ void compact_planes(const block_view& view, const plane& within, std::size_t wor
     }
 }
 
+// The sparse block of `mask` (kept = its popcount) whose planes `candidates` are `planes`
+// (kept bits each; words from plane_words_for(kept) on not read), written with every stored
+// plane raw when that is plainly what the planner would choose: every stored plane has at
+// least ceil(kept / 8) - 4 set and as many clear bits, so no gap or position list (4 bytes
+// of descriptor and count, a byte or more per bit) is smaller than its raw bytes, and
+// codec::encode_sparse_planes would store them all raw (references and runs are not
+// planned there). The bytes are then those encode_sparse_planes writes, without measuring
+// 64-word planes or copying them through write_plan. Returns 0 where the plan is not plain
+// (the caller encodes with encode_sparse_planes).
+std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_planes& planes,
+                             std::uint32_t candidates, block_plan& plan, std::span<std::byte> out) {
+    const kernel_table& k = active_kernels();
+    const std::size_t words = plane_words_for(kept);
+    const std::uint32_t raw = raw_payload::payload_bytes(kept);
+    const std::uint32_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
+    std::uint32_t live = 0, ones = 0;
+    for (std::uint32_t bits = candidates; bits; bits &= bits - 1) {
+        const auto j = static_cast<std::uint32_t>(std::countr_zero(bits));
+        const auto set = static_cast<std::uint32_t>(k.popcount_words(planes.planes[j].data(), words));
+        if (set == 0) continue;
+        if (set == kept) {
+            ones |= 1u << j;
+            continue;
+        }
+        if (std::min(set, kept - set) + listed < raw) return 0;
+        live |= 1u << j;
+    }
+    plan.sparse = true;
+    plan.count = block_values;
+    plan.mask = mask;
+    choose_mask(plan, kept, static_cast<std::uint32_t>(k.popcount_words(transitions(mask).data(), plane_words)),
+                codec::encode_options{});
+    block_writer w(out.data());
+    block_prefix prefix;
+    prefix.sparse = true;
+    prefix.has_ones = ones != 0;
+    prefix.all_raw = live != 0;
+    prefix.stored_values = kept;
+    w.advance(put_block_prefix(w.cursor(), prefix));
+    put_descriptor(w, 0, plan.mask_choice);
+    put_payload(w, mask, plan.mask_choice, planes, block_values);
+    w.advance(put_plane_masks(w.cursor(), live, ones));
+    for (std::uint32_t bits = live; bits; bits &= bits - 1)
+        w.advance(raw_payload::write(planes.planes[static_cast<std::size_t>(std::countr_zero(bits))], kept, w.cursor()));
+    return w.size();
+}
+
+// The end of combine_sparse: op of the operands' planes compacted to the `length` set bits of
+// `within` (a: the left operand's non-zero planes in `left`, b: the right one's in `right`;
+// the first plane_words_for(length) words of each valid), re-compacted to the values that
+// stayed non-zero and encoded in the sparse layout.
+template <class Op>
+std::size_t finish_sparse(const plane& within, std::uint32_t length, const block_planes& left, std::uint32_t a,
+                          const block_planes& right, std::uint32_t b, scratch& s, std::span<std::byte> out) {
+    const kernel_table& k = active_kernels();
+    const std::size_t words = plane_words_for(length);
+    static const plane zero{};
+    const std::uint32_t live = Op::planes(a, b);
+    plane kept{};  // values that stayed non-zero, among the `length` compacted ones
+    for (std::uint32_t bits = live; bits; bits &= bits - 1) {
+        const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+        const plane& x = (a >> j) & 1u ? left.planes[j] : zero;
+        const plane& y = (b >> j) & 1u ? right.planes[j] : zero;
+        plane& r = s.result.planes[j];
+        for (std::size_t w = 0; w < words; ++w) {
+            r[w] = Op::apply(x[w], y[w]);
+            kept[w] |= r[w];
+        }
+    }
+    const auto still = static_cast<std::uint32_t>(k.popcount_words(kept.data(), words));
+    if (still == 0) return copy_into(zero_block(), out);
+    plane mask = within;
+    if (still < length) {  // some values became zero: drop them from the mask and the planes
+        k.deposit_plane(kept.data(), within.data(), mask.data());
+        for (std::uint32_t bits = live; bits; bits &= bits - 1) {
+            plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
+            plane packed;
+            k.extract_plane(r.data(), kept.data(), words, packed.data());
+            std::copy_n(packed.begin(), words, r.begin());
+        }
+    }
+    if (const std::size_t bytes = write_sparse_raw(mask, still, s.result, live, s.plan, out)) return bytes;
+    for (std::uint32_t bits = live; bits; bits &= bits - 1) {
+        plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
+        std::fill(r.begin() + static_cast<std::ptrdiff_t>(words), r.end(), 0u);
+    }
+    return codec::encode_sparse_planes(mask, s.result, live, block_values, out);
+}
+
 // op(a, b) for AND and AND-NOT where an operand whose zeros the result keeps (either one for
 // AND, the left one for AND-NOT) is plain and sparse: the result can be non-zero only inside
 // that operand's mask, so both operands are taken at those positions alone (compacted planes
 // of a few words), combined, re-compacted to the values that stayed non-zero, and encoded
-// in the sparse layout from those planes (codec::encode_sparse_planes) - instead of decoding
-// both blocks and encoding 2048 values from scratch. Returns 0 where it does not apply
-// (a transformed operand, or no such sparse operand).
+// in the sparse layout from those planes (write_sparse_raw, else codec::encode_sparse_planes)
+// - instead of decoding both blocks and encoding 2048 values from scratch. Returns 0 where
+// it does not apply (a transformed operand, or no such sparse operand).
 template <class Op>
 std::size_t combine_sparse(const block_view& left, const block_view& right, scratch& s, std::span<std::byte> out) {
     if constexpr (!Op::keeps_left_zeros && !Op::keeps_right_zeros) {
@@ -297,39 +400,256 @@ std::size_t combine_sparse(const block_view& left, const block_view& right, scra
         const std::size_t words = plane_words_for(length);
         compact_planes(left, within, words, s.compact_left);
         compact_planes(right, within, words, s.compact_right);
-
-        static const plane zero{};
-        const std::uint32_t a = left.nonzero(), b = right.nonzero();
-        const std::uint32_t live = Op::planes(a, b);
-        plane kept{};  // values that stayed non-zero, among the `length` compacted ones
-        for (std::uint32_t bits = live; bits; bits &= bits - 1) {
-            const auto j = static_cast<std::size_t>(std::countr_zero(bits));
-            const plane& x = (a >> j) & 1u ? s.compact_left.planes[j] : zero;
-            const plane& y = (b >> j) & 1u ? s.compact_right.planes[j] : zero;
-            plane& r = s.result.planes[j];
-            for (std::size_t w = 0; w < words; ++w) {
-                r[w] = Op::apply(x[w], y[w]);
-                kept[w] |= r[w];
-            }
-        }
-        const auto still = static_cast<std::uint32_t>(k.popcount_words(kept.data(), words));
-        if (still == 0) return copy_into(zero_block(), out);
-        plane mask = within;
-        if (still < length) {  // some values became zero: drop them from the mask and the planes
-            k.deposit_plane(kept.data(), within.data(), mask.data());
-            for (std::uint32_t bits = live; bits; bits &= bits - 1) {
-                plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
-                plane packed;
-                k.extract_plane(r.data(), kept.data(), words, packed.data());
-                std::copy_n(packed.begin(), words, r.begin());
-            }
-        }
-        for (std::uint32_t bits = live; bits; bits &= bits - 1) {
-            plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
-            std::fill(r.begin() + static_cast<std::ptrdiff_t>(words), r.end(), 0u);
-        }
-        return codec::encode_sparse_planes(mask, s.result, live, block_values, out);
+        return finish_sparse<Op>(within, length, s.compact_left, left.nonzero(), s.compact_right, right.nonzero(), s,
+                                 out);
     }
+}
+
+// A plain, sparse, all-raw sealed block read in place: its mask rebuilt, its planes (`length`
+// bits each, raw, one after another from `payloads`) not copied.
+struct sparse_raw_block {
+    plane mask;
+    std::uint32_t length = 0;
+    std::uint32_t live = 0;
+    std::uint32_t ones = 0;
+    const std::byte* payloads = nullptr;
+};
+
+bool plain_sparse_raw(const block_descriptor& d) {
+    return d.transform() == codec::transform::none && d.sparse() && (d.all_raw() || d.live == 0);
+}
+
+bool plain_interleaved(const block_descriptor& d) {
+    return d.transform() == codec::transform::none && !d.sparse() && d.interleaved();
+}
+
+void read_sparse_raw(const vector_core& v, std::size_t block, sparse_raw_block& out) {
+    const block_descriptor& d = v.sealed_descriptor(block);
+    const std::span<const std::byte> bytes = v.sealed_block(block, {});
+    const parsed_block parsed = expand_descriptor(d, bytes.data(), static_cast<std::uint32_t>(block_values));
+    rebuild_plane(parsed.mask, bytes, 0, static_cast<std::uint32_t>(block_values), nullptr, out.mask);
+    out.length = d.length;
+    out.live = d.live;
+    out.ones = d.ones;
+    out.payloads = bytes.data() + d.payloads_at;
+}
+
+// The sparse operand's non-zero planes among `needed`, compact already: each live plane's raw
+// bytes, the all-one planes `length` ones (the first plane_words_for(length) words written).
+void sparse_raw_planes(const sparse_raw_block& x, std::uint32_t needed, block_planes& out) {
+    const std::size_t words = plane_words_for(x.length);
+    const std::uint32_t raw = raw_payload::payload_bytes(x.length);
+    std::uint32_t rank = 0;  // among all live planes: the payloads lie in that order
+    for (std::uint32_t bits = x.live; bits; bits &= bits - 1, ++rank) {
+        if (((needed >> std::countr_zero(bits)) & 1u) == 0) continue;
+        plane& p = out.planes[static_cast<std::size_t>(std::countr_zero(bits))];
+        const std::byte* payload = x.payloads + std::size_t{rank} * raw;
+        // Whole 8-word registers (words is a multiple of 8): no call to memset for a few words.
+        for (std::size_t w = 0; w < words; w += 8) std::memset(p.data() + w, 0, 32);
+        for (std::uint32_t w = 0; w < raw / 4; ++w) p[w] = load_le<std::uint32_t>(payload + 4 * w);
+        for (std::uint32_t byte = raw / 4 * 4; byte < raw; ++byte)
+            p[byte / 4] |= static_cast<std::uint32_t>(payload[byte]) << (8 * (byte % 4));
+    }
+    if (x.ones & needed) {
+        const plane all = ones_plane(x.length);
+        for (std::uint32_t bits = x.ones & needed; bits; bits &= bits - 1)
+            std::copy_n(all.begin(), words, out.planes[static_cast<std::size_t>(std::countr_zero(bits))].begin());
+    }
+}
+
+// A plain, dense, interleaved block's planes at the set bits of `select` (`length` of them):
+// each live plane compacted straight from the stored columns (kernel_table::extract_planes),
+// the all-one planes `length` ones (the first plane_words_for(length) words written).
+void interleaved_planes_at(const vector_core& v, std::size_t block, const plane& select, std::uint32_t length,
+                           block_planes& out) {
+    const block_descriptor& d = v.sealed_descriptor(block);
+    const auto* payload = reinterpret_cast<const std::uint8_t*>(v.sealed_block(block, {}).data() + d.payloads_at);
+    const kernel_table& k = active_kernels();
+    const std::size_t stride = 4 * std::size_t{d.stored};
+    if (k.extract_planes) {
+        k.extract_planes(payload, stride, d.live, select.data(), out.planes[0].data());
+    } else {
+        extract_planes_with(payload, stride, d.live, select.data(), out.planes[0].data(), &extract32_portable);
+    }
+    const std::size_t words = plane_words_for(length), written = (length + 31) / 32;
+    for (std::uint32_t bits = d.live; bits; bits &= bits - 1) {
+        plane& p = out.planes[static_cast<std::size_t>(std::countr_zero(bits))];
+        std::fill(p.begin() + static_cast<std::ptrdiff_t>(written), p.begin() + static_cast<std::ptrdiff_t>(words), 0u);
+    }
+    if (d.ones) {
+        const plane all = ones_plane(length);
+        for (std::uint32_t bits = d.ones; bits; bits &= bits - 1)
+            std::copy_n(all.begin(), words, out.planes[static_cast<std::size_t>(std::countr_zero(bits))].begin());
+    }
+}
+
+// combine_sparse for its most common pair, read from the stored bytes without block views: a
+// plain sparse all-raw operand whose zeros the result keeps, against a plain dense interleaved
+// block (uniform data). The sparse operand's planes are its payloads as they are; the dense
+// one's are compacted to the sparse mask column by column, all planes at once. Returns 0
+// where the pair is not that (combine_sparse then handles it through views).
+template <class Op>
+std::size_t combine_sparse_raw(const vector_core& a, const vector_core& b, std::size_t block, scratch& s,
+                               std::span<std::byte> out) {
+    if constexpr (!Op::keeps_left_zeros && !Op::keeps_right_zeros) {
+        return 0;
+    } else {
+        if (!a.write_back_values(block).empty() || !b.write_back_values(block).empty()) return 0;
+        const block_descriptor& da = a.sealed_descriptor(block);
+        const block_descriptor& db = b.sealed_descriptor(block);
+        const bool left_sparse = Op::keeps_left_zeros && plain_sparse_raw(da) && plain_interleaved(db);
+        const bool right_sparse = Op::keeps_right_zeros && plain_sparse_raw(db) && plain_interleaved(da);
+        if (!left_sparse && !right_sparse) return 0;
+        sparse_raw_block sparse;
+        read_sparse_raw(left_sparse ? a : b, block, sparse);
+        block_planes& sparse_planes = left_sparse ? s.compact_left : s.compact_right;
+        block_planes& dense_planes = left_sparse ? s.compact_right : s.compact_left;
+        sparse_raw_planes(sparse, ~0u, sparse_planes);
+        interleaved_planes_at(left_sparse ? b : a, block, sparse.mask, sparse.length, dense_planes);
+        const std::uint32_t sparse_nonzero = sparse.live | sparse.ones;
+        const block_descriptor& dense = left_sparse ? db : da;
+        const std::uint32_t dense_nonzero = dense.live | dense.ones;
+        return finish_sparse<Op>(sparse.mask, sparse.length, s.compact_left, left_sparse ? sparse_nonzero : dense_nonzero,
+                                 s.compact_right, left_sparse ? dense_nonzero : sparse_nonzero, s, out);
+    }
+}
+
+// ---- dense results written all-raw from stored words ------------------------------------------
+
+// Where plane j of an operand's values is read in combine_interleaved: word c at
+// base + c * stride (little-endian).
+struct word_source {
+    const std::byte* base = nullptr;
+    std::size_t stride = 0;
+};
+
+// The non-zero value planes of block `block` of `v` as word sources, when it is plain and
+// either dense interleaved (its stored words in place) or sparse all-raw (its planes spread
+// over its mask into `spread`, planes `needed` only); else false. `nonzero` gets the planes.
+bool value_sources(const vector_core& v, std::size_t block, std::uint32_t needed, block_planes& spread,
+                   word_source (&out)[plane_count], std::uint32_t& nonzero) {
+    if (!v.write_back_values(block).empty()) return false;
+    const block_descriptor& d = v.sealed_descriptor(block);
+    if (d.flags == block_flags::all_raw && d.interleaved()) {  // plain, dense, no all-one planes
+        const std::byte* payload = v.sealed_block(block, {}).data() + d.payloads_at;
+        std::uint32_t rank = 0;
+        for (std::uint32_t bits = d.live; bits; bits &= bits - 1, ++rank)
+            out[std::countr_zero(bits)] = {payload + 4 * rank, 4 * std::size_t{d.stored}};
+        nonzero = d.live;
+        return true;
+    }
+    if (!plain_sparse_raw(d)) return false;
+    sparse_raw_block x;
+    read_sparse_raw(v, block, x);
+    block_planes compact;
+    const std::uint32_t used = (x.live | x.ones) & needed;
+    for (std::uint32_t bits = used; bits; bits &= bits - 1) {
+        // deposit_plane may read a word past the valid ones (bits it does not use): zero them all.
+        compact.planes[std::countr_zero(bits)].fill(0u);
+    }
+    sparse_raw_planes(x, needed, compact);
+    const kernel_table& k = active_kernels();
+    for (std::uint32_t bits = used; bits; bits &= bits - 1) {
+        const auto j = static_cast<std::size_t>(std::countr_zero(bits));
+        k.deposit_plane(compact.planes[j].data(), x.mask.data(), spread.planes[j].data());
+        out[j] = {reinterpret_cast<const std::byte*>(spread.planes[j].data()), 4};
+    }
+    nonzero = d.live | d.ones;  // planes not needed are never read
+    return true;
+}
+
+// op(a, b) straight from stored words where one operand is a plain, dense, interleaved block
+// without all-one planes and the other is one too (other live planes than its own, or
+// combine_raw would have taken them) or a plain sparse all-raw block (its planes spread over
+// its mask): each result word is op of the operands' words, written as an interleaved
+// all-raw block - no views, no planner. Returns 0 where the operands are not such blocks, a
+// result plane is constant (it must be elided), or the planner could make the planes more
+// than thresholds::bitwise_all_raw_max_eighths / 8 smaller; the general path then encodes
+// the result.
+template <class Op>
+std::size_t combine_interleaved(const vector_core& a, const vector_core& b, std::size_t block, scratch& s,
+                                std::span<std::byte> out) {
+    if (!a.write_back_values(block).empty() || !b.write_back_values(block).empty()) return 0;
+    const block_descriptor& da = a.sealed_descriptor(block);
+    const block_descriptor& db = b.sealed_descriptor(block);
+    const bool dense_a = da.flags == block_flags::all_raw && da.interleaved();
+    const bool dense_b = db.flags == block_flags::all_raw && db.interleaved();
+    if (!dense_a && !dense_b) return 0;
+    // The planes the result can have: only those of the sparse operand are spread.
+    const std::uint32_t live = Op::planes(da.live | da.ones, db.live | db.ones);
+    if (live == 0) return 0;
+    if (!dense_a || !dense_b) {
+        // A result plane that only the sparse operand has (OR, XOR) is its plane spread: as
+        // many bits. Where those alone make all-raw too large, stop before any plane work
+        // (the other planes counted raw, an upper bound of the planner's smallest).
+        const block_descriptor& sparse = dense_a ? db : da;
+        const std::uint32_t dense_nonzero = dense_a ? da.live : db.live;
+        const std::uint32_t alone = live & ~dense_nonzero & (sparse.live | sparse.ones);
+        if (alone != 0 && !sparse.interleaved() && sparse.sparse()) {
+            const std::size_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
+            const std::uint32_t raw = raw_payload::payload_bytes(sparse.length);
+            const std::byte* payloads = (dense_a ? b : a).sealed_block(block, {}).data() + sparse.payloads_at;
+            std::size_t smallest = std::size_t{plane_bytes} * static_cast<std::size_t>(std::popcount(live & ~alone));
+            std::uint32_t rank = 0;
+            for (std::uint32_t bits = sparse.live | sparse.ones; bits; bits &= bits - 1) {
+                const auto j = static_cast<std::uint32_t>(std::countr_zero(bits));
+                const bool stored = (sparse.live >> j) & 1u;
+                if ((alone >> j) & 1u) {
+                    std::size_t set = sparse.length;  // an all-one plane spreads to the mask
+                    if (stored && !sparse.all_raw()) {
+                        set = block_values / 2;  // not counted here: raw at most
+                    } else if (stored) {
+                        plane bytes{};
+                        std::memcpy(bytes.data(), payloads + std::size_t{rank} * raw, raw);
+                        set = active_kernels().popcount_words(bytes.data(), plane_words);
+                    }
+                    smallest += std::min<std::size_t>(plane_bytes, listed + std::min<std::size_t>(set, block_values - set));
+                }
+                rank += stored ? 1 : 0;
+            }
+            if (static_cast<std::size_t>(std::popcount(live)) * plane_bytes * 8 >
+                smallest * thresholds::bitwise_all_raw_max_eighths)
+                return 0;
+        }
+    }
+    word_source x[plane_count], y[plane_count];
+    std::uint32_t nx = 0, ny = 0;
+    if (!value_sources(a, block, live, s.compact_left, x, nx)) return 0;
+    if (!value_sources(b, block, live, s.compact_right, y, ny)) return 0;
+    static const plane zero{};
+    const word_source none{reinterpret_cast<const std::byte*>(zero.data()), 4};
+    const auto stored = static_cast<std::uint32_t>(std::popcount(live));
+    word_source left[plane_count], right[plane_count];
+    std::uint32_t r = 0;
+    for (std::uint32_t bits = live; bits; bits &= bits - 1, ++r) {
+        const auto j = static_cast<std::uint32_t>(std::countr_zero(bits));
+        left[r] = (nx >> j) & 1u ? x[j] : none;
+        right[r] = (ny >> j) & 1u ? y[j] : none;
+    }
+    block_prefix prefix;
+    prefix.all_raw = true;
+    std::uint32_t header = put_block_prefix(out.data(), prefix);
+    header += put_plane_masks(out.data() + header, live, 0);
+    std::byte* result = out.data() + header;
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        std::byte* column = result + 4 * stored * c;
+        for (std::uint32_t k = 0; k < stored; ++k)
+            store_le<std::uint32_t>(column + 4 * k, Op::apply(load_le<std::uint32_t>(left[k].base + c * left[k].stride),
+                                                              load_le<std::uint32_t>(right[k].base + c * right[k].stride)));
+    }
+    // Constant planes must be elided; the planner's lower bound per plane is raw or a gap list
+    // (codec::encode_planes, which the general path calls, plans no runs nor references).
+    std::uint32_t set[plane_count];
+    active_kernels().interleaved_popcounts(reinterpret_cast<const std::uint8_t*>(result), stored, set, nullptr, 0);
+    std::size_t smallest = 0;
+    const std::size_t raw = plane_bytes;
+    const std::size_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
+    for (std::uint32_t k = 0; k < stored; ++k) {
+        if (set[k] == 0 || set[k] == block_values) return 0;
+        smallest += std::min(raw, listed + std::min<std::size_t>(set[k], block_values - set[k]));
+    }
+    if (std::size_t{stored} * raw * 8 > smallest * thresholds::bitwise_all_raw_max_eighths) return 0;
+    return header + std::size_t{stored} * raw;
 }
 
 // Full block `block` of op(a, b) (b unused for unary operations), encoded into `out`.
@@ -347,6 +667,10 @@ std::size_t combine_block(const vector_core& a, const vector_core& b, std::size_
         }
     }
     scratch& s = thread_scratch();
+    if constexpr (!Op::unary) {
+        if (const std::size_t bytes = combine_sparse_raw<Op>(a, b, block, s, out)) return bytes;
+        if (const std::size_t bytes = combine_interleaved<Op>(a, b, block, s, out)) return bytes;
+    }
     view_block(a, block, s.left);
     if constexpr (!Op::unary) view_block(b, block, s.right);
     const block_view* right = Op::unary ? nullptr : &s.right;

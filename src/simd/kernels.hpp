@@ -232,6 +232,16 @@ struct kernel_table {
     /// (delta blocks, decoded; the uncompressed tail).
     void (*test_values)(const std::uint32_t* values, std::size_t count, const value_test* test,
                         std::uint32_t* out) = nullptr;
+
+    /// Optional (null: ops/bitwise.cpp's portable loop, kernels_compact.hpp): extract_plane
+    /// for the planes `live` at once, stored column by column: word c of the r-th plane of
+    /// `live` is the little-endian word at words + c * column_stride + 4 r (an interleaved
+    /// all-raw payload: column_stride = 4 * popcount(live); any alignment). For each plane j
+    /// of `live`, out[j * plane_words ..] gets the bits at the set bits of select[0..64), in
+    /// order, in its first ceil(popcount(select) / 32) words (zeros above the last bit); the
+    /// words after those and the planes not in `live` are not written.
+    void (*extract_planes)(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
+                           const std::uint32_t* select, std::uint32_t* out) = nullptr;
 };
 
 // Portable loops that ISA kernels also call for their tails: internal linkage, as above.

@@ -9,6 +9,7 @@
 
 #define BITPLANE_KERNEL_NS kernels_avx2
 #include "simd/kernels_impl.hpp"
+#include "simd/kernels_compact.hpp"
 
 #include <immintrin.h>
 
@@ -66,12 +67,19 @@ void test_values(const std::uint32_t* values, std::size_t count, const value_tes
     test_values_portable(values + 32 * full, count - 32 * full, &rest, out + full, plane_words - full);
 }
 
+void extract_planes(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
+                    const std::uint32_t* select, std::uint32_t* out) noexcept {
+    extract_planes_with(words, column_stride, live, select, out,
+                        [](std::uint32_t bits, std::uint32_t mask) { return _pext_u32(bits, mask); });
+}
+
 }  // namespace kernels_avx2
 
 const kernel_table& avx2_kernels() noexcept {
     static constexpr kernel_table table = [] {
         kernel_table t = kernels_avx2::make_table<xsimd::avx2>(simd_path::avx2);
         t.test_values = &kernels_avx2::test_values;
+        t.extract_planes = &kernels_avx2::extract_planes;
         return t;
     }();
     return table;

@@ -1,0 +1,81 @@
+// Several planes compacted at once to the set bits of one selector plane (pext column by
+// column): kernel_table::extract_planes. The loop is written once here; the AVX2 unit
+// instantiates it with the BMI2 pext (kernels_avx2.cpp), and ops/bitwise.cpp with a portable
+// extract for the paths without one. Internal linkage: each translation unit, whatever its
+// -m flags, gets its own copy (scripts/check-linkage.py).
+#pragma once
+
+#include "simd/kernels.hpp"
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace bitplane::detail {
+
+namespace {
+
+/// pext without BMI2: a loop over the set bits of `mask` (a sparse selector has a few a word).
+inline std::uint32_t extract32_portable(std::uint32_t bits, std::uint32_t mask) noexcept {
+    std::uint32_t out = 0;
+    for (std::uint32_t k = 0; mask != 0; mask &= mask - 1, ++k)
+        out |= static_cast<std::uint32_t>((bits & mask & (0u - mask)) != 0) << k;
+    return out;
+}
+
+/// `N` planes of extract_planes_with (word c of plane r at words + c * column_stride + 4 r),
+/// their windows in registers.
+template <std::uint32_t N, class Extract>
+inline void extract_group(const std::uint8_t* words, std::size_t column_stride, const std::uint32_t* select,
+                          std::uint32_t* const* target, Extract extract) noexcept {
+    std::uint64_t window[N] = {};
+    std::uint32_t filled = 0;  // bits in every window
+    std::size_t written = 0;   // words written to every target
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        const std::uint32_t m = select[c];
+        if (m == 0) continue;
+        const std::uint8_t* column = words + c * column_stride;
+        for (std::uint32_t r = 0; r < N; ++r) {
+            std::uint32_t w;
+            std::memcpy(&w, column + 4 * r, 4);
+            window[r] |= static_cast<std::uint64_t>(extract(w, m)) << filled;
+        }
+        filled += static_cast<std::uint32_t>(std::popcount(m));
+        if (filled >= 32) {
+            for (std::uint32_t r = 0; r < N; ++r) {
+                target[r][written] = static_cast<std::uint32_t>(window[r]);
+                window[r] >>= 32;
+            }
+            ++written;
+            filled -= 32;
+        }
+    }
+    if (filled != 0)
+        for (std::uint32_t r = 0; r < N; ++r) target[r][written] = static_cast<std::uint32_t>(window[r]);
+}
+
+/// kernel_table::extract_planes with `extract` as the word pext. The planes' words of one
+/// column share the selector word, so its popcount and the output position are computed once
+/// for a group of four planes, whose 64-bit windows stay in registers and are written out 32
+/// bits at a time.
+template <class Extract>
+inline void extract_planes_with(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
+                                const std::uint32_t* select, std::uint32_t* out, Extract extract) noexcept {
+    std::uint32_t* target[plane_count];
+    std::uint32_t stored = 0;
+    for (std::uint32_t bits = live; bits; bits &= bits - 1)
+        target[stored++] = out + static_cast<std::size_t>(std::countr_zero(bits)) * plane_words;
+    std::uint32_t r = 0;
+    for (; r + 4 <= stored; r += 4) extract_group<4>(words + 4 * r, column_stride, select, target + r, extract);
+    switch (stored - r) {
+        case 3: extract_group<3>(words + 4 * r, column_stride, select, target + r, extract); break;
+        case 2: extract_group<2>(words + 4 * r, column_stride, select, target + r, extract); break;
+        case 1: extract_group<1>(words + 4 * r, column_stride, select, target + r, extract); break;
+        default: break;
+    }
+}
+
+}  // namespace
+
+}  // namespace bitplane::detail

@@ -1,0 +1,138 @@
+// kernel_table::extract_planes (src/simd/kernels_compact.hpp): several planes stored column by
+// column (an interleaved all-raw payload) compacted at once to the set bits of a selector,
+// against extract_plane applied to each plane alone (itself tested against a bit loop in
+// test_reduce_kernels.cpp), on every SIMD path, and the portable loop the paths without a
+// kernel use (ops/bitwise.cpp).
+#include "test_support.hpp"
+
+#include "../src/simd/kernels.hpp"
+#include "../src/simd/kernels_compact.hpp"
+
+#include <bitplane/block.hpp>
+#include <bitplane/simd.hpp>
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace bitplane_test;
+using bitplane::plane_count;
+using bitplane::plane_words;
+using bitplane::detail::kernel_table;
+using words = std::vector<std::uint32_t>;
+
+constexpr std::uint32_t garbage = 0xDEADBEEFu;
+
+template <class F>
+void for_each_path(F&& f) {
+    const bitplane::simd_path saved = bitplane::active_simd_path();
+    for (const bitplane::simd_path p : bitplane::available_simd_paths()) {
+        bitplane::set_simd_path(p);
+        SCOPED_TRACE("path " + std::string(bitplane::to_string(p)));
+        f(bitplane::detail::active_kernels());
+    }
+    bitplane::set_simd_path(saved);
+}
+
+// Selectors from empty to full: random ones of falling density, stretches, single bits.
+std::vector<words> selectors(std::mt19937_64& rng) {
+    std::vector<words> out;
+    out.push_back(words(plane_words, 0));
+    out.push_back(words(plane_words, 0xFFFFFFFFu));
+    for (int density = 0; density < 6; ++density) {
+        words m(plane_words);
+        for (auto& w : m) {
+            auto r = static_cast<std::uint32_t>(rng());
+            for (int d = 0; d < density; ++d) r &= static_cast<std::uint32_t>(rng());
+            w = r;
+        }
+        out.push_back(m);
+    }
+    words m(plane_words, 0);
+    for (std::size_t w = 3; w < 40; ++w) m[w] = 0xFFFFFFFFu;
+    m[2] = 0xFFFF0000u;
+    m[63] = 0x80000000u;
+    out.push_back(m);
+    words last(plane_words, 0);
+    last[63] = 0x80000000u;
+    out.push_back(last);
+    return out;
+}
+
+// extract_planes(payload of `live`, select) against extract_plane on each plane alone; only
+// the planes of `live` and their first ceil(popcount / 32) words are written.
+template <class Extract>
+void check_extract(Extract extract, const kernel_table& k, std::uint32_t live, const words& select, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const auto stored = static_cast<std::size_t>(std::popcount(live));
+    // Column by column, one spare byte on each side to catch misaligned or stray reads.
+    std::vector<std::uint8_t> bytes(1 + 4 * stored * plane_words + 1);
+    std::vector<words> planes(stored, words(plane_words));
+    for (std::size_t r = 0; r < stored; ++r)
+        for (std::size_t c = 0; c < plane_words; ++c) {
+            auto w = static_cast<std::uint32_t>(rng());
+            if (r % 3 == 1) w = 0;
+            if (r % 5 == 2) w = ~0u;
+            planes[r][c] = w;
+            std::memcpy(bytes.data() + 1 + 4 * (c * stored + r), &w, 4);
+        }
+    words out(plane_count * plane_words, garbage);
+    extract(bytes.data() + 1, 4 * stored, live, select.data(), out.data());
+    std::size_t selected = 0;
+    for (const std::uint32_t w : select) selected += static_cast<std::size_t>(std::popcount(w));
+    const std::size_t written = (selected + 31) / 32;
+    std::size_t r = 0;
+    for (std::size_t j = 0; j < plane_count; ++j) {
+        const std::uint32_t* got = out.data() + j * plane_words;
+        if (((live >> j) & 1u) == 0) {
+            for (std::size_t w = 0; w < plane_words; ++w) ASSERT_EQ(got[w], garbage) << "plane " << j << " not in live";
+            continue;
+        }
+        words expected(plane_words);
+        k.extract_plane(planes[r].data(), select.data(), plane_words, expected.data());
+        for (std::size_t w = 0; w < written; ++w) ASSERT_EQ(got[w], expected[w]) << "plane " << j << " word " << w;
+        for (std::size_t w = written; w < plane_words; ++w) ASSERT_EQ(got[w], garbage) << "plane " << j << " word " << w;
+        ++r;
+    }
+}
+
+TEST(BitwiseKernels, ExtractPlanesMatchesExtractPlaneOnEachPlane) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("extract-planes"));
+    const std::vector<words> selects = selectors(rng);
+    // 1 to 32 planes, groups of four and the remainders, gaps between live planes.
+    const std::uint32_t lives[] = {0x1u, 0x3u, 0x7u, 0xFu, 0x1Fu, 0x3FFu, 0x80000001u, 0xAAAAAAAAu, 0x00FF00F0u,
+                                   0xFFFFFFFFu, 0x0u};
+    bool kernel_seen = false;
+    for_each_path([&](const kernel_table& k) {
+        kernel_seen = kernel_seen || k.extract_planes != nullptr;
+        for (std::size_t si = 0; si < selects.size(); ++si)
+            for (const std::uint32_t live : lives) {
+                SCOPED_TRACE("selector " + std::to_string(si) + " live " + std::to_string(live));
+                const std::uint64_t seed = case_seed("extract-planes-data", si, live);
+                if (k.extract_planes) check_extract(k.extract_planes, k, live, selects[si], seed);
+                check_extract(
+                    [](const std::uint8_t* w, std::size_t stride, std::uint32_t l, const std::uint32_t* s,
+                       std::uint32_t* o) {
+                        bitplane::detail::extract_planes_with(w, stride, l, s, o, &bitplane::detail::extract32_portable);
+                    },
+                    k, live, selects[si], seed);
+            }
+    });
+    // The AVX2 table has the kernel; where AVX2 is available, it was tested.
+    for (const bitplane::simd_path p : bitplane::available_simd_paths()) {
+        if (p == bitplane::simd_path::avx2) {
+            EXPECT_TRUE(kernel_seen);
+        }
+    }
+}
+
+}  // namespace
