@@ -14,6 +14,7 @@
 #include "core/parallel.hpp"
 #include "ops/reduce_internal.hpp"
 #include "ops/reduce_support.hpp"
+#include "transfer.hpp"
 
 #include <algorithm>
 #include <array>

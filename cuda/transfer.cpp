@@ -1,6 +1,7 @@
 // The transfer pipeline (include/bitplane/cuda/exec.hpp): host-resident blocks streamed to the
 // device in batches over several streams, each batch reduced on its stream as soon as it lands.
-#include <bitplane/cuda/exec.hpp>
+#include "transfer.hpp"
+
 #include <bitplane/error.hpp>
 
 #include "dispatch.hpp"
@@ -168,6 +169,11 @@ uint128 transfer_dot(const host_view& a, const host_view& b, std::size_t blocks,
         total += (static_cast<uint128>(host[2 * i + 1]) << 64) | host[2 * i];
     }
     return total;
+}
+
+uint128 pinned_dot(const pinned_blocks& a, const pinned_blocks& b, bool is_signed, int streams,
+                   std::size_t batch_bytes) {
+    return transfer_dot(view_of(a), view_of(b), a.blocks, is_signed, {streams, batch_bytes});
 }
 
 }  // namespace bitplane::cuda::detail

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan + coverage) in build/fuzz, writes seed
-# corpora of every data shape, and runs each target for BITPLANE_FUZZ_SECONDS (default 60).
+# corpora of every data shape, and runs each target for BITPLANE_FUZZ_SECONDS (default 60),
+# BITPLANE_JOBS targets at a time.
 # Exits non-zero on any finding (the crashing input is left in build/fuzz/findings/).
 #   BITPLANE_FUZZ_TARGETS="a b"  run only these targets (default: every tests/fuzz/fuzz_*.cpp)
 #   BITPLANE_FUZZ_SECONDS=N   time per target
@@ -40,18 +41,36 @@ for binary in build/fuzz/tests/fuzz/bitplane_fuzz_*; do
 done
 if [[ -n "${BITPLANE_FUZZ_TARGETS:-}" ]]; then read -r -a targets <<<"$BITPLANE_FUZZ_TARGETS"; fi
 
-status=0
-for target in "${targets[@]}"; do
-  echo "=== fuzz.sh: $target for ${seconds} s ==="
+# Targets run side by side, BITPLANE_JOBS of them at a time (default: nproc): each is one
+# process on one core, so CI's two cores fuzz twice as long in the same wall time.
+run_target() {
+  local target=$1
   mkdir -p "$corpus/$target"
-  args=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10
-        -artifact_prefix="build/fuzz/findings/${target}-" -print_final_stats=1)
+  local args=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10
+              -artifact_prefix="build/fuzz/findings/${target}-" -print_final_stats=1)
   if [[ "$runs" != "0" ]]; then args+=(-runs="$runs"); fi
   if ! build/fuzz/tests/fuzz/bitplane_fuzz_$target "${args[@]}" "$corpus/$target" 2>build/fuzz/$target.log; then
-    status=1
-    tail -40 build/fuzz/$target.log
+    touch "build/fuzz/$target.failed"
   fi
-  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" build/fuzz/$target.log || true
+}
+
+rm -f build/fuzz/*.failed
+echo "=== fuzz.sh: ${#targets[@]} targets, ${seconds} s each, $jobs at a time ==="
+for target in "${targets[@]}"; do
+  while (( $(jobs -rp | wc -l) >= jobs )); do wait -n || true; done
+  echo "=== fuzz.sh: $target started ==="
+  run_target "$target" &
+done
+wait
+
+status=0
+for target in "${targets[@]}"; do
+  echo "=== fuzz.sh: $target ==="
+  if [[ -e "build/fuzz/$target.failed" ]]; then
+    status=1
+    tail -40 "build/fuzz/$target.log"
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build/fuzz/$target.log" || true
 done
 if ((status == 0)); then echo "=== fuzz.sh: no findings ==="; else echo "=== fuzz.sh: FINDINGS ===" >&2; fi
 exit "$status"

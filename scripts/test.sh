@@ -4,25 +4,28 @@
 # Stages:
 #   1. install-deps   missing Debian packages (scripts/install-deps.sh)
 #   2. release        Release build in build/release (-Werror), ctest
-#   3. asan           ASan + UBSan build in build/asan (RelWithDebInfo at -O1), same ctest
-#   4. clang          the same Release build and ctest with clang++ (-Werror) in build/clang
-#   5. tsan           ThreadSanitizer build of the test binary in build/tsan; runs the tests of
+#   3. asan + clang   one build serves both: clang++ (-Werror) with ASan + UBSan in build/asan
+#                     (RelWithDebInfo at -O1), same ctest. The second compiler and the
+#                     sanitizers each used to cost a build of their own; CI's time limit is
+#                     better spent on the tests
+#   4. tsan           ThreadSanitizer build of the test binary in build/tsan; runs the tests of
 #                     the threading contract (names containing "Concurren", and the bitset
 #                     builder fed from several threads)
 #   2b. simd paths    the same ctest again with each other SIMD path this CPU runs forced for
 #                     the whole process (BITPLANE_SIMD=scalar, sse2, and avx2/avx512 where present)
-#   6. linkage        the library built shared, unoptimized, with LTO in build/linkage:
+#   5. linkage        the library built shared, unoptimized, with LTO in build/linkage:
 #                     -Werror=odr (one definition per type across translation units),
 #                     scripts/check-linkage.py (no function with external linkage compiled under
 #                     two ISA flag sets), scripts/check-exports.sh (exports are bitplane's only)
-#   7. consumer       install build/release (static) and build/linkage (shared) into temporary
+#   6. consumer       install build/release (static) and build/linkage (shared) into temporary
 #                     prefixes, build tests/consumer against each with find_package(bitplane)
 #                     and Boost's headers hidden, run them (scripts/consumer-check.sh)
-#   8. fuzz           bounded libFuzzer runs of every target (scripts/fuzz.sh, clang)
+#   7. fuzz           bounded libFuzzer runs of every target (scripts/fuzz.sh, clang), as many
+#                     targets at a time as there are jobs
 #
 # Environment:
-#   BITPLANE_TEST_QUICK=1   skip the forced SIMD paths, the sanitizer, clang, TSan and linkage
-#                           builds and the fuzz runs (stages 2b, 3, 4, 5, 6 and 8)
+#   BITPLANE_TEST_QUICK=1   skip the forced SIMD paths, the sanitizer (clang), TSan and linkage
+#                           builds and the fuzz runs (stages 2b, 3, 4, 5 and 7)
 #   BITPLANE_TEST_ALL=1     also run tests labelled `slow` or `fuzz` (excluded by default)
 #   BITPLANE_JOBS=N         build and test parallelism (default: nproc)
 set -euo pipefail
@@ -112,45 +115,31 @@ if [[ "${BITPLANE_TEST_QUICK:-0}" != "1" ]]; then
   done
 fi
 
-# ---- ASan + UBSan -------------------------------------------------------------------------
+# ---- ASan + UBSan, built with clang ------------------------------------------------------
 if [[ "${BITPLANE_TEST_QUICK:-0}" == "1" ]]; then
   echo
-  echo "=== test.sh: BITPLANE_TEST_QUICK=1: skipping the sanitizer build ==="
+  echo "=== test.sh: BITPLANE_TEST_QUICK=1: skipping the sanitizer (clang) build ==="
 else
   # The asan preset turns the CUDA part off: its tests only run where a GPU is, and the CUDA
-  # runtime and ASan do not mix without extra options. Warnings are checked by the Release build.
-  begin "asan: configure"
-  cmake --preset asan -DBITPLANE_BUILD_TESTS=ON
-  end "asan: configure"
+  # runtime and ASan do not mix without extra options. clang++ with -Werror is the second
+  # compiler: it catches what g++ accepts and the standard does not (bitplane's own code only).
+  begin "asan (clang): configure"
+  cmake --preset asan -DBITPLANE_BUILD_TESTS=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DBITPLANE_WERROR=ON
+  end "asan (clang): configure"
 
-  begin "asan: build"
+  begin "asan (clang): build"
   cmake --build build/asan -j "$jobs"
-  end "asan: build"
+  end "asan (clang): build"
 
-  begin "asan: ctest"
+  begin "asan (clang): ctest"
   ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
     ctest --test-dir build/asan "${ctest_args[@]}"
-  end "asan: ctest"
+  end "asan (clang): ctest"
 fi
 
-# ---- clang -------------------------------------------------------------------------------
 if [[ "${BITPLANE_TEST_QUICK:-0}" != "1" ]]; then
-  # The second compiler catches what g++ accepts and the standard does not; -Werror applies
-  # to bitplane's own code. No CUDA (nvcc's host compiler stays g++) and no benchmarks.
-  begin "clang: configure"
-  cmake -S . -B build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DBITPLANE_CUDA=OFF -DBITPLANE_BUILD_TESTS=ON -DBITPLANE_BUILD_BENCHMARKS=OFF -DBITPLANE_WERROR=ON
-  end "clang: configure"
-
-  begin "clang: build"
-  cmake --build build/clang -j "$jobs"
-  end "clang: build"
-
-  begin "clang: ctest"
-  ctest --test-dir build/clang "${ctest_args[@]}"
-  end "clang: ctest"
-
   # ---- ThreadSanitizer --------------------------------------------------------------------
   # oneTBB is not built with TSan, so its own synchronization would be reported: the TSan
   # build runs bulk operations serially (BITPLANE_TBB=OFF) and the tests start their own

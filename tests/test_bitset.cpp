@@ -53,6 +53,12 @@ std::vector<set_shape> set_shapes() {
             {"runs", -1.0},    {"mixed", -2.0}};
 }
 
+// A seed salt from a shape's density; through int64_t, as the negative markers do not fit an
+// unsigned type (casting them straight is undefined: clang's UBSan stops there).
+std::uint64_t density_salt(double density) {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(density * 1e6));
+}
+
 ref_bits make_bits(const set_shape& shape, std::size_t n, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     ref_bits bits(n, false);
@@ -199,7 +205,7 @@ TEST(Bitset, QueriesMatchReferenceForEveryShapeAndSize) {
     for (const std::size_t n : sizes()) {
         for (const set_shape& shape : set_shapes()) {
             SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
-            const ref_bits ref = make_bits(shape, n, case_seed("queries", n, static_cast<std::uint64_t>(shape.density * 1e6)));
+            const ref_bits ref = make_bits(shape, n, case_seed("queries", n, density_salt(shape.density)));
             const bitset s = make_set(ref);
             ASSERT_TRUE(matches(s, ref));
         }
@@ -540,7 +546,7 @@ TEST(Bitset, SetAndResetInterleavedMatchStdSet) {
     for (const std::size_t n : {std::size_t{1}, std::size_t{2049}, std::size_t{9 * 2048 + 100}}) {
         for (const set_shape& shape : set_shapes()) {
             SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
-            std::mt19937_64 rng(case_seed("set-reset", n, static_cast<std::uint64_t>(shape.density * 1e6)));
+            std::mt19937_64 rng(case_seed("set-reset", n, density_salt(shape.density)));
             const ref_bits start = make_bits(shape, n, rng());
             std::set<std::uint64_t> ref;
             for (std::size_t i = 0; i < n; ++i)
@@ -602,7 +608,7 @@ TEST(BitsetBuilder, BlocksOutOfOrderMatchFromPositions) {
     for (const std::size_t n : sizes()) {
         for (const set_shape& shape : set_shapes()) {
             SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
-            const ref_bits ref = make_bits(shape, n, case_seed("builder", n, static_cast<std::uint64_t>(shape.density * 1e6)));
+            const ref_bits ref = make_bits(shape, n, case_seed("builder", n, density_salt(shape.density)));
             bitplane::detail::bitset_builder builder(n);
             ASSERT_EQ(builder.block_count(), (n + block_values - 1) / block_values);
             std::vector<std::size_t> order(builder.block_count());
@@ -632,7 +638,7 @@ TEST(BitsetBuilder, FromSeveralThreads) {
     const std::size_t n = (quick_mode() ? 300 : 3000) * 2048 + 1234;
     for (const set_shape& shape : {set_shape{"mixed", -2.0}, set_shape{"d50%", 0.5}, set_shape{"d1%", 0.01}}) {
         SCOPED_TRACE(shape.name);
-        const ref_bits ref = make_bits(shape, n, case_seed("threads", static_cast<std::uint64_t>(shape.density * 1e6)));
+        const ref_bits ref = make_bits(shape, n, case_seed("threads", density_salt(shape.density)));
         std::vector<bitplane::plane> blocks((n + block_values - 1) / block_values);
         for (std::size_t b = 0; b < blocks.size(); ++b) blocks[b] = block_of(ref, b);
         bitplane::detail::bitset_builder builder(n);
@@ -722,7 +728,7 @@ TEST(BitsetFile, RoundTripsForEveryShapeAndSize) {
     for (const std::size_t n : sizes()) {
         for (const set_shape& shape : set_shapes()) {
             SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
-            const ref_bits ref = make_bits(shape, n, case_seed("file", n, static_cast<std::uint64_t>(shape.density * 1e6)));
+            const ref_bits ref = make_bits(shape, n, case_seed("file", n, density_salt(shape.density)));
             const bitset s = make_set(ref);
             bytes f = {std::byte{0xAB}};  // save appends
             bitplane::save(s, f);

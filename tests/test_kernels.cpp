@@ -375,7 +375,7 @@ words pair_test_planes(std::size_t count, std::uint64_t salt) {
                 if (i > 0) std::copy_n(p - plane_words, plane_words, p);  // equal to the previous
                 break;
             case 2:
-                for (std::size_t w = 0; w < plane_words; ++w) p[w] = ~p[w - plane_words];  // complement
+                for (std::size_t w = 0; w < plane_words; ++w) p[w] = ~(p - plane_words)[w];  // complement
                 break;
             case 3: std::fill_n(p, plane_words, 0u); break;
             case 4: std::fill_n(p, plane_words, 0xFFFFFFFFu); break;

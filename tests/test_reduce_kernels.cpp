@@ -65,8 +65,8 @@ words test_planes(std::size_t count, std::uint64_t seed) {
                 case 2: p[w] = r | static_cast<std::uint32_t>(rng()); break;
                 case 3: p[w] = 0; break;
                 case 4: p[w] = 0xFFFFFFFFu; break;
-                case 5: p[w] = i > 0 ? ~p[w - plane_words] : r; break;
-                default: p[w] = i > 0 ? p[w - plane_words] : r; break;
+                case 5: p[w] = i > 0 ? ~(p - plane_words)[w] : r; break;
+                default: p[w] = i > 0 ? (p - plane_words)[w] : r; break;
             }
         }
     }

@@ -3,7 +3,9 @@
 // As in simd/kernels_impl.hpp, each instruction-set translation unit defines
 // BITPLANE_DNA_KERNEL_NS before including this file, so that the same inline functions compiled
 // with different flags land in different namespaces. What xsimd 8.1 lacks (byte movemask, byte
-// shuffles) is in small helpers overloaded on the architecture tag.
+// shuffles) is in small helpers overloaded on the architecture tag: the codec kernels' own
+// (simd/arch_helpers.hpp, compiled here in a namespace of this unit's), plus the few only DNA
+// needs.
 //
 // Letters to planes: a plane word is 32 letters. The common case -- all 32 letters in ACGTacgt
 // -- needs no table: with A 0x41, C 0x43, G 0x47, T 0x54, the G-or-T plane (code bit 1) is ASCII
@@ -20,6 +22,10 @@
 
 #include <xsimd/xsimd.hpp>
 
+#define BITPLANE_KERNEL_NS BITPLANE_DNA_KERNEL_NS
+#include "simd/arch_helpers.hpp"
+#undef BITPLANE_KERNEL_NS
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -29,16 +35,13 @@
 
 namespace bitplane::dna::detail::BITPLANE_DNA_KERNEL_NS {
 
-template <class A>
-using u8 = xsimd::batch<std::uint8_t, A>;
+using bitplane::detail::BITPLANE_DNA_KERNEL_NS::byte_movemask;
+using bitplane::detail::BITPLANE_DNA_KERNEL_NS::u8;
 template <class A>
 using u16 = xsimd::batch<std::uint16_t, A>;
 
-// ---- what xsimd 8.1 lacks ------------------------------------------------------------------
+// ---- what xsimd 8.1 lacks, beyond simd/arch_helpers.hpp ------------------------------------
 
-inline std::uint32_t byte_movemask(const u8<xsimd::sse2>& x, xsimd::sse2) noexcept {
-    return static_cast<std::uint32_t>(_mm_movemask_epi8(x));
-}
 inline std::uint32_t byte_movemask(const xsimd::batch_bool<std::uint8_t, xsimd::sse2>& x, xsimd::sse2) noexcept {
     return static_cast<std::uint32_t>(_mm_movemask_epi8(x));
 }
@@ -60,9 +63,6 @@ inline u8<xsimd::sse2> expand_bits(std::uint32_t w, std::size_t h, xsimd::sse2) 
 }
 
 #if XSIMD_WITH_AVX2
-inline std::uint32_t byte_movemask(const u8<xsimd::avx2>& x, xsimd::avx2) noexcept {
-    return static_cast<std::uint32_t>(_mm256_movemask_epi8(x));
-}
 inline std::uint32_t byte_movemask(const xsimd::batch_bool<std::uint8_t, xsimd::avx2>& x, xsimd::avx2) noexcept {
     return static_cast<std::uint32_t>(_mm256_movemask_epi8(x));
 }

@@ -38,29 +38,9 @@ struct pinned_blocks {
     void assign(const host_blocks& host);
 };
 
-/// Blocks as the transfer pipeline reads them (host pointers; `pinned`: page-locked).
-struct host_view {
-    const std::byte* payload = nullptr;   // blocks [0, contiguous)
-    std::size_t contiguous = 0;
-    const std::byte* tail = nullptr;      // the bytes of block `contiguous` when not in payload
-    const std::uint64_t* offsets = nullptr;
-    std::size_t blocks = 0;
-    std::size_t size = 0;
-    std::uint64_t bytes = 0;
-    bool pinned = false;
-};
-
-struct transfer_settings {
-    int streams = 0;                 ///< 0: from the tuning table (default 4)
-    std::size_t batch_bytes = 0;     ///< payload bytes per batch and operand; 0: tuning table
-};
-
-/// dot of blocks [0, blocks) of two host-resident vectors on the GPU, transfers included.
-uint128 transfer_dot(const host_view& a, const host_view& b, std::size_t blocks, bool is_signed,
-                     const transfer_settings& settings);
-
-host_view view_of(const host_blocks& h) noexcept;
-host_view view_of(const pinned_blocks& p) noexcept;
+/// dot of two pinned copies on the GPU through the transfer pipeline (cuda/transfer.cpp).
+uint128 pinned_dot(const pinned_blocks& a, const pinned_blocks& b, bool is_signed, int streams,
+                   std::size_t batch_bytes);
 
 }  // namespace detail
 
@@ -92,9 +72,8 @@ struct transfer_options {
 template <column_value T>
 [[nodiscard]] wide_t<T> dot(const pinned_vector<T>& a, const pinned_vector<T>& b, const transfer_options& options = {}) {
     if (a.size() != b.size()) throw size_error("bitplane::cuda::dot: sizes differ");
-    return static_cast<wide_t<T>>(detail::transfer_dot(detail::view_of(a.blocks()), detail::view_of(b.blocks()),
-                                                      a.block_count(), std::is_signed_v<T>,
-                                                      {options.streams, options.batch_bytes}));
+    return static_cast<wide_t<T>>(
+        detail::pinned_dot(a.blocks(), b.blocks(), std::is_signed_v<T>, options.streams, options.batch_bytes));
 }
 
 }  // namespace bitplane::cuda
