@@ -10,6 +10,8 @@
 #define BITPLANE_KERNEL_NS kernels_avx2
 #include "simd/kernels_impl.hpp"
 
+#include "simd/dot_fused.hpp"
+
 #include <immintrin.h>
 
 namespace bitplane::detail {
@@ -72,6 +74,7 @@ const kernel_table& avx2_kernels() noexcept {
     static constexpr kernel_table table = [] {
         kernel_table t = kernels_avx2::make_table<xsimd::avx2>(simd_path::avx2);
         t.test_values = &kernels_avx2::test_values;
+        t.interleaved_dot = &dot_fused_avx2::interleaved_dot;  // simd/dot_fused_avx2.cpp
         return t;
     }();
     return table;
