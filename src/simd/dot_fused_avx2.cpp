@@ -189,6 +189,92 @@ narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::si
     return s;
 }
 
+// Narrow operands whose top planes share one transpose: with planes 0..w-1 stored and no
+// all-one planes, an operand of w bits has `own` = w / 8 (0 or 1) bytes of 8 planes
+// transposed alone and `left` = w - 8 own planes above them. When left_a + left_b <= 8, both
+// leftovers go through one transpose (A's in bits 0..left_a-1 of each byte, B's above): a
+// 10 x 3-bit dot takes 2 transposes per column instead of 3, 4 x 4 bits 1 instead of 2.
+struct shared_layout {
+    const std::uint8_t* pa;
+    const std::uint8_t* pb;
+    std::size_t column_a;  // bytes of a column
+    std::size_t column_b;
+    bool own_a;
+    bool own_b;
+    unsigned left_a;
+    unsigned left_b;
+};
+
+// The address `offset` bytes from p (possibly before p: only the lanes a mask keeps are read).
+inline const int* lanes_at(const std::uint8_t* p, std::ptrdiff_t offset) noexcept {
+    return reinterpret_cast<const int*>(reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(offset));
+}
+
+template <bool Sums>
+narrow_sums dot_narrow_shared(const shared_layout& l, std::size_t flush, spread_prefetch& ahead_a,
+                              spread_prefetch& ahead_b) noexcept {
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    const __m256i all = _mm256_set1_epi32(-1);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const auto la = static_cast<int>(l.left_a);
+    const auto lb = static_cast<int>(l.left_b);
+    const __m256i mask_a = _mm256_cmpgt_epi32(_mm256_set1_epi32(la), lane);
+    const __m256i mask_b = _mm256_andnot_si256(mask_a, _mm256_cmpgt_epi32(_mm256_set1_epi32(la + lb), lane));
+    const __m256i keep_a = _mm256_set1_epi8(static_cast<char>((1u << la) - 1u));
+    const __m256i keep_b = _mm256_set1_epi8(static_cast<char>((1u << lb) - 1u));
+    const __m128i shift_b = _mm_cvtsi32_si128(la);
+    const std::ptrdiff_t left_at_a = l.own_a ? 32 : 0;
+    const std::ptrdiff_t left_at_b = (l.own_b ? 32 : 0) - 4 * std::ptrdiff_t{la};  // B's first leftover in lane la
+    __m256i products = zero;
+    __m256i sum_a = zero;
+    __m256i sum_b = zero;
+    const std::uint8_t* pa = l.pa;
+    const std::uint8_t* pb = l.pb;
+    for (std::size_t c0 = 0; c0 < columns; c0 += flush) {
+        __m256i acc = zero;
+        for (std::size_t c = c0; c < c0 + flush; ++c, pa += l.column_a, pb += l.column_b) {
+            if (c % prefetch_every == 0) {
+                ahead_a.step();
+                ahead_b.step();
+            }
+            const __m256i t = byte_plane(_mm256_or_si256(_mm256_maskload_epi32(lanes_at(pa, left_at_a), mask_a),
+                                                         _mm256_maskload_epi32(lanes_at(pb, left_at_b), mask_b)));
+            __m256i a0 = _mm256_and_si256(t, keep_a);
+            __m256i a1 = zero;
+            if (l.own_a) {
+                a1 = a0;
+                a0 = byte_plane(_mm256_maskload_epi32(lanes_at(pa, 0), all));
+            }
+            __m256i b0 = _mm256_and_si256(_mm256_srl_epi16(t, shift_b), keep_b);
+            __m256i b1 = zero;
+            if (l.own_b) {
+                b1 = b0;
+                b0 = byte_plane(_mm256_maskload_epi32(lanes_at(pb, 0), all));
+            }
+            const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
+            const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
+            const __m256i y0 = _mm256_unpacklo_epi8(b0, b1);
+            const __m256i y1 = _mm256_unpackhi_epi8(b0, b1);
+            if constexpr (Sums) {
+                sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
+                                                                 _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
+                sum_b = _mm256_add_epi64(sum_b, _mm256_add_epi64(_mm256_sad_epu8(b0, zero),
+                                                                 _mm256_slli_epi64(_mm256_sad_epu8(b1, zero), 8)));
+            }
+            acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
+        }
+        products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
+    }
+    narrow_sums s;
+    s.products = lane_total(products);
+    if constexpr (Sums) {
+        s.sum_a = lane_total(sum_a);
+        s.sum_b = lane_total(sum_b);
+    }
+    return s;
+}
+
 // ---- wide: any 32-bit values -----------------------------------------------------------------
 //
 // Exactness as in the AVX-512 kernel: each 32 x 32-bit product is split into its low and high
@@ -334,7 +420,14 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
     if (wa <= narrow_bits && wb <= narrow_bits && fits_type(a, is_signed) && fits_type(b, is_signed)) {
         // 4 flush products below 2^(wa + wb) each stay below 2^32.
         const std::size_t flush = wa + wb >= 24 ? std::size_t{1} << (30 - wa - wb) : columns;
-        const narrow_sums s = narrow_kernel(ra.placed && rb.placed, same, a.base != 0 || b.base != 0)(ra, rb, flush, ahead_a, ahead_b);
+        const bool sums = a.base != 0 || b.base != 0;
+        const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa >= 8, wb >= 8,
+                                   wa >= 8 ? wa - 8 : wa, wb >= 8 ? wb - 8 : wb};
+        const bool share = !same && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 &&
+                           shared.left_a + shared.left_b != 0 && shared.left_a + shared.left_b <= 8;
+        const narrow_sums s = share ? (sums ? dot_narrow_shared<true>(shared, flush, ahead_a, ahead_b)
+                                            : dot_narrow_shared<false>(shared, flush, ahead_a, ahead_b))
+                                    : narrow_kernel(ra.placed && rb.placed, same, sums)(ra, rb, flush, ahead_a, ahead_b);
         const signed_wide ba = as_integer(a.base, is_signed);
         const signed_wide bb = as_integer(b.base, is_signed);
         const signed_wide total = signed_wide{s.products} + bb * signed_wide{s.sum_a} + ba * signed_wide{s.sum_b} +
