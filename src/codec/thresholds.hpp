@@ -116,9 +116,10 @@ inline constexpr std::uint32_t dot_multiply_ns = 300;           // 2048 exact pr
 inline constexpr std::uint32_t dot_fused_block_ns = 700;
 // The avx2 path's fused kernel (simd/dot_fused_avx2.cpp) costs per byte of width of each
 // operand (one 8 x 8 bit transpose per 32 values and byte), plus the 32-bit multiply when a
-// value reaches 2^15. Timed alone on cached payloads (development VM, loaded): ~640 ns per block
-// pair at 1-8 bits (one byte each), ~1070 ns at 9-12 bits, ~2000 ns at 16, ~2350 at 17-24,
-// ~2800 at 25-32; in the units of the plane constants above, whose ratio to these timings
+// value passes 2^16. Timed alone on cached payloads (development VM, loaded): ~640 ns per block
+// pair at 1-8 bits (one byte each; ~610 at 1-4 bits, where both operands share one transpose),
+// ~1070 ns at 9-12 bits, ~1220 at 15, ~1470 at 16, ~2250 at 17-24, ~2800 at 25-32; in the
+// units of the plane constants above, whose ratio to these timings
 // BM_ReduceDotMethod/{planes,decode}/k measured (planes 9.3 vs decode 10.5 ms at k = 2, planes
 // 13.4 vs decode 7.7 ms at k = 3; the switch goes between 2 and 3 live planes per operand):
 // 100 + 120 per byte (+ 480 wide) puts it there and keeps the kernel's proportions.

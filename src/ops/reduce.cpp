@@ -37,8 +37,10 @@
 // it (~35 ns a plane on the development VM), which would cost more than the work itself for
 // sums and for decode-and-multiply, so those two read the payload directly, through kernels
 // made for it: per-plane popcounts (sum, popcount) and a transpose of the columns into the
-// values (dot, sum_of_squares). The plane-pair method and every other block go through
-// view_block.
+// values (dot, sum_of_squares), or, where the path has one (avx512: GFNI transposes; avx2:
+// simd/dot_fused_avx2.cpp, 8 x 8 bit transposes a byte of width at a time), a fused kernel
+// that transposes both payloads' columns and multiplies them in registers. The plane-pair
+// method and every other block go through view_block.
 //
 // Arithmetic is modulo 2^128 (uint128, which wraps instead of overflowing); the exact result
 // fits the public type, so converting at the end gives it back.
@@ -335,7 +337,7 @@ dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b,
                                      : t::dot_transpose32_block_ns;
     };
     // The AVX2 fused kernel transposes a byte of every operand's values at a time (up to the
-    // highest non-zero plane); values of 16 bits or more take the 32-bit multiply.
+    // highest non-zero plane); values of more than 16 bits take the 32-bit multiply.
     auto width = [](std::uint32_t planes) { return planes == 0 ? 0u : 32u - static_cast<std::uint32_t>(std::countl_zero(planes)); };
     auto bytes = [&](std::uint32_t planes) -> std::uint64_t { return (width(planes) + 7) / 8; };
     std::uint64_t decode_cost = 0;
@@ -347,7 +349,7 @@ dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b,
             decode_cost = t::dot_fused_block_ns;
             break;
         case fused_dot::avx2: {
-            const bool wide = width(planes_a) > 15 || (!same && width(planes_b) > 15);
+            const bool wide = width(planes_a) > 16 || (!same && width(planes_b) > 16);
             decode_cost = t::dot_fused_avx2_block_ns + (wide ? t::dot_fused_avx2_wide_ns : 0) +
                           (bytes(planes_a) + (same ? 0 : bytes(planes_b))) * t::dot_fused_avx2_byte_ns;
             break;

@@ -9,10 +9,12 @@
 // permute and three delta swaps per 64-bit lane (an 8 x 8 bit transpose each): ~20 operations
 // per 8 planes and 32 values, where the movemask way costs 32 movemasks per column whatever
 // the width. Then
-//   - narrow operands (every value below 2^15 after its all-one planes and base: uniform data
-//     up to 15 bits, the common case): bytes 0 and 1 interleave into 16-bit values and
-//     pmaddwd multiplies 16 pairs and adds them pairwise. The base (frame of reference) stays
-//     outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb, with ra = residual | ones.
+//   - narrow operands (every value below 2^16 after its all-one planes, and the base added
+//     without wrapping: uniform data up to 16 bits, the common case): bytes 0 and 1 interleave
+//     into 16-bit values and pmaddwd multiplies 16 pairs and adds them pairwise (16-bit values
+//     as their low 15 bits and top bit, pmaddwd being signed). The base (frame of reference)
+//     stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb, ra = residual | ones.
+//     When both operands' planes above their first byte fit 8 lanes, they share one transpose.
 //   - wide operands (anything else, including bases that wrap around 2^32): four bytes
 //     interleave into 32-bit values, (r | ones) + base, multiplied by pmuludq into 64-bit lanes
 //     as 32-bit halves, as the AVX-512 kernel does.
@@ -140,14 +142,19 @@ struct narrow_sums {
     std::uint64_t sum_b = 0;
 };
 
-template <bool Placed, bool Same, bool Sums>
+// Values of 16 bits (`Top`) are split into their low 15 bits l and top bit h, which pmaddwd
+// can multiply: x y = lx ly + 2^15 (hx ly + hy lx) + 2^30 hx hy.
+template <bool Placed, bool Same, bool Sums, bool Top>
 narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::size_t flush, spread_prefetch& ahead_a,
                        spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    const __m256i low15 = _mm256_set1_epi16(0x7FFF);
     __m256i products = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
+    __m256i cross = zero;  // Top: hx ly + hy lx, 32-bit lanes (at most 2^18 a column)
+    __m256i top = zero;    // Top: hx hy
     for (std::size_t c0 = 0; c0 < columns; c0 += flush) {
         __m256i acc = zero;
         for (std::size_t c = c0; c < c0 + flush; ++c) {
@@ -176,12 +183,31 @@ narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::si
                 sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
                                                                  _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
             }
-            acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
+            if constexpr (Top) {
+                const __m256i hx0 = _mm256_srli_epi16(x0, 15);
+                const __m256i hx1 = _mm256_srli_epi16(x1, 15);
+                const __m256i hy0 = _mm256_srli_epi16(y0, 15);
+                const __m256i hy1 = _mm256_srli_epi16(y1, 15);
+                const __m256i lx0 = _mm256_and_si256(x0, low15);
+                const __m256i lx1 = _mm256_and_si256(x1, low15);
+                const __m256i ly0 = _mm256_and_si256(y0, low15);
+                const __m256i ly1 = _mm256_and_si256(y1, low15);
+                acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(lx0, ly0), _mm256_madd_epi16(lx1, ly1)));
+                cross = _mm256_add_epi32(cross, _mm256_add_epi32(_mm256_madd_epi16(hx0, ly0), _mm256_madd_epi16(hx1, ly1)));
+                cross = _mm256_add_epi32(cross, _mm256_add_epi32(_mm256_madd_epi16(hy0, lx0), _mm256_madd_epi16(hy1, lx1)));
+                top = _mm256_add_epi32(top, _mm256_add_epi32(_mm256_madd_epi16(hx0, hy0), _mm256_madd_epi16(hx1, hy1)));
+            } else {
+                acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
+            }
         }
         products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
     }
     narrow_sums s;
     s.products = lane_total(products);
+    if constexpr (Top) {
+        const auto widen = [&](__m256i v) { return lane_total(_mm256_add_epi64(_mm256_and_si256(v, low), _mm256_srli_epi64(v, 32))); };
+        s.products += (widen(cross) << 15) + (widen(top) << 30);
+    }
     if constexpr (Sums) {
         s.sum_a = lane_total(sum_a);
         s.sum_b = Same ? s.sum_a : lane_total(sum_b);
@@ -387,12 +413,13 @@ using wide_fn = wide (*)(const operand_reader&, const operand_reader&, std::uint
                          spread_prefetch&) noexcept;
 
 template <bool... Flags>
-narrow_fn pick_narrow(bool placed, bool same, bool sums) noexcept {
-    if constexpr (sizeof...(Flags) == 3) {
+narrow_fn pick_narrow(bool placed, bool same, bool sums, bool top) noexcept {
+    if constexpr (sizeof...(Flags) == 4) {
         return &dot_narrow<Flags...>;
     } else {
-        const bool flag = sizeof...(Flags) == 0 ? placed : sizeof...(Flags) == 1 ? same : sums;
-        return flag ? pick_narrow<Flags..., true>(placed, same, sums) : pick_narrow<Flags..., false>(placed, same, sums);
+        const bool flags[] = {placed, same, sums, top};
+        return flags[sizeof...(Flags)] ? pick_narrow<Flags..., true>(placed, same, sums, top)
+                                       : pick_narrow<Flags..., false>(placed, same, sums, top);
     }
 }
 
@@ -406,7 +433,9 @@ wide_fn pick_wide(bool placed, bool is_signed, bool same) noexcept {
     }
 }
 
-narrow_fn narrow_kernel(bool placed, bool same, bool sums) noexcept { return pick_narrow<>(placed, same, sums); }
+narrow_fn narrow_kernel(bool placed, bool same, bool sums, bool top) noexcept {
+    return pick_narrow<>(placed, same, sums, top);
+}
 wide_fn wide_kernel(bool placed, bool is_signed, bool same) noexcept { return pick_wide<>(placed, is_signed, same); }
 
 wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool is_signed) noexcept {
@@ -417,17 +446,20 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
     const bool same = same_operand(a, b);
     const std::uint32_t wa = width(a.live | a.ones);
     const std::uint32_t wb = width(b.live | b.ones);
-    if (wa <= narrow_bits && wb <= narrow_bits && fits_type(a, is_signed) && fits_type(b, is_signed)) {
-        // 4 flush products below 2^(wa + wb) each stay below 2^32.
-        const std::size_t flush = wa + wb >= 24 ? std::size_t{1} << (30 - wa - wb) : columns;
+    if (wa <= narrow_bits + 1 && wb <= narrow_bits + 1 && fits_type(a, is_signed) && fits_type(b, is_signed)) {
+        // 4 flush products below 2^(wa + wb) each stay below 2^32 (16-bit values multiply
+        // as 15 bits and a top bit).
+        const bool top = wa > narrow_bits || wb > narrow_bits;
+        const std::uint32_t bits = (wa < narrow_bits ? wa : narrow_bits) + (wb < narrow_bits ? wb : narrow_bits);
+        const std::size_t flush = bits >= 24 ? std::size_t{1} << (30 - bits) : columns;
         const bool sums = a.base != 0 || b.base != 0;
         const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa >= 8, wb >= 8,
                                    wa >= 8 ? wa - 8 : wa, wb >= 8 ? wb - 8 : wb};
-        const bool share = !same && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 &&
+        const bool share = !same && !top && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 &&
                            shared.left_a + shared.left_b != 0 && shared.left_a + shared.left_b <= 8;
         const narrow_sums s = share ? (sums ? dot_narrow_shared<true>(shared, flush, ahead_a, ahead_b)
                                             : dot_narrow_shared<false>(shared, flush, ahead_a, ahead_b))
-                                    : narrow_kernel(ra.placed && rb.placed, same, sums)(ra, rb, flush, ahead_a, ahead_b);
+                                    : narrow_kernel(ra.placed && rb.placed, same, sums, top)(ra, rb, flush, ahead_a, ahead_b);
         const signed_wide ba = as_integer(a.base, is_signed);
         const signed_wide bb = as_integer(b.base, is_signed);
         const signed_wide total = signed_wide{s.products} + bb * signed_wide{s.sum_a} + ba * signed_wide{s.sum_b} +
