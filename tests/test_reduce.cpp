@@ -649,9 +649,10 @@ TEST(Reduce, CostModelPicksPlanesForNarrowAndDecodeForWideBlocks) {
     // Interleaved blocks: the plane method pays for de-interleaving, decode is a fixed cost.
     using bitplane::detail::choose_raw_dot_method;
     auto low = [](std::uint32_t w) { return w >= 32 ? ~0u : (1u << w) - 1u; };
-    for (const bool fused : {false, true}) {
-        SCOPED_TRACE(fused ? "fused kernel" : "transpose + multiply");
-        EXPECT_EQ(choose_raw_dot_method(low(3), low(3), false, fused), dot_method::planes);
+    using bitplane::detail::fused_dot;
+    for (const fused_dot fused : {fused_dot::none, fused_dot::avx512, fused_dot::avx2}) {
+        SCOPED_TRACE("fused kernel " + std::to_string(static_cast<int>(fused)));
+        EXPECT_EQ(choose_raw_dot_method(low(2), low(2), false, fused), dot_method::planes);
         EXPECT_EQ(choose_raw_dot_method(low(32), low(32), false, fused), dot_method::decode);
         EXPECT_EQ(choose_raw_dot_method(low(32), 0, true, fused), dot_method::decode);
         EXPECT_EQ(choose_raw_dot_method(low(1), 0, true, fused), dot_method::planes);
@@ -665,9 +666,13 @@ TEST(Reduce, CostModelPicksPlanesForNarrowAndDecodeForWideBlocks) {
             last = m;
         }
         EXPECT_EQ(flips, 1);
-        // Where they were measured (codec/thresholds.hpp): decode from 7 bits, fused from 5.
-        EXPECT_EQ(first_decode, fused ? 5u : 7u);
+        // Where they were measured (codec/thresholds.hpp): decode from 7 bits, fused from 5
+        // (avx512) and from 3 (avx2).
+        EXPECT_EQ(first_decode, fused == fused_dot::none ? 7u : fused == fused_dot::avx512 ? 5u : 3u);
     }
+    // The demo's dot(uniform10, scores3) on the avx2 path: 30 plane pairs cost more than the
+    // fused kernel's three bytes.
+    EXPECT_EQ(choose_raw_dot_method(low(10), low(3), false, fused_dot::avx2), dot_method::decode);
 }
 
 // ---- errors ----------------------------------------------------------------------------------------

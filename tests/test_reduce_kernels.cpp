@@ -395,25 +395,42 @@ void check_interleaved(const kernel_table& k, const std::uint8_t* payload, std::
     ASSERT_EQ(out[bitplane::block_values], garbage) << "wrote past the values";
 }
 
-// interleaved_dot (where a path has it) against values decoded bit by bit and multiplied in
-// 128-bit arithmetic: a_i = (residual | ones) + base mod 2^32, as uint32 or int32.
-void check_interleaved_dot(const kernel_table& k, const std::uint8_t* pa, std::uint32_t live_a,
-                           const std::uint8_t* pb, std::uint32_t live_b, std::uint64_t seed) {
-    if (k.interleaved_dot == nullptr) return;
-    const auto stored_a = static_cast<std::size_t>(std::popcount(live_a));
-    const auto stored_b = static_cast<std::size_t>(std::popcount(live_b));
-    auto value = [](const std::uint8_t* p, std::size_t stored, std::uint32_t live, std::size_t i) {
+// interleaved_dot (where a path has it) on one pair of operands against values decoded bit by
+// bit and multiplied in 128-bit arithmetic: a_i = (residual | ones) + base mod 2^32, as uint32
+// or int32.
+void expect_interleaved_dot(const kernel_table& k, const bitplane::detail::interleaved_operand& a,
+                            const bitplane::detail::interleaved_operand& b, bool is_signed) {
+    auto value = [](const bitplane::detail::interleaved_operand& op, std::size_t i) {
+        const auto stored = static_cast<std::size_t>(std::popcount(op.live));
         const std::size_t c = i / 32;
         const std::size_t j = i % 32;
         std::uint32_t v = 0;
         std::size_t rank = 0;
         for (std::size_t plane = 0; plane < plane_count; ++plane) {
-            if (!bit(live, plane)) continue;
-            if (bit(payload_word(p, c * stored + rank), j)) v |= 1u << plane;
+            if (!bit(op.live, plane)) continue;
+            if (bit(payload_word(op.payload, c * stored + rank), j)) v |= 1u << plane;
             ++rank;
         }
-        return v;
+        return (v | op.ones) + op.base;
     };
+    bitplane::int128 expected = 0;
+    for (std::size_t i = 0; i < bitplane::block_values; ++i) {
+        const std::uint32_t x = value(a, i);
+        const std::uint32_t y = value(b, i);
+        expected += is_signed ? bitplane::int128{static_cast<std::int32_t>(x)} * static_cast<std::int32_t>(y)
+                              : static_cast<bitplane::int128>(bitplane::uint128{x} * y);
+    }
+    std::uint64_t out[2] = {garbage, garbage};
+    k.interleaved_dot(&a, &b, is_signed, out);
+    const auto got = static_cast<bitplane::int128>((bitplane::uint128{out[1]} << 64) | out[0]);
+    ASSERT_TRUE(got == expected) << (is_signed ? "signed" : "unsigned") << ": got " << bitplane::to_string(got)
+                                 << ", expected " << bitplane::to_string(expected);
+}
+
+// interleaved_dot on two payloads with random all-one planes and bases.
+void check_interleaved_dot(const kernel_table& k, const std::uint8_t* pa, std::uint32_t live_a,
+                           const std::uint8_t* pb, std::uint32_t live_b, std::uint64_t seed) {
+    if (k.interleaved_dot == nullptr) return;
     std::mt19937_64 rng(seed);
     for (int round = 0; round < 4; ++round) {
         // Round 0 plain residuals; then all-one planes outside the live ones, and bases that
@@ -423,23 +440,50 @@ void check_interleaved_dot(const kernel_table& k, const std::uint8_t* pa, std::u
         const auto base_a = round < 2 ? 0u : static_cast<std::uint32_t>(rng());
         const auto base_b = round < 2 ? 0u : static_cast<std::uint32_t>(rng());
         for (const bool is_signed : {false, true}) {
-            SCOPED_TRACE("round " + std::to_string(round) + (is_signed ? " signed" : " unsigned"));
-            bitplane::int128 expected = 0;
-            for (std::size_t i = 0; i < bitplane::block_values; ++i) {
-                const std::uint32_t a = (value(pa, stored_a, live_a, i) | ones_a) + base_a;
-                const std::uint32_t b = (value(pb, stored_b, live_b, i) | ones_b) + base_b;
-                expected += is_signed ? bitplane::int128{static_cast<std::int32_t>(a)} * static_cast<std::int32_t>(b)
-                                      : static_cast<bitplane::int128>(bitplane::uint128{a} * b);
-            }
-            const bitplane::detail::interleaved_operand a{pa, live_a, ones_a, base_a, pb, 64};
-            const bitplane::detail::interleaved_operand b{pb, live_b, ones_b, base_b, nullptr, 0};
-            std::uint64_t out[2] = {garbage, garbage};
-            k.interleaved_dot(&a, &b, is_signed, out);
-            const auto got = static_cast<bitplane::int128>((bitplane::uint128{out[1]} << 64) | out[0]);
-            ASSERT_TRUE(got == expected) << "got " << bitplane::to_string(got) << ", expected "
-                                         << bitplane::to_string(expected);
+            SCOPED_TRACE("round " + std::to_string(round));
+            expect_interleaved_dot(k, {pa, live_a, ones_a, base_a, pb, 64}, {pb, live_b, ones_b, base_b, nullptr, 0},
+                                   is_signed);
         }
     }
+}
+
+// Narrow operands (values below 2^15 once their all-one planes and bases are added, where the
+// AVX2 kernel multiplies 16-bit lanes and may transpose both operands' top planes together):
+// every pair of widths 0..16, low planes, with and without all-one planes just above them, bases
+// that keep the values within the type (and negative int32 bases), and one block with itself.
+TEST(ReduceKernels, InterleavedDotMatchesReferenceOnNarrowOperands) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("dot-narrow"));
+    bool fused_somewhere = false;
+    for_each_path([&](const kernel_table& k) {
+        if (k.interleaved_dot == nullptr) return;
+        fused_somewhere = true;
+        for (std::uint32_t wa = 0; wa <= 16; ++wa) {
+            for (std::uint32_t wb = 0; wb <= 16; ++wb) {
+                const std::uint32_t live_a = (1u << wa) - 1u;
+                const std::uint32_t live_b = (1u << wb) - 1u;
+                SCOPED_TRACE("widths " + std::to_string(wa) + " x " + std::to_string(wb));
+                const std::vector<std::uint8_t> a = interleaved_payload(live_a, case_seed("narrow-a", wa));
+                const std::vector<std::uint8_t> b = interleaved_payload(live_b, case_seed("narrow-b", wb));
+                const std::uint32_t above_a = wa < 15 && rng() % 2 == 0 ? 1u << wa : 0u;
+                const std::uint32_t above_b = wb < 15 && rng() % 2 == 0 ? 1u << wb : 0u;
+                const auto small = [&] { return static_cast<std::uint32_t>(rng() % 5000); };
+                const auto negative = [&] { return static_cast<std::uint32_t>(-static_cast<std::int32_t>(rng() % 70000)); };
+                for (const bool is_signed : {false, true}) {
+                    SCOPED_TRACE(is_signed ? "signed" : "unsigned");
+                    expect_interleaved_dot(k, {a.data(), live_a, 0, 0, nullptr, 0}, {b.data(), live_b, 0, 0, nullptr, 0},
+                                           is_signed);
+                    expect_interleaved_dot(k, {a.data(), live_a, above_a, small(), nullptr, 0},
+                                           {b.data(), live_b, above_b, 0, nullptr, 0}, is_signed);
+                    expect_interleaved_dot(k, {a.data(), live_a, 0, is_signed ? negative() : small(), nullptr, 0},
+                                           {b.data(), live_b, 0, is_signed ? negative() : small(), nullptr, 0}, is_signed);
+                    expect_interleaved_dot(k, {a.data(), live_a, above_a, 7, nullptr, 0},
+                                           {a.data(), live_a, above_a, 7, nullptr, 0}, is_signed);
+                }
+            }
+        }
+    });
+    if (!fused_somewhere) GTEST_SKIP() << "no SIMD path of this CPU has a fused interleaved_dot kernel";
 }
 
 TEST(ReduceKernels, InterleavedDotMatchesReference) {

@@ -37,8 +37,10 @@
 // it (~35 ns a plane on the development VM), which would cost more than the work itself for
 // sums and for decode-and-multiply, so those two read the payload directly, through kernels
 // made for it: per-plane popcounts (sum, popcount) and a transpose of the columns into the
-// values (dot, sum_of_squares). The plane-pair method and every other block go through
-// view_block.
+// values (dot, sum_of_squares), or, where the path has one (avx512: GFNI transposes; avx2:
+// simd/dot_fused_avx2.cpp, 8 x 8 bit transposes a byte of width at a time), a fused kernel
+// that transposes both payloads' columns and multiplies them in registers. The plane-pair
+// method and every other block go through view_block.
 //
 // Arithmetic is modulo 2^128 (uint128, which wraps instead of overflowing); the exact result
 // fits the public type, so converting at the end gives it back.
@@ -318,7 +320,12 @@ dot_method choose_dot_method(std::uint32_t live_a, std::uint32_t live_b, std::ui
     return plane_cost <= decode_cost ? dot_method::planes : dot_method::decode;
 }
 
-dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same, bool fused) noexcept {
+fused_dot fused_kind(const kernel_table& kernels) noexcept {
+    if (kernels.interleaved_dot == nullptr) return fused_dot::none;
+    return kernels.path == simd_path::avx512 ? fused_dot::avx512 : fused_dot::avx2;
+}
+
+dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same, fused_dot fused) noexcept {
     namespace t = thresholds;
     const auto stored_a = static_cast<std::uint64_t>(std::popcount(planes_a));
     const auto stored_b = static_cast<std::uint64_t>(std::popcount(planes_b));
@@ -329,8 +336,25 @@ dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b,
                : planes < (1u << 16) ? t::dot_transpose16_block_ns
                                      : t::dot_transpose32_block_ns;
     };
-    const std::uint64_t decode_cost =
-        fused ? t::dot_fused_block_ns : transpose(planes_a) + (same ? 0 : transpose(planes_b)) + t::dot_multiply_ns;
+    // The AVX2 fused kernel transposes a byte of every operand's values at a time (up to the
+    // highest non-zero plane); values of more than 16 bits take the 32-bit multiply.
+    auto width = [](std::uint32_t planes) { return planes == 0 ? 0u : 32u - static_cast<std::uint32_t>(std::countl_zero(planes)); };
+    auto bytes = [&](std::uint32_t planes) -> std::uint64_t { return (width(planes) + 7) / 8; };
+    std::uint64_t decode_cost = 0;
+    switch (fused) {
+        case fused_dot::none:
+            decode_cost = transpose(planes_a) + (same ? 0 : transpose(planes_b)) + t::dot_multiply_ns;
+            break;
+        case fused_dot::avx512:
+            decode_cost = t::dot_fused_block_ns;
+            break;
+        case fused_dot::avx2: {
+            const bool wide = width(planes_a) > 16 || (!same && width(planes_b) > 16);
+            decode_cost = t::dot_fused_avx2_block_ns + (wide ? t::dot_fused_avx2_wide_ns : 0) +
+                          (bytes(planes_a) + (same ? 0 : bytes(planes_b))) * t::dot_fused_avx2_byte_ns;
+            break;
+        }
+    }
     return plane_cost <= decode_cost ? dot_method::planes : dot_method::decode;
 }
 
@@ -440,7 +464,7 @@ acc_t dot_vectors(const vector<T>& a, const vector<T>& b) {
                     if (method == dot_method::automatic) {
                         method = choose_raw_dot_method(ra.header.live | ra.header.ones,
                                                        same ? 0u : rb.header.live | rb.header.ones, same,
-                                                       kernels.interleaved_dot != nullptr);
+                                                       fused_kind(kernels));
                     }
                     if (method == dot_method::decode) {
                         const std::size_t next = block + 1 < last ? block + 1 : block_limit;
@@ -471,7 +495,7 @@ uint128 dot_block_range(const vector_core& ca, const vector_core& cb, bool is_si
     for (std::size_t block = first; block < last; ++block) {
         if (raw_interleaved(ca, block, is_signed, ra) && (same || raw_interleaved(cb, block, is_signed, rb)) &&
             choose_raw_dot_method(ra.header.live | ra.header.ones, same ? 0u : rb.header.live | rb.header.ones,
-                                  same, kernels.interleaved_dot != nullptr) == dot_method::decode) {
+                                  same, fused_kind(kernels)) == dot_method::decode) {
             const std::size_t next = block + 1 < last ? block + 1 : block_limit;
             part += raw_dot(ra, same ? ra : rb, same, is_signed, kernels, arena_bytes(ca, next),
                             same ? std::span<const std::byte>() : arena_bytes(cb, next));

@@ -28,13 +28,26 @@ enum class dot_method {
                                            std::uint32_t compact, std::uint32_t decoded, std::uint32_t sparse,
                                            bool same) noexcept;
 
+/// Which fused interleaved_dot kernel the active path has (kernel_table::interleaved_dot): their
+/// costs grow differently with the width (codec/thresholds.hpp).
+enum class fused_dot {
+    none,    // transpose both payloads into values, then dot_values
+    avx512,  // GFNI transposes: about one cost at every width
+    avx2,    // 8 x 8 bit transposes: a cost per byte of width, more above 15 bits
+};
+
+struct kernel_table;  // simd/kernels.hpp
+
+/// The fused kernel of a kernel table.
+[[nodiscard]] fused_dot fused_kind(const kernel_table& kernels) noexcept;
+
 /// The method for two interleaved all-raw blocks (read in place) whose non-zero planes are
 /// `planes_a` and `planes_b` (stored and all-one): viewing them (de-interleaving) for the plane
 /// method, or transposing their payloads into values, which costs less when every plane is
 /// below 16 or 8, and less again when the path has a fused interleaved_dot kernel (`fused`).
 /// `same`: one block (sum_of_squares; planes_b is not used).
 [[nodiscard]] dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same,
-                                               bool fused) noexcept;
+                                               fused_dot fused) noexcept;
 
 /// Sum over the block of a[i] * b[i] (values of the column type: int32 when `is_signed`),
 /// modulo 2^128. `same`: a and b are the same block (b is not read). `method` other than

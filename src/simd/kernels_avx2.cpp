@@ -11,6 +11,8 @@
 #include "simd/kernels_impl.hpp"
 #include "simd/kernels_compact.hpp"
 
+#include "simd/dot_fused.hpp"
+
 #include <immintrin.h>
 
 namespace bitplane::detail {
@@ -80,6 +82,7 @@ const kernel_table& avx2_kernels() noexcept {
         kernel_table t = kernels_avx2::make_table<xsimd::avx2>(simd_path::avx2);
         t.test_values = &kernels_avx2::test_values;
         t.extract_planes = &kernels_avx2::extract_planes;
+        t.interleaved_dot = &dot_fused_avx2::interleaved_dot;  // simd/dot_fused_avx2.cpp
         return t;
     }();
     return table;

@@ -1,0 +1,481 @@
+// The AVX2 path's fused dot of two interleaved all-raw blocks (kernel_table::interleaved_dot):
+// each column of 32 values is turned from plane words into values in registers and multiplied
+// there, so the two payloads stream side by side as in a dense dot loop and no value goes
+// through memory (the unfused way transposes both blocks into 8 KiB of values each, then
+// multiplies them: three passes).
+//
+// From planes to values, a byte at a time: the words of planes 8k..8k+7 of one column, as an
+// 8 x 32 bit matrix, become byte k of the column's 32 values by one byte shuffle, one lane
+// permute and three delta swaps per 64-bit lane (an 8 x 8 bit transpose each): ~20 operations
+// per 8 planes and 32 values, where the movemask way costs 32 movemasks per column whatever
+// the width. Then
+//   - narrow operands (every value below 2^16 after its all-one planes, and the base added
+//     without wrapping: uniform data up to 16 bits, the common case): bytes 0 and 1 interleave
+//     into 16-bit values and pmaddwd multiplies 16 pairs and adds them pairwise (16-bit values
+//     as their low 15 bits and top bit, pmaddwd being signed). The base (frame of reference)
+//     stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb, ra = residual | ones.
+//     When both operands' planes above their first byte fit 8 lanes, they share one transpose.
+//   - wide operands (anything else, including bases that wrap around 2^32): four bytes
+//     interleave into 32-bit values, (r | ones) + base, multiplied by pmuludq into 64-bit lanes
+//     as 32-bit halves, as the AVX-512 kernel does.
+// Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; only the AVX2 table points here.
+#include "simd/dot_fused.hpp"
+
+#include "simd/spread_prefetch.hpp"
+
+#include <immintrin.h>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#if !defined(__AVX2__)
+#error "dot_fused_avx2.cpp must be compiled with -mavx2"
+#endif
+
+namespace bitplane::detail {
+namespace {
+
+constexpr std::size_t columns = plane_words;  // 64 columns of 32 values
+constexpr std::uint32_t narrow_bits = 15;     // pmaddwd multiplies signed 16-bit lanes
+constexpr std::size_t prefetch_every = 8;     // columns per step of the next block's prefetch
+
+// The masks of the three delta swaps of an 8 x 8 bit transpose, read from memory as operands
+// of the AND: GCC otherwise rebuilds each broadcast constant through a general register
+// (three instructions) every time it runs short of vector registers.
+alignas(32) constexpr std::uint64_t swap_masks[3][4] = {
+    {0x00AA00AA00AA00AAull, 0x00AA00AA00AA00AAull, 0x00AA00AA00AA00AAull, 0x00AA00AA00AA00AAull},
+    {0x0000CCCC0000CCCCull, 0x0000CCCC0000CCCCull, 0x0000CCCC0000CCCCull, 0x0000CCCC0000CCCCull},
+    {0x00000000F0F0F0F0ull, 0x00000000F0F0F0F0ull, 0x00000000F0F0F0F0ull, 0x00000000F0F0F0F0ull}};
+
+// Swaps the bits of x at the set bits of swap_masks[R] with those S places up (a delta swap).
+template <int S, int R>
+[[gnu::always_inline]] inline __m256i delta_swap(__m256i x) noexcept {
+    const auto* where = reinterpret_cast<const __m256i*>(swap_masks[R]);
+    asm("" : "+r"(where));  // hides the constant from the optimizer
+    const __m256i mask = _mm256_load_si256(where);
+    const __m256i t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, S)), mask);
+    return _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64(t, S));
+}
+
+// Lane i = word of plane 8k + i of one column (zero where absent) -> byte v = byte k of value
+// v of the column.
+[[gnu::always_inline]] inline __m256i byte_plane(__m256i words) noexcept {
+    const __m256i by_byte = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,  //
+                                             0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i join = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    // Qword m: byte m of words 0..7, an 8 x 8 bit matrix whose row r (byte r) is plane r's
+    // bits of values 8m..8m+7.
+    __m256i x = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(words, by_byte), join);
+    // Transposed (bit b of byte r <-> bit r of byte b; Hacker's Delight, 7-3): byte b of
+    // qword m is value 8m + b's byte.
+    x = delta_swap<7, 0>(x);
+    x = delta_swap<14, 1>(x);
+    return delta_swap<28, 2>(x);
+}
+
+// One operand's columns. A column is `stored` little-endian words, one per live plane in plane
+// order; the live planes of byte k (planes 8k..8k+7) are consecutive there. They are loaded
+// with a lane mask (so nothing past the payload is read) and, unless the live planes are
+// 0..stored-1 (uniform data: already in their lanes), permuted to their planes' lanes.
+struct operand_reader {
+    const std::uint8_t* payload;
+    std::size_t column_bytes;
+    bool placed;
+    std::uint32_t present = 0;  // bit k: byte k has a live plane
+    std::size_t offset[4] = {};
+    __m256i load_mask[4];
+    __m256i place[4];
+    __m256i ones[4];  // byte k of the all-one planes, in every byte
+
+    explicit operand_reader(const interleaved_operand& op) noexcept
+        : payload(op.payload),
+          column_bytes(4 * static_cast<std::size_t>(std::popcount(op.live))),
+          placed((op.live & (op.live + 1)) == 0) {
+        for (unsigned k = 0; k < 4; ++k) {
+            const std::uint32_t in_byte = (op.live >> (8 * k)) & 0xFFu;
+            const auto n = static_cast<std::uint32_t>(std::popcount(in_byte));
+            const auto rank = static_cast<std::uint32_t>(std::popcount(op.live & ((std::uint32_t{1} << (8 * k)) - 1u)));
+            if (n != 0) present |= 1u << k;
+            offset[k] = 4 * std::size_t{rank};
+            alignas(32) std::int32_t mask[8];
+            alignas(32) std::int32_t index[8];
+            for (std::uint32_t i = 0; i < 8; ++i) {
+                mask[i] = i < n ? -1 : 0;
+                // A lane whose plane is not live takes lane n, which the masked load zeroed
+                // (n < 8 whenever some plane of the byte is not live).
+                index[i] = static_cast<std::int32_t>(((in_byte >> i) & 1u) != 0 ? std::popcount(in_byte & ((1u << i) - 1u)) : n);
+            }
+            load_mask[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(mask));
+            place[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(index));
+            ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> (8 * k)) & 0xFFu));
+        }
+    }
+
+    // Byte k of the values r | ones of column c. `Placed` is true only if `placed` is.
+    template <bool Placed>
+    [[gnu::always_inline]] __m256i bytes(std::size_t c, unsigned k) const noexcept {
+        if (((present >> k) & 1u) == 0) return ones[k];
+        __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(payload + column_bytes * c + offset[k]), load_mask[k]);
+        if constexpr (!Placed) w = _mm256_permutevar8x32_epi32(w, place[k]);
+        return _mm256_or_si256(byte_plane(w), ones[k]);
+    }
+};
+
+std::uint64_t lane_total(__m256i v) noexcept {
+    const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return static_cast<std::uint64_t>(_mm_cvtsi128_si64(s)) + static_cast<std::uint64_t>(_mm_extract_epi64(s, 1));
+}
+
+__extension__ typedef unsigned __int128 wide;
+__extension__ typedef __int128 signed_wide;
+
+// ---- narrow: values below 2^15, 16-bit products --------------------------------------------
+//
+// Exactness: a 32-bit lane of pmaddwd's result holds two products below 2^(wa + wb) (at most
+// 2^31 - 2^17 + 2: a signed lane cannot overflow); a column adds 4 products to each lane of
+// `acc`, which is widened into 64-bit lanes every `flush` columns, before 4 flush products can
+// pass 2^32.
+struct narrow_sums {
+    std::uint64_t products = 0;  // sum of ra rb
+    std::uint64_t sum_a = 0;     // sum of ra (when asked for)
+    std::uint64_t sum_b = 0;
+};
+
+// Values of 16 bits (`Top`) are split into their low 15 bits l and top bit h, which pmaddwd
+// can multiply: x y = lx ly + 2^15 (hx ly + hy lx) + 2^30 hx hy.
+template <bool Placed, bool Same, bool Sums, bool Top>
+narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::size_t flush, spread_prefetch& ahead_a,
+                       spread_prefetch& ahead_b) noexcept {
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    const __m256i low15 = _mm256_set1_epi16(0x7FFF);
+    __m256i products = zero;
+    __m256i sum_a = zero;
+    __m256i sum_b = zero;
+    __m256i cross = zero;  // Top: hx ly + hy lx, 32-bit lanes (at most 2^18 a column)
+    __m256i top = zero;    // Top: hx hy
+    for (std::size_t c0 = 0; c0 < columns; c0 += flush) {
+        __m256i acc = zero;
+        for (std::size_t c = c0; c < c0 + flush; ++c) {
+            if (c % prefetch_every == 0) {
+                ahead_a.step();
+                ahead_b.step();
+            }
+            const __m256i a0 = a.template bytes<Placed>(c, 0);
+            const __m256i a1 = a.template bytes<Placed>(c, 1);
+            // Values 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
+            const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
+            const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
+            __m256i y0 = x0;
+            __m256i y1 = x1;
+            if constexpr (!Same) {
+                const __m256i b0 = b.template bytes<Placed>(c, 0);
+                const __m256i b1 = b.template bytes<Placed>(c, 1);
+                y0 = _mm256_unpacklo_epi8(b0, b1);
+                y1 = _mm256_unpackhi_epi8(b0, b1);
+                if constexpr (Sums) {
+                    sum_b = _mm256_add_epi64(sum_b, _mm256_add_epi64(_mm256_sad_epu8(b0, zero),
+                                                                     _mm256_slli_epi64(_mm256_sad_epu8(b1, zero), 8)));
+                }
+            }
+            if constexpr (Sums) {
+                sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
+                                                                 _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
+            }
+            if constexpr (Top) {
+                const __m256i hx0 = _mm256_srli_epi16(x0, 15);
+                const __m256i hx1 = _mm256_srli_epi16(x1, 15);
+                const __m256i hy0 = _mm256_srli_epi16(y0, 15);
+                const __m256i hy1 = _mm256_srli_epi16(y1, 15);
+                const __m256i lx0 = _mm256_and_si256(x0, low15);
+                const __m256i lx1 = _mm256_and_si256(x1, low15);
+                const __m256i ly0 = _mm256_and_si256(y0, low15);
+                const __m256i ly1 = _mm256_and_si256(y1, low15);
+                acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(lx0, ly0), _mm256_madd_epi16(lx1, ly1)));
+                cross = _mm256_add_epi32(cross, _mm256_add_epi32(_mm256_madd_epi16(hx0, ly0), _mm256_madd_epi16(hx1, ly1)));
+                cross = _mm256_add_epi32(cross, _mm256_add_epi32(_mm256_madd_epi16(hy0, lx0), _mm256_madd_epi16(hy1, lx1)));
+                top = _mm256_add_epi32(top, _mm256_add_epi32(_mm256_madd_epi16(hx0, hy0), _mm256_madd_epi16(hx1, hy1)));
+            } else {
+                acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
+            }
+        }
+        products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
+    }
+    narrow_sums s;
+    s.products = lane_total(products);
+    if constexpr (Top) {
+        const auto widen = [&](__m256i v) { return lane_total(_mm256_add_epi64(_mm256_and_si256(v, low), _mm256_srli_epi64(v, 32))); };
+        s.products += (widen(cross) << 15) + (widen(top) << 30);
+    }
+    if constexpr (Sums) {
+        s.sum_a = lane_total(sum_a);
+        s.sum_b = Same ? s.sum_a : lane_total(sum_b);
+    }
+    return s;
+}
+
+// Narrow operands whose top planes share one transpose: with planes 0..w-1 stored and no
+// all-one planes, an operand of w bits has `own` = w / 8 (0 or 1) bytes of 8 planes
+// transposed alone and `left` = w - 8 own planes above them. When left_a + left_b <= 8, both
+// leftovers go through one transpose (A's in bits 0..left_a-1 of each byte, B's above): a
+// 10 x 3-bit dot takes 2 transposes per column instead of 3, 4 x 4 bits 1 instead of 2.
+struct shared_layout {
+    const std::uint8_t* pa;
+    const std::uint8_t* pb;
+    std::size_t column_a;  // bytes of a column
+    std::size_t column_b;
+    bool own_a;
+    bool own_b;
+    unsigned left_a;
+    unsigned left_b;
+};
+
+// The address `offset` bytes from p (possibly before p: only the lanes a mask keeps are read).
+inline const int* lanes_at(const std::uint8_t* p, std::ptrdiff_t offset) noexcept {
+    return reinterpret_cast<const int*>(reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(offset));
+}
+
+template <bool Sums>
+narrow_sums dot_narrow_shared(const shared_layout& l, std::size_t flush, spread_prefetch& ahead_a,
+                              spread_prefetch& ahead_b) noexcept {
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    const __m256i all = _mm256_set1_epi32(-1);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const auto la = static_cast<int>(l.left_a);
+    const auto lb = static_cast<int>(l.left_b);
+    const __m256i mask_a = _mm256_cmpgt_epi32(_mm256_set1_epi32(la), lane);
+    const __m256i mask_b = _mm256_andnot_si256(mask_a, _mm256_cmpgt_epi32(_mm256_set1_epi32(la + lb), lane));
+    const __m256i keep_a = _mm256_set1_epi8(static_cast<char>((1u << la) - 1u));
+    const __m256i keep_b = _mm256_set1_epi8(static_cast<char>((1u << lb) - 1u));
+    const __m128i shift_b = _mm_cvtsi32_si128(la);
+    const std::ptrdiff_t left_at_a = l.own_a ? 32 : 0;
+    const std::ptrdiff_t left_at_b = (l.own_b ? 32 : 0) - 4 * std::ptrdiff_t{la};  // B's first leftover in lane la
+    __m256i products = zero;
+    __m256i sum_a = zero;
+    __m256i sum_b = zero;
+    const std::uint8_t* pa = l.pa;
+    const std::uint8_t* pb = l.pb;
+    for (std::size_t c0 = 0; c0 < columns; c0 += flush) {
+        __m256i acc = zero;
+        for (std::size_t c = c0; c < c0 + flush; ++c, pa += l.column_a, pb += l.column_b) {
+            if (c % prefetch_every == 0) {
+                ahead_a.step();
+                ahead_b.step();
+            }
+            const __m256i t = byte_plane(_mm256_or_si256(_mm256_maskload_epi32(lanes_at(pa, left_at_a), mask_a),
+                                                         _mm256_maskload_epi32(lanes_at(pb, left_at_b), mask_b)));
+            __m256i a0 = _mm256_and_si256(t, keep_a);
+            __m256i a1 = zero;
+            if (l.own_a) {
+                a1 = a0;
+                a0 = byte_plane(_mm256_maskload_epi32(lanes_at(pa, 0), all));
+            }
+            __m256i b0 = _mm256_and_si256(_mm256_srl_epi16(t, shift_b), keep_b);
+            __m256i b1 = zero;
+            if (l.own_b) {
+                b1 = b0;
+                b0 = byte_plane(_mm256_maskload_epi32(lanes_at(pb, 0), all));
+            }
+            const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
+            const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
+            const __m256i y0 = _mm256_unpacklo_epi8(b0, b1);
+            const __m256i y1 = _mm256_unpackhi_epi8(b0, b1);
+            if constexpr (Sums) {
+                sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
+                                                                 _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
+                sum_b = _mm256_add_epi64(sum_b, _mm256_add_epi64(_mm256_sad_epu8(b0, zero),
+                                                                 _mm256_slli_epi64(_mm256_sad_epu8(b1, zero), 8)));
+            }
+            acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
+        }
+        products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
+    }
+    narrow_sums s;
+    s.products = lane_total(products);
+    if constexpr (Sums) {
+        s.sum_a = lane_total(sum_a);
+        s.sum_b = lane_total(sum_b);
+    }
+    return s;
+}
+
+// ---- wide: any 32-bit values -----------------------------------------------------------------
+//
+// Exactness as in the AVX-512 kernel: each 32 x 32-bit product is split into its low and high
+// 32-bit halves, summed in 64-bit lanes (a block adds 512 halves of < 2^32 to a lane). Signed
+// values are biased to unsigned (a' = a + 2^31) and corrected at the end:
+//   sum a b = sum a' b' - 2^31 (sum a' + sum b') + 2048 * 2^62.
+struct lane_sums {
+    __m256i lo = _mm256_setzero_si256();
+    __m256i hi = _mm256_setzero_si256();
+    __m256i sum_a = _mm256_setzero_si256();  // sum of a' (signed only)
+    __m256i sum_b = _mm256_setzero_si256();
+};
+
+[[gnu::always_inline]] inline __m256i add_halves(__m256i acc, __m256i x, __m256i low) noexcept {
+    return _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_and_si256(x, low), _mm256_srli_epi64(x, 32)));
+}
+
+template <bool Signed, bool Same>
+[[gnu::always_inline]] inline void multiply_add(__m256i x, __m256i y, lane_sums& s, __m256i low) noexcept {
+    const __m256i even = _mm256_mul_epu32(x, y);
+    const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(y, 32));
+    s.lo = _mm256_add_epi64(s.lo, _mm256_add_epi64(_mm256_and_si256(even, low), _mm256_and_si256(odd, low)));
+    s.hi = _mm256_add_epi64(s.hi, _mm256_add_epi64(_mm256_srli_epi64(even, 32), _mm256_srli_epi64(odd, 32)));
+    if constexpr (Signed) {
+        s.sum_a = add_halves(s.sum_a, x, low);
+        if constexpr (!Same) s.sum_b = add_halves(s.sum_b, y, low);
+    }
+}
+
+// The column's 32 values (r | ones) + base in 4 registers, in an order that depends on
+// nothing but the position (the same for both operands).
+template <bool Placed>
+[[gnu::always_inline]] inline void wide_values(const operand_reader& r, std::size_t c, __m256i base, __m256i (&v)[4]) noexcept {
+    const __m256i b0 = r.template bytes<Placed>(c, 0);
+    const __m256i b1 = r.template bytes<Placed>(c, 1);
+    const __m256i b2 = r.template bytes<Placed>(c, 2);
+    const __m256i b3 = r.template bytes<Placed>(c, 3);
+    const __m256i t0 = _mm256_unpacklo_epi8(b0, b1);
+    const __m256i t1 = _mm256_unpackhi_epi8(b0, b1);
+    const __m256i t2 = _mm256_unpacklo_epi8(b2, b3);
+    const __m256i t3 = _mm256_unpackhi_epi8(b2, b3);
+    v[0] = _mm256_add_epi32(_mm256_unpacklo_epi16(t0, t2), base);
+    v[1] = _mm256_add_epi32(_mm256_unpackhi_epi16(t0, t2), base);
+    v[2] = _mm256_add_epi32(_mm256_unpacklo_epi16(t1, t3), base);
+    v[3] = _mm256_add_epi32(_mm256_unpackhi_epi16(t1, t3), base);
+}
+
+template <bool Placed, bool Signed, bool Same>
+wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t base_a, std::uint32_t base_b,
+              spread_prefetch& ahead_a, spread_prefetch& ahead_b) noexcept {
+    // The bias of signed values folds into the base: (r | ones) + base + 2^31.
+    const std::uint32_t bias = Signed ? 0x80000000u : 0u;
+    const __m256i shift_a = _mm256_set1_epi32(static_cast<int>(base_a + bias));
+    const __m256i shift_b = _mm256_set1_epi32(static_cast<int>(base_b + bias));
+    const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    lane_sums s;
+    for (std::size_t c = 0; c < columns; ++c) {
+        if (c % prefetch_every == 0) {
+            ahead_a.step();
+            ahead_b.step();
+        }
+        __m256i x[4];
+        wide_values<Placed>(a, c, shift_a, x);
+        if constexpr (Same) {
+#pragma GCC unroll 4
+            for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, true>(x[r], x[r], s, low);
+        } else {
+            __m256i y[4];
+            wide_values<Placed>(b, c, shift_b, y);
+#pragma GCC unroll 4
+            for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
+        }
+    }
+    wide total = wide{lane_total(s.lo)} + (wide{lane_total(s.hi)} << 32);
+    if constexpr (Signed) {
+        const wide sum_a = lane_total(s.sum_a);
+        const wide sum_b = Same ? sum_a : wide{lane_total(s.sum_b)};
+        total -= (sum_a + sum_b) << 31;
+        total += wide{block_values} << 62;
+    }
+    return total;
+}
+
+// ---- dispatch ----------------------------------------------------------------------------------
+
+std::uint32_t width(std::uint32_t planes) noexcept {
+    return planes == 0 ? 0u : 32u - static_cast<std::uint32_t>(std::countl_zero(planes));
+}
+
+// The operand's values are (r | ones) + base without wrapping around the type: r | ones is
+// at most live | ones, so that plus the base must stay within the type.
+bool fits_type(const interleaved_operand& op, bool is_signed) noexcept {
+    const std::int64_t top = op.live | op.ones;
+    return is_signed ? std::int64_t{static_cast<std::int32_t>(op.base)} + top <= std::int64_t{INT32_MAX}
+                     : std::int64_t{op.base} + top <= std::int64_t{UINT32_MAX};
+}
+
+bool same_operand(const interleaved_operand& a, const interleaved_operand& b) noexcept {
+    return a.payload == b.payload && a.live == b.live && a.ones == b.ones && a.base == b.base;
+}
+
+signed_wide as_integer(std::uint32_t base, bool is_signed) noexcept {
+    return is_signed ? signed_wide{static_cast<std::int32_t>(base)} : signed_wide{base};
+}
+
+// The instantiation for the flags, chosen once per block.
+using narrow_fn = narrow_sums (*)(const operand_reader&, const operand_reader&, std::size_t, spread_prefetch&,
+                                  spread_prefetch&) noexcept;
+using wide_fn = wide (*)(const operand_reader&, const operand_reader&, std::uint32_t, std::uint32_t, spread_prefetch&,
+                         spread_prefetch&) noexcept;
+
+template <bool... Flags>
+narrow_fn pick_narrow(bool placed, bool same, bool sums, bool top) noexcept {
+    if constexpr (sizeof...(Flags) == 4) {
+        return &dot_narrow<Flags...>;
+    } else {
+        const bool flags[] = {placed, same, sums, top};
+        return flags[sizeof...(Flags)] ? pick_narrow<Flags..., true>(placed, same, sums, top)
+                                       : pick_narrow<Flags..., false>(placed, same, sums, top);
+    }
+}
+
+template <bool... Flags>
+wide_fn pick_wide(bool placed, bool is_signed, bool same) noexcept {
+    if constexpr (sizeof...(Flags) == 3) {
+        return &dot_wide<Flags...>;
+    } else {
+        const bool flag = sizeof...(Flags) == 0 ? placed : sizeof...(Flags) == 1 ? is_signed : same;
+        return flag ? pick_wide<Flags..., true>(placed, is_signed, same) : pick_wide<Flags..., false>(placed, is_signed, same);
+    }
+}
+
+narrow_fn narrow_kernel(bool placed, bool same, bool sums, bool top) noexcept {
+    return pick_narrow<>(placed, same, sums, top);
+}
+wide_fn wide_kernel(bool placed, bool is_signed, bool same) noexcept { return pick_wide<>(placed, is_signed, same); }
+
+wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool is_signed) noexcept {
+    const operand_reader ra(a);
+    const operand_reader rb(b);
+    spread_prefetch ahead_a(a.ahead, a.ahead_bytes, columns / prefetch_every);
+    spread_prefetch ahead_b(b.ahead, b.ahead_bytes, columns / prefetch_every);
+    const bool same = same_operand(a, b);
+    const std::uint32_t wa = width(a.live | a.ones);
+    const std::uint32_t wb = width(b.live | b.ones);
+    if (wa <= narrow_bits + 1 && wb <= narrow_bits + 1 && fits_type(a, is_signed) && fits_type(b, is_signed)) {
+        // 4 flush products below 2^(wa + wb) each stay below 2^32 (16-bit values multiply
+        // as 15 bits and a top bit).
+        const bool top = wa > narrow_bits || wb > narrow_bits;
+        const std::uint32_t bits = (wa < narrow_bits ? wa : narrow_bits) + (wb < narrow_bits ? wb : narrow_bits);
+        const std::size_t flush = bits >= 24 ? std::size_t{1} << (30 - bits) : columns;
+        const bool sums = a.base != 0 || b.base != 0;
+        const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa >= 8, wb >= 8,
+                                   wa >= 8 ? wa - 8 : wa, wb >= 8 ? wb - 8 : wb};
+        const bool share = !same && !top && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 &&
+                           shared.left_a + shared.left_b != 0 && shared.left_a + shared.left_b <= 8;
+        const narrow_sums s = share ? (sums ? dot_narrow_shared<true>(shared, flush, ahead_a, ahead_b)
+                                            : dot_narrow_shared<false>(shared, flush, ahead_a, ahead_b))
+                                    : narrow_kernel(ra.placed && rb.placed, same, sums, top)(ra, rb, flush, ahead_a, ahead_b);
+        const signed_wide ba = as_integer(a.base, is_signed);
+        const signed_wide bb = as_integer(b.base, is_signed);
+        const signed_wide total = signed_wide{s.products} + bb * signed_wide{s.sum_a} + ba * signed_wide{s.sum_b} +
+                                  signed_wide{block_values} * ba * bb;
+        return static_cast<wide>(total);
+    }
+    return wide_kernel(ra.placed && rb.placed, is_signed, same)(ra, rb, a.base, b.base, ahead_a, ahead_b);
+}
+
+}  // namespace
+
+void dot_fused_avx2::interleaved_dot(const interleaved_operand* a, const interleaved_operand* b, bool is_signed,
+                                     std::uint64_t* out) noexcept {
+    const wide total = dot_block(*a, *b, is_signed);
+    out[0] = static_cast<std::uint64_t>(total);
+    out[1] = static_cast<std::uint64_t>(total >> 64);
+}
+
+}  // namespace bitplane::detail
