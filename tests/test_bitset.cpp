@@ -633,6 +633,56 @@ TEST(BitsetBuilder, BlocksOutOfOrderMatchFromPositions) {
     }
 }
 
+// Dense blocks stored as runs (written from the block's transitions): 1 .. 63 runs, runs
+// that touch bit 0, bit 2047 or the end of a partial last block, and the neighbouring
+// encodings (64 runs: raw; all-but-one, alternating, one-bit blocks). Built in block order,
+// the saved bytes equal those of from_positions (the same encodings, payloads and offsets).
+TEST(BitsetBuilder, DenseBlocksWithFewRunsSaveAsFromPositions) {
+    BITPLANE_SEED_TRACE();
+    on_every_path([] {
+        for (const std::size_t n : {std::size_t{2048}, std::size_t{5 * 2048}, std::size_t{6 * 2048 + 1000}}) {
+            std::mt19937_64 rng(case_seed("dense-runs", n));
+            for (int round = 0; round < 40; ++round) {
+                ref_bits ref(n);
+                for (std::size_t b = 0; b * block_values < n; ++b) {
+                    const std::uint32_t len = bitplane::detail::block_length(n, b);
+                    const std::size_t base = b * block_values;
+                    const std::uint32_t pick = static_cast<std::uint32_t>(rng() % 8);
+                    if (pick == 0) {  // alternating
+                        for (std::uint32_t i = 0; i < len; ++i) ref[base + i] = i % 2 == 0;
+                    } else if (pick == 1) {  // all but one bit, or one bit
+                        const std::uint32_t at = static_cast<std::uint32_t>(rng() % len);
+                        const bool ones = rng() % 2 == 0;
+                        for (std::uint32_t i = 0; i < len; ++i) ref[base + i] = (i == at) != ones;
+                    } else {  // ones with `holes` holes of random widths: about holes + 1 runs
+                        const std::uint32_t holes = static_cast<std::uint32_t>(rng() % 66);
+                        for (std::uint32_t i = 0; i < len; ++i) ref[base + i] = true;
+                        for (std::uint32_t h = 0; h < holes; ++h) {
+                            const std::uint32_t at = static_cast<std::uint32_t>(rng() % len);
+                            const std::uint32_t width = 1 + static_cast<std::uint32_t>(rng() % 3);
+                            for (std::uint32_t i = at; i < std::min(len, at + width); ++i) ref[base + i] = false;
+                        }
+                        if (rng() % 3 == 0) ref[base] = false;
+                        if (rng() % 3 == 0) ref[base + len - 1] = false;
+                    }
+                }
+                SCOPED_TRACE("n=" + std::to_string(n) + " round " + std::to_string(round));
+                bitplane::detail::bitset_builder builder(n);
+                for (std::size_t b = 0; b < builder.block_count(); ++b) builder.set_block(b, block_of(ref, b));
+                const bitset s = builder.finish();
+                ASSERT_NO_THROW(s.validate());
+                ASSERT_TRUE(matches(s, ref));
+                const bitset expected = make_set(ref);
+                EXPECT_EQ(s, expected);
+                std::vector<std::byte> got, want;
+                bitplane::save(s, got);
+                bitplane::save(expected, want);
+                ASSERT_EQ(got, want);
+            }
+        }
+    });
+}
+
 TEST(BitsetBuilder, FromSeveralThreads) {
     BITPLANE_SEED_TRACE();
     const std::size_t n = (quick_mode() ? 300 : 3000) * 2048 + 1234;

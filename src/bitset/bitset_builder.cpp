@@ -14,11 +14,36 @@
 #include <bitplane/error.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <mutex>
 #include <string>
 
 namespace bitplane::detail {
+
+namespace {
+
+// The runs payload of a block (the bytes runs_payload::write writes) from its transitions:
+// the set bits of p XOR (p << 1) are, in order, begin0, end0, begin1, end1, ..., and 2048
+// ends a run that reaches the end of the block. One SIMD extraction of the (at most 2 runs)
+// transitions instead of a walk over the runs bit by bit (the cost of dense scan results).
+// Writes exactly 4 runs bytes; runs < 64, as choose_plan() picks runs only below raw's 256 bytes.
+void write_runs_payload(const plane& p, const bitset_kernel_table& k, std::byte* out) noexcept {
+    plane t;
+    t[0] = p[0] ^ (p[0] << 1);
+    for (std::uint32_t w = 1; w < plane_words; ++w) t[w] = p[w] ^ ((p[w] << 1) | (p[w - 1] >> 31));
+    // At most 2 runs <= 126 transitions (+ 8 slots the kernel may write past them).
+    position_buffer<2 * block_values / 32> ends;
+    std::uint32_t n = k.extract_positions(t.data(), ends.data());
+    if ((p[plane_words - 1] >> 31) != 0) ends.data()[n++] = static_cast<std::uint16_t>(block_values);
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(out, ends.data(), 2u * n);
+    } else {
+        for (std::uint32_t i = 0; i < n; ++i) store_le<std::uint16_t>(out + 2 * i, ends.data()[i]);
+    }
+}
+
+}  // namespace
 
 struct bitset_builder::state {
     std::uint64_t size = 0;
@@ -137,7 +162,11 @@ void bitset_builder::set_block(std::size_t block, const plane& bits) {
     slot.kind = plan.kind;
     slot.inline_payload = is_inline(plan.bytes);
     std::byte* dest = slot.inline_payload ? reinterpret_cast<std::byte*>(&slot.offset) : s.place(block, slot, plan.bytes);
-    write_plane_payload(plan, bits, len, dest);
+    if (plan.kind == block_kind::runs) {
+        write_runs_payload(bits, bitset_kernels(), dest);
+    } else {
+        write_plane_payload(plan, bits, len, dest);
+    }
 }
 
 void bitset_builder::set_block_full(std::size_t block) {
