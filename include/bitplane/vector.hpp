@@ -29,6 +29,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace bitplane {
@@ -139,8 +140,10 @@ public:
     /// std::vector<bool>'s iterators do, and like them it declares the random-access category
     /// so that std::next/prev/distance/lower_bound take constant steps. It decodes one block
     /// at a time into a buffer it shares with its copies until one of them moves to another
-    /// block; std::reverse_iterator, which dereferences a fresh copy each time, therefore
-    /// decodes a block per element: decode() into a buffer for reverse scans.
+    /// block; a sequential pass costs one block decode per 2048 values and one compare per
+    /// value. std::reverse_iterator dereferences a fresh copy each time, which decodes a block
+    /// per element once the copy leaves its original's block: decode() into a buffer for
+    /// reverse scans. Copies of an iterator may be used from different threads.
     class const_iterator {
     public:
         using iterator_concept = std::random_access_iterator_tag;
@@ -151,12 +154,42 @@ public:
         using pointer = void;
 
         const_iterator() = default;
+        const_iterator(const const_iterator& other) noexcept
+            : owner_(other.owner_), index_(other.index_), buffer_(other.buffer_), first_(other.first_),
+              count_(other.count_) {
+            if (buffer_ != nullptr) buffer_->refs.fetch_add(1, std::memory_order_relaxed);
+        }
+        const_iterator(const_iterator&& other) noexcept
+            : owner_(other.owner_), index_(other.index_), buffer_(std::exchange(other.buffer_, nullptr)),
+              first_(other.first_), count_(std::exchange(other.count_, 0)) {}
+        const_iterator& operator=(const const_iterator& other) noexcept {
+            if (other.buffer_ != nullptr) other.buffer_->refs.fetch_add(1, std::memory_order_relaxed);
+            detail::release(buffer_);
+            owner_ = other.owner_;
+            index_ = other.index_;
+            buffer_ = other.buffer_;
+            first_ = other.first_;
+            count_ = other.count_;
+            return *this;
+        }
+        const_iterator& operator=(const_iterator&& other) noexcept {
+            if (this != &other) {
+                detail::release(buffer_);
+                owner_ = other.owner_;
+                index_ = other.index_;
+                buffer_ = std::exchange(other.buffer_, nullptr);
+                first_ = other.first_;
+                count_ = std::exchange(other.count_, 0);
+            }
+            return *this;
+        }
+        ~const_iterator() { detail::release(buffer_); }
 
         T operator*() const {
             // One compare per value: the buffered block is [first_, first_ + count_).
             const std::size_t at = index_ - first_;
-            if (at >= count_) return refill();
-            return values_[at];
+            if (at >= count_) [[unlikely]] return refill();
+            return std::bit_cast<T>(buffer_->values[at]);
         }
         T operator[](difference_type n) const { return *(*this + n); }
 
@@ -179,30 +212,25 @@ public:
 
     private:
         friend class vector;
-        struct block_buffer {
-            std::array<T, block_values> values;
-        };
         const_iterator(const vector* owner, std::size_t index) : owner_(owner), index_(index) {}
 
+        // The slow path, kept small: the decoding is out of line (vector_core::iteration_fill),
+        // and nothing here takes the iterator's address, so that a loop over it keeps index_,
+        // buffer_, first_ and count_ in registers.
         T refill() const {
-            const std::size_t block = index_ / block_values;
-            // Copies of this iterator may still read the shared buffer: take a fresh one then.
-            if (!buffer_ || buffer_.use_count() > 1) buffer_ = std::make_shared<block_buffer>();
-            const std::size_t first = block * block_values;
-            const std::size_t count = std::min(block_values, owner_->size() - first);
-            owner_->decode(first, std::span<T>(buffer_->values.data(), count));
-            values_ = buffer_->values.data();
-            first_ = first;
-            count_ = count;
-            return values_[index_ - first_];
+            count_ = 0;  // if the fill throws, the buffer's values may be half written
+            const detail::iteration_window w = owner_->core_.iteration_fill(index_, buffer_);
+            buffer_ = w.buffer;
+            first_ = w.first;
+            count_ = w.count;
+            return std::bit_cast<T>(buffer_->values[index_ - first_]);
         }
 
         const vector* owner_ = nullptr;
         std::size_t index_ = 0;
-        mutable std::shared_ptr<block_buffer> buffer_;
-        mutable const T* values_ = nullptr;  // buffer_'s values
-        mutable std::size_t first_ = 0;      // index of values_[0]
-        mutable std::size_t count_ = 0;      // values buffered (0: none)
+        mutable detail::iteration_buffer* buffer_ = nullptr;  // shared with copies (refs)
+        mutable std::size_t first_ = 0;                       // index of buffer_->values[0]
+        mutable std::size_t count_ = 0;                       // values buffered (0: none)
     };
 
 private:

@@ -287,19 +287,42 @@ std::uint32_t residual_at(const block_descriptor& d, const std::byte* block, std
             if (raw_payload::contains(payload, position)) bits |= live & (0u - live);
         return bits;
     }
-    plane_walker walk(d, block);
+    // The walk of plane_walker, inline: a raw plane on base zero (descriptor byte 1 is then 0)
+    // costs one byte load and no switch. tz_transition, 24 mostly raw planes a block: 2088 ->
+    // 1815 instructions per random read (callgrind, 20,000 reads; bam_flag 499 -> 472).
+    const std::byte* at = block + d.planes_at;
+    std::uint32_t payload = d.payloads_at;
+    const std::uint32_t raw_bytes = payload_size(payload_kind::raw, 0, d.length);
+    constexpr auto raw_code = static_cast<std::uint32_t>(payload_kind::raw);
     for (std::uint32_t i = 0; i < d.stored; ++i) {
-        const plane_entry e = walk.next();
+        const auto byte0 = static_cast<std::uint32_t>(static_cast<std::uint8_t>(at[0]));
+        const auto byte1 = static_cast<std::uint8_t>(at[1]);
+        if ((byte0 >> 5) == raw_code && byte1 == 0) {
+            bits |= ((static_cast<std::uint32_t>(static_cast<std::uint8_t>(block[payload + position / 8])) >> (position % 8)) &
+                     1u)
+                    << (byte0 & 31u);
+            at += plane_descriptor_bytes;
+            payload += raw_bytes;
+            continue;
+        }
+        const plane_code code = decode_plane_code(static_cast<std::uint8_t>(byte0), byte1);
+        at += plane_descriptor_bytes;
+        std::uint32_t items = 0;
+        if (counted(code.payload_kind())) {
+            items = load_le<std::uint16_t>(at);
+            at += plane_item_count_bytes;
+        }
         bool bit = false;
-        switch (e.code.base_kind()) {
+        switch (code.base_kind()) {
             case base_kind::zero: break;
             case base_kind::one: bit = true; break;
-            case base_kind::plane: bit = (bits >> e.code.reference) & 1u; break;
-            case base_kind::complement: bit = !((bits >> e.code.reference) & 1u); break;
+            case base_kind::plane: bit = (bits >> code.reference) & 1u; break;
+            case base_kind::complement: bit = !((bits >> code.reference) & 1u); break;
         }
-        bit ^= payload_bit(e.code.payload_kind(), block + e.payload_offset, e.items, position, skips, block + d.end);
-        skips = skip_past(skips, e.code.payload_kind(), e.items);
-        bits |= static_cast<std::uint32_t>(bit) << e.code.index;
+        bit ^= payload_bit(code.payload_kind(), block + payload, items, position, skips, block + d.end);
+        skips = skip_past(skips, code.payload_kind(), items);
+        payload += payload_size(code.payload_kind(), items, d.length);
+        bits |= static_cast<std::uint32_t>(bit) << code.index;
     }
     return bits;
 }

@@ -468,6 +468,28 @@ void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) 
     }
 }
 
+void release(iteration_buffer* buffer) noexcept {
+    if (buffer != nullptr && buffer->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete buffer;
+}
+
+iteration_window vector_core::iteration_fill(std::size_t index, iteration_buffer* held) const {
+    const std::size_t block = index / block_values;
+    const std::size_t first = block * block_values;
+    const std::size_t count = std::min(block_values, size_ - first);
+    // The acquire pairs with release(): a copy that let go of this buffer in another thread
+    // has finished reading it.
+    const bool reuse = held != nullptr && held->refs.load(std::memory_order_acquire) == 1;
+    iteration_buffer* buffer = reuse ? held : new iteration_buffer;
+    try {
+        decode_block(block, {buffer->values, count});
+    } catch (...) {
+        if (!reuse) delete buffer;
+        throw;
+    }
+    if (!reuse) release(held);
+    return {buffer, first, count};
+}
+
 void vector_core::decode(std::size_t first, std::span<std::uint32_t> out) const {
     // A partial first block, then whole blocks (in parallel when there are many), then the rest.
     const std::size_t head = std::min(out.size(), (block_values - first % block_values) % block_values);

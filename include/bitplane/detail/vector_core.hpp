@@ -13,6 +13,7 @@
 #include <bitplane/detail/default_init_allocator.hpp>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -21,6 +22,25 @@
 #include <vector>
 
 namespace bitplane::detail {
+
+/// One block's values decoded for vector<T>::const_iterator, shared by an iterator and its
+/// copies (`refs` of them) until one of them moves to another block: an iterator writes into
+/// its buffer only while it holds the only reference.
+struct iteration_buffer {
+    std::atomic<std::uint32_t> refs{1};
+    alignas(64) std::uint32_t values[block_values];
+};
+
+/// Drops one reference to `buffer` (may be null), deleting it with the last. Out of line: inline,
+/// g++ 12 saw the delete and warned of a use after free in every copy (-Wuse-after-free).
+void release(iteration_buffer* buffer) noexcept;
+
+/// What iteration_fill gives an iterator: values [first, first + count) in buffer->values.
+struct iteration_window {
+    iteration_buffer* buffer = nullptr;
+    std::size_t first = 0;
+    std::size_t count = 0;
+};
 
 class vector_core {
 public:
@@ -49,6 +69,12 @@ public:
     /// Unchecked. Ranges spanning many full blocks are decoded in parallel over blocks.
     void decode(std::size_t first, std::span<std::uint32_t> out) const;
     void decode_block(std::size_t block, std::span<std::uint32_t> out) const;
+    /// Decodes the block holding `index` (< size()) for an iterator that holds `held` (may be
+    /// null): into `held` itself when the iterator holds its only reference, else into a new
+    /// buffer, and then `held` is released. If this throws, `held` is untouched (though its
+    /// values may be, when it was written into). Out of line, so that the iterator's loop
+    /// keeps its members in registers.
+    [[nodiscard]] iteration_window iteration_fill(std::size_t index, iteration_buffer* held) const;
     void clear() noexcept;
     void resize(std::size_t count, std::uint32_t fill);
     void reserve(std::size_t count);
