@@ -228,7 +228,7 @@ void print_operations(const std::vector<operation_row>& rows) {
         std::printf("%-32s %12.2f %14.2f %8.2fx  %s\n", row.name.c_str(), row.bitplane_s * 1e3, row.dense_s * 1e3,
                     row.bitplane_s > 0 ? row.dense_s / row.bitplane_s : 0.0, row.same ? "yes" : "NO");
     std::printf("bitplane works on the compressed columns; the dense loop on std::vectors of the values (best of 3).\n"
-                "Speedups below 1x are real: blocks in the sparse layout (sparse20) are slower to sum and to AND\n"
+                "Speedups below 1x are real: ANDing with a column in the sparse layout (sparse20) is slower\n"
                 "than a plain loop today.\n");
 }
 
