@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
         const auto table_bytes = std::span<const std::byte>(packed).subspan(64, stored);
         const std::string table = (flags & 0x08) != 0 ? bitplane::dna::detail::inflate_bytes(table_bytes, raw, 64)
                                                       : std::string(reinterpret_cast<const char*>(table_bytes.data()), stored);
-        for (const std::uint8_t deflate : {0, 4}) {
+        for (const int deflate : {0, 4}) {
             std::vector<std::byte> seed{std::byte{static_cast<std::uint8_t>((flags & 3) | deflate | (n % 2 == 0 ? 8 : 0))},
                                         std::byte{static_cast<std::uint8_t>(letters)},
                                         std::byte{static_cast<std::uint8_t>(letters >> 8)},
