@@ -8,6 +8,8 @@
 #error "define BITPLANE_KERNEL_NS before including arch_helpers.hpp (kernels_impl.hpp says why)"
 #endif
 
+#include "simd/kernels.hpp"
+
 #include <xsimd/xsimd.hpp>
 
 #include <cstddef>
@@ -147,11 +149,7 @@ inline std::uint32_t deposit32(std::uint32_t bits, std::uint32_t mask, xsimd::ss
 
 // pext without BMI2: the bits of `bits` at the set bits of `mask`, packed from bit 0.
 inline std::uint32_t extract32(std::uint32_t bits, std::uint32_t mask, xsimd::sse2) noexcept {
-    std::uint32_t out = 0;
-    for (std::uint32_t k = 0; mask != 0; mask &= mask - 1, ++k) {
-        out |= static_cast<std::uint32_t>((bits & mask & (0u - mask)) != 0) << k;
-    }
-    return out;
+    return extract32_portable(bits, mask);
 }
 
 #endif  // XSIMD_WITH_SSE2

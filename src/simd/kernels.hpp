@@ -247,6 +247,15 @@ struct kernel_table {
 // Portable loops that ISA kernels also call for their tails: internal linkage, as above.
 namespace {
 
+/// pext without BMI2: a loop over the set bits of `mask` (a sparse selector has a few a word).
+/// The SSE2 path's extract32 (simd/arch_helpers.hpp) and the portable extract_planes use it.
+inline std::uint32_t extract32_portable(std::uint32_t bits, std::uint32_t mask) noexcept {
+    std::uint32_t out = 0;
+    for (std::uint32_t k = 0; mask != 0; mask &= mask - 1, ++k)
+        out |= static_cast<std::uint32_t>((bits & mask & (0u - mask)) != 0) << k;
+    return out;
+}
+
 /// test_values without SIMD (the reference of every path's kernel); writes out[0..words).
 inline void test_values_portable(const std::uint32_t* values, std::size_t count, const value_test* test,
                                  std::uint32_t* out, std::size_t words = plane_words) noexcept {

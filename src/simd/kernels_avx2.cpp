@@ -72,7 +72,7 @@ void test_values(const std::uint32_t* values, std::size_t count, const value_tes
 void extract_planes(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
                     const std::uint32_t* select, std::uint32_t* out) noexcept {
     extract_planes_with(words, column_stride, live, select, out,
-                        [](std::uint32_t bits, std::uint32_t mask) { return _pext_u32(bits, mask); });
+                        [](std::uint32_t bits, std::uint32_t mask) { return extract32(bits, mask, xsimd::avx2{}); });
 }
 
 }  // namespace kernels_avx2

@@ -16,14 +16,6 @@ namespace bitplane::detail {
 
 namespace {
 
-/// pext without BMI2: a loop over the set bits of `mask` (a sparse selector has a few a word).
-inline std::uint32_t extract32_portable(std::uint32_t bits, std::uint32_t mask) noexcept {
-    std::uint32_t out = 0;
-    for (std::uint32_t k = 0; mask != 0; mask &= mask - 1, ++k)
-        out |= static_cast<std::uint32_t>((bits & mask & (0u - mask)) != 0) << k;
-    return out;
-}
-
 /// `N` planes of extract_planes_with (word c of plane r at words + c * column_stride + 4 r),
 /// their windows in registers.
 template <std::uint32_t N, class Extract>
