@@ -42,31 +42,6 @@ void for_each_path(F&& f) {
     bitplane::set_simd_path(saved);
 }
 
-// Selectors from empty to full: random ones of falling density, stretches, single bits.
-std::vector<words> selectors(std::mt19937_64& rng) {
-    std::vector<words> out;
-    out.push_back(words(plane_words, 0));
-    out.push_back(words(plane_words, 0xFFFFFFFFu));
-    for (int density = 0; density < 6; ++density) {
-        words m(plane_words);
-        for (auto& w : m) {
-            auto r = static_cast<std::uint32_t>(rng());
-            for (int d = 0; d < density; ++d) r &= static_cast<std::uint32_t>(rng());
-            w = r;
-        }
-        out.push_back(m);
-    }
-    words m(plane_words, 0);
-    for (std::size_t w = 3; w < 40; ++w) m[w] = 0xFFFFFFFFu;
-    m[2] = 0xFFFF0000u;
-    m[63] = 0x80000000u;
-    out.push_back(m);
-    words last(plane_words, 0);
-    last[63] = 0x80000000u;
-    out.push_back(last);
-    return out;
-}
-
 // extract_planes(payload of `live`, select) against extract_plane on each plane alone; only
 // the planes of `live` and their first ceil(popcount / 32) words are written.
 template <class Extract>
@@ -107,7 +82,7 @@ void check_extract(Extract extract, const kernel_table& k, std::uint32_t live, c
 TEST(BitwiseKernels, ExtractPlanesMatchesExtractPlaneOnEachPlane) {
     BITPLANE_SEED_TRACE();
     std::mt19937_64 rng(case_seed("extract-planes"));
-    const std::vector<words> selects = selectors(rng);
+    const std::vector<words> selects = plane_masks(rng);
     // 1 to 32 planes, groups of four and the remainders, gaps between live planes.
     const std::uint32_t lives[] = {0x1u, 0x3u, 0x7u, 0xFu, 0x1Fu, 0x3FFu, 0x80000001u, 0xAAAAAAAAu, 0x00FF00F0u,
                                    0xFFFFFFFFu, 0x0u};

@@ -228,25 +228,7 @@ TEST(ReduceKernels, WordMomentsMatchReference) {
 TEST(ReduceKernels, DepositPlaneMatchesReference) {
     BITPLANE_SEED_TRACE();
     std::mt19937_64 rng(case_seed("deposit"));
-    std::vector<words> masks;
-    masks.push_back(words(plane_words, 0));
-    masks.push_back(words(plane_words, 0xFFFFFFFFu));
-    for (int density = 0; density < 6; ++density) {
-        words m(plane_words);
-        for (auto& w : m) {
-            auto r = static_cast<std::uint32_t>(rng());
-            for (int d = 0; d < density; ++d) r &= static_cast<std::uint32_t>(rng());
-            w = r;
-        }
-        masks.push_back(m);
-    }
-    {
-        words m(plane_words, 0);  // a few long stretches
-        for (std::size_t w = 10; w < 30; ++w) m[w] = 0xFFFFFFFFu;
-        m[40] = 0x80000001u;
-        m[63] = 0x80000000u;
-        masks.push_back(m);
-    }
+    const std::vector<words> masks = plane_masks(rng);
     const words compact_random = test_planes(1, case_seed("deposit-c"));
     for_each_path([&](const kernel_table& k) {
         for (std::size_t mi = 0; mi < masks.size(); ++mi) {
@@ -277,25 +259,7 @@ TEST(ReduceKernels, DepositPlaneMatchesReference) {
 TEST(ReduceKernels, ExtractPlaneMatchesReference) {
     BITPLANE_SEED_TRACE();
     std::mt19937_64 rng(case_seed("extract"));
-    std::vector<words> selectors;
-    selectors.push_back(words(plane_words, 0));
-    selectors.push_back(words(plane_words, 0xFFFFFFFFu));
-    for (int density = 0; density < 6; ++density) {
-        words m(plane_words);
-        for (auto& w : m) {
-            auto r = static_cast<std::uint32_t>(rng());
-            for (int d = 0; d < density; ++d) r &= static_cast<std::uint32_t>(rng());
-            w = r;
-        }
-        selectors.push_back(m);
-    }
-    {
-        words m(plane_words, 0);  // long stretches, the last bit, a partial first half
-        for (std::size_t w = 3; w < 40; ++w) m[w] = 0xFFFFFFFFu;
-        m[2] = 0xFFFF0000u;
-        m[63] = 0x80000000u;
-        selectors.push_back(m);
-    }
+    const std::vector<words> selectors = plane_masks(rng);
     const std::vector<words> planes = {test_planes(1, case_seed("extract-p")), words(plane_words, 0xFFFFFFFFu),
                                        words(plane_words, 0x5A5A5A5Au), words(plane_words, 0u)};
     for_each_path([&](const kernel_table& k) {

@@ -345,4 +345,36 @@ inline std::string case_name(const shape& s, std::size_t count, std::string_view
     return out;
 }
 
+// ---- plane masks ------------------------------------------------------------------------------
+
+/// Masks of one 2048-bit plane (64 words) for the kernels that select, deposit or extract bits:
+/// empty, full, random ones of falling density (1/2 down to 1/64), long stretches with a partial
+/// first word and lone bits after them and in the last position, and the last bit alone.
+inline std::vector<std::vector<std::uint32_t>> plane_masks(std::mt19937_64& rng) {
+    constexpr std::size_t words = 64;
+    using mask = std::vector<std::uint32_t>;
+    std::vector<mask> out;
+    out.push_back(mask(words, 0));
+    out.push_back(mask(words, 0xFFFFFFFFu));
+    for (int density = 0; density < 6; ++density) {
+        mask m(words);
+        for (auto& w : m) {
+            auto r = static_cast<std::uint32_t>(rng());
+            for (int d = 0; d < density; ++d) r &= static_cast<std::uint32_t>(rng());
+            w = r;
+        }
+        out.push_back(m);
+    }
+    mask stretches(words, 0);
+    for (std::size_t w = 3; w < 40; ++w) stretches[w] = 0xFFFFFFFFu;
+    stretches[2] = 0xFFFF0000u;
+    stretches[45] = 0x80000001u;
+    stretches[63] = 0x80000000u;
+    out.push_back(stretches);
+    mask last(words, 0);
+    last[63] = 0x80000000u;
+    out.push_back(last);
+    return out;
+}
+
 }  // namespace bitplane_test
