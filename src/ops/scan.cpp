@@ -65,7 +65,8 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
         plane bits;
         for (std::size_t b = first; b < last; ++b) {
             detail::block_answer answer = answer_by_summary(v, b, test);
-            if (answer == detail::block_answer::some) answer = detail::scan_block(v, b, test, scratch, bits);
+            // Not exact: set_block counts the plane anyway, and stores an empty or full one as such.
+            if (answer == detail::block_answer::some) answer = detail::scan_block(v, b, test, scratch, bits, false);
             switch (answer) {
                 case detail::block_answer::none: break;
                 case detail::block_answer::all: builder.set_block_full(b); break;

@@ -97,9 +97,11 @@ struct scan_scratch {
 
 /// The positions of block `block` of `v` that pass `test`: none, all of the block's values,
 /// or some, written to `out` (bits at or beyond the block's value count clear; `out` is
-/// only written for `some`).
+/// only written for `some`). With `exact` false, `some` may also come with an empty or full
+/// `out` (no popcount to tell them apart: for callers that count the plane anyway, such as
+/// bitset_builder::set_block).
 block_answer scan_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
-                        plane& out);
+                        plane& out, bool exact = true);
 
 /// How many values of block `block` of `v` pass `test` (no plane is built where the answer
 /// is known without one, and sparse blocks are not deposited).

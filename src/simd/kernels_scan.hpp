@@ -97,11 +97,17 @@ inline void load_transpose(const std::uint8_t* rows, std::size_t stride, std::si
 
 // One compare step: the plane word `w` against the target's bit. A target bit 1 turns the
 // still-equal positions with a 0 into "less"; either bit keeps only the positions that agree.
-// The branch follows the target's bits, the same pattern for every column of the block.
+// Equalities take no branch: the bit as a mask (all ones for 1), broadcast per step (a branch
+// on the bit mispredicted on blocks of several planes, whose bit pattern repeats only once per
+// column group: geoip4_country count_eq rare 47 -> 44.5 us, min of 100, AVX2). Order tests keep
+// the branch (the mask's extra AND measured ~5% slower on geoip4_country count_range).
 template <class A, bool need_lt>
 [[gnu::always_inline]] inline void compare_step(const u32<A>& w, bool bit, u32<A>& eq, u32<A>& lt) noexcept {
-    if (bit) {
-        if constexpr (need_lt) lt |= eq & ~w;
+    if constexpr (!need_lt) {
+        (void)lt;
+        eq &= ~(w ^ u32<A>(0u - static_cast<std::uint32_t>(bit)));
+    } else if (bit) {
+        lt |= eq & ~w;
         eq &= w;
     } else {
         eq &= ~w;
