@@ -1084,8 +1084,15 @@ constexpr std::uint32_t interleaved_group = 4;
 // Equalities on interleaved payloads of fewer planes go to the kernel's one pass, which was
 // faster there (count_eq, rare value, AVX2, min of 300 runs: uniform 10-bit values 121-200 us
 // against 244-254 us with the early exit, bed_name's 19 planes 179 against 202-220 us; 32-bit
-// random values 265-317 against 325-491 us).
+// random values 265-317 against 325-491 us). The AVX2 kernel folds the rows of an equality
+// without a transpose (compare_interleaved_equal) and beats the early exit at every width:
+// random 32-bit values, count_eq rare, min of 200 runs x 2: 163 us against 266 us.
 constexpr std::uint32_t interleaved_exit_planes = 24;
+
+// Whether an equality on `stored` interleaved planes takes the early exit below.
+bool interleaved_early_exit(std::uint32_t stored) noexcept {
+    return stored >= interleaved_exit_planes && active_kernels().path != simd_path::avx2;
+}
 
 // A compare_job on an interleaved all-raw payload (64 columns of `stored` words; the k-th
 // plane from the top has rank stored - 1 - k). An equality on many planes goes column group by
@@ -1096,7 +1103,7 @@ constexpr std::uint32_t interleaved_exit_planes = 24;
 bool run_interleaved(const std::byte* payload, std::uint32_t stored, compare_job& job, scan_scratch& s) {
     compare_job& j = job;
     if (job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none && job.steps[0] == stored &&
-        stored >= interleaved_exit_planes) {
+        interleaved_early_exit(stored)) {
         // An equality reads every stored plane (steps == stored), in any order: from the
         // bottom, whose planes tell a block's values apart soonest (ids, sorted columns: the
         // top planes are nearly constant within a block).
