@@ -164,6 +164,8 @@ void bitset_builder::set_block(std::size_t block, const plane& bits) {
     std::byte* dest = slot.inline_payload ? reinterpret_cast<std::byte*>(&slot.offset) : s.place(block, slot, plan.bytes);
     if (plan.kind == block_kind::runs) {
         write_runs_payload(bits, bitset_kernels(), dest);
+    } else if (plan.kind == block_kind::raw && len == block_values && std::endian::native == std::endian::little) {
+        std::memcpy(dest, bits.data(), block_values / 8);  // a fixed size: vector moves, not rep movs (scans)
     } else {
         write_plane_payload(plan, bits, len, dest);
     }

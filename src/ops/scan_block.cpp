@@ -507,10 +507,12 @@ plane_shape shape_of(const parsed_block& block) noexcept {
 
 // `run(job)` runs a compare_job (targets, steps, bits, finish, need_lt, words) into s.eq and
 // s.lt as compare_in_stages does, and returns false where it stopped because no residual was
-// still equal to any target.
+// still equal to any target. With `count` (the count_* scans), an equality on a whole block
+// answers `some` with the number of passing residuals in *count and leaves `out` alone: a
+// popcount of s.eq, without the copy into `out` (another pass over 256 bytes per block).
 template <class Run>
 compact_answer compare_residuals(const plane_shape& block, Run&& run, const residual_test& rt, scan_scratch& s,
-                                 plane& out) {
+                                 plane& out, std::uint32_t* count = nullptr) {
     const std::uint32_t live = block.live;
     const std::uint32_t ones = block.ones;
     const bool equality = rt.lo == rt.hi;
@@ -536,6 +538,11 @@ compact_answer compare_residuals(const plane_shape& block, Run&& run, const resi
         job.bits[0] = lo_walk.bits;
         job.finish[0] = compare_job::finish_none;
         if (!run(job)) return constant(false);
+        if (count != nullptr && block.length == block_values) {
+            const auto n = static_cast<std::uint32_t>(active_kernels().popcount_words(s.eq, plane_words));
+            *count = rt.inside ? n : block.length - n;
+            return compact_answer::some;
+        }
         const std::uint32_t flip = rt.inside ? 0u : ~0u;
         for (std::uint32_t c = 0; c < job.words; ++c) out[c] = s.eq[c] ^ flip;
         std::fill(out.begin() + job.words, out.end(), 0u);
@@ -1077,18 +1084,26 @@ constexpr std::uint32_t interleaved_group = 4;
 // Equalities on interleaved payloads of fewer planes go to the kernel's one pass, which was
 // faster there (count_eq, rare value, AVX2, min of 300 runs: uniform 10-bit values 121-200 us
 // against 244-254 us with the early exit, bed_name's 19 planes 179 against 202-220 us; 32-bit
-// random values 265-317 against 325-491 us).
+// random values 265-317 against 325-491 us). The AVX2 kernel folds the rows of an equality
+// without a transpose (compare_interleaved_equal) and beats the early exit at every width:
+// random 32-bit values, count_eq rare, min of 200 runs x 2: 163 us against 266 us.
 constexpr std::uint32_t interleaved_exit_planes = 24;
+
+// Whether an equality on `stored` interleaved planes takes the early exit below.
+bool interleaved_early_exit(std::uint32_t stored) noexcept {
+    return stored >= interleaved_exit_planes && active_kernels().path != simd_path::avx2;
+}
 
 // A compare_job on an interleaved all-raw payload (64 columns of `stored` words; the k-th
 // plane from the top has rank stored - 1 - k). An equality on many planes goes column group by
 // column group, planes from the bottom, and leaves a group once none of its residuals is still
 // equal: after ~8 planes for random values, where the kernel's one pass reads every plane.
-// Other tests go to the compare_planes kernel in one pass.
-bool run_interleaved(const std::byte* payload, std::uint32_t stored, const compare_job& job, scan_scratch& s) {
-    compare_job j = job;
+// Other tests go to the compare_planes kernel in one pass. Sets the job's base, stride and
+// offsets (the caller's job, not a copy of its 200 bytes per block).
+bool run_interleaved(const std::byte* payload, std::uint32_t stored, compare_job& job, scan_scratch& s) {
+    compare_job& j = job;
     if (job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none && job.steps[0] == stored &&
-        stored >= interleaved_exit_planes) {
+        interleaved_early_exit(stored)) {
         // An equality reads every stored plane (steps == stored), in any order: from the
         // bottom, whose planes tell a block's values apart soonest (ids, sorted columns: the
         // top planes are nearly constant within a block).
@@ -1125,15 +1140,16 @@ bool run_interleaved(const std::byte* payload, std::uint32_t stored, const compa
 
 // The test on a dense block of direct planes, from the vector's descriptor: false where it
 // does not apply (sparse, delta, interleaved, planes stored against planes, zigzag order tests).
+// With `count`, *count may be set instead of `out` (compare_residuals says when).
 bool compare_direct(const block_descriptor& d, const std::byte* bytes, const scan_test& test, scan_scratch& s,
-                    plane& out, compact_answer& answer) {
+                    plane& out, compact_answer& answer, std::uint32_t* count = nullptr) {
     residual_test rt;
     if (!residual_form(d.transform(), d.for_base(), test, rt)) return false;
     if (d.interleaved() && !d.sparse()) {
         answer = compare_residuals(
             plane_shape{d.live, d.ones, d.length, false},
-            [&](const compare_job& job) { return run_interleaved(bytes + d.payloads_at, d.stored, job, s); }, rt, s,
-            out);
+            [&](compare_job& job) { return run_interleaved(bytes + d.payloads_at, d.stored, job, s); }, rt, s,
+            out, count);
         return true;
     }
     direct_planes dp;
@@ -1146,7 +1162,7 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const sca
     }
     answer = compare_residuals(
         plane_shape{d.live, d.ones, d.length, false},
-        [&](const compare_job& job) { return run_direct(dp, d.live, job, s); }, rt, s, out);
+        [&](const compare_job& job) { return run_direct(dp, d.live, job, s); }, rt, s, out, count);
     return true;
 }
 
@@ -1228,14 +1244,18 @@ block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> b
     return classify(out, count);
 }
 
+// A count not given by compare_direct.
+constexpr std::uint32_t no_count = ~0u;
+
 std::uint32_t count_parsed(const parsed_block& block, std::span<const std::byte> bytes, const scan_test& test,
                            scan_scratch& scratch, bool try_direct = true) {
     const std::uint32_t count = block.count;
     compact_answer direct;
-    if (try_direct && compare_direct(block.descriptor, bytes.data(), test, scratch, scratch.compact, direct)) {
+    std::uint32_t n = no_count;
+    if (try_direct && compare_direct(block.descriptor, bytes.data(), test, scratch, scratch.compact, direct, &n)) {
         if (direct == compact_answer::none) return 0;
         if (direct == compact_answer::all) return block.length;
-        return block_popcount(scratch.compact);
+        return n != no_count ? n : block_popcount(scratch.compact);
     }
     block_planes_source source(block, bytes, scratch);
     encoded_result r;
@@ -1246,7 +1266,7 @@ std::uint32_t count_parsed(const parsed_block& block, std::span<const std::byte>
         decode_and_test(block, source, test, scratch, out);
         return block_popcount(out);
     }
-    std::uint32_t n = 0;
+    n = 0;
     switch (r.compact) {
         case compact_answer::none: break;
         case compact_answer::all: n = block.length; break;
@@ -1272,7 +1292,7 @@ std::uint32_t count_encoded_block(std::span<const std::byte> bytes, std::uint32_
 }
 
 block_answer scan_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
-                        plane& out) {
+                        plane& out, bool exact) {
     if (test.what != scan_test::kind::interval)
         return test.what == scan_test::kind::all ? block_answer::all : block_answer::none;
     const std::span<const std::uint32_t> values = unsealed_values(v, block);
@@ -1282,7 +1302,7 @@ block_answer scan_block(const vector_core& v, std::size_t block, const scan_test
     if (compare_direct(v.sealed_descriptor(block), bytes.data(), test, scratch, out, direct)) {
         if (direct == compact_answer::none) return block_answer::none;
         if (direct == compact_answer::all) return block_answer::all;
-        return classify(out, static_cast<std::uint32_t>(block_values));
+        return exact ? classify(out, static_cast<std::uint32_t>(block_values)) : block_answer::some;
     }
     const parsed_block parsed =
         expand_descriptor(v.sealed_descriptor(block), bytes.data(), static_cast<std::uint32_t>(block_values));
@@ -1301,10 +1321,11 @@ std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_te
     if (test.what == scan_test::kind::all) return static_cast<std::uint32_t>(block_values);
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
-    if (compare_direct(v.sealed_descriptor(block), bytes.data(), test, scratch, scratch.compact, direct)) {
+    std::uint32_t n = no_count;
+    if (compare_direct(v.sealed_descriptor(block), bytes.data(), test, scratch, scratch.compact, direct, &n)) {
         if (direct == compact_answer::none) return 0;
         if (direct == compact_answer::all) return static_cast<std::uint32_t>(block_values);
-        return block_popcount(scratch.compact);
+        return n != no_count ? n : block_popcount(scratch.compact);
     }
     const parsed_block parsed =
         expand_descriptor(v.sealed_descriptor(block), bytes.data(), static_cast<std::uint32_t>(block_values));

@@ -29,9 +29,11 @@
 //   none waiting on another) and packed into one plane. Order tests build list planes one at a
 //   time (long ones through the byte map) and compare as the kernel does;
 //   blocks with planes stored against planes take the staged way below for them.
-// - Interleaved all-raw payloads: an equality on 24 planes or more goes 4 columns at a time
-//   from the bottom plane and leaves a column group once none of its residuals is still equal;
-//   other tests run the compare_planes kernel over the payload in place, in one pass.
+// - Interleaved all-raw payloads: the compare_planes kernel over the payload in place, in one
+//   pass; on AVX2 an equality folds each column's row of words as it lies (XOR with the
+//   target's bits, AND; 8 rows at a time by an AND-transpose), at every width. Other paths take
+//   an equality on 24 planes or more 4 columns at a time from the bottom plane and leave a
+//   column group once none of its residuals is still equal.
 // - Others (sparse, delta, order tests on blocks with plane references), expanded from the
 //   descriptor: planes built on demand, compared by compare_planes in stages of 4 from the top
 //   (a block where no residual is still equal to a target stops there). Sparse blocks compare
@@ -42,7 +44,7 @@
 //   them; otherwise their residuals go through the test_values kernel, which decodes the
 //   prefix sums on the way. The uncompressed tail and the write-back block go through it too.
 // count_block answers the same without building an output plane where it can (popcount of
-// the mask, or the block's length). scan_encoded_block (bytes the caller vouches for) parses
+// the equality mask, or the block's length). scan_encoded_block (bytes the caller vouches for) parses
 // the header first, then goes the same ways.
 #pragma once
 
@@ -97,9 +99,11 @@ struct scan_scratch {
 
 /// The positions of block `block` of `v` that pass `test`: none, all of the block's values,
 /// or some, written to `out` (bits at or beyond the block's value count clear; `out` is
-/// only written for `some`).
+/// only written for `some`). With `exact` false, `some` may also come with an empty or full
+/// `out` (no popcount to tell them apart: for callers that count the plane anyway, such as
+/// bitset_builder::set_block).
 block_answer scan_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
-                        plane& out);
+                        plane& out, bool exact = true);
 
 /// How many values of block `block` of `v` pass `test` (no plane is built where the answer
 /// is known without one, and sparse blocks are not deposited).
