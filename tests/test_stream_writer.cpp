@@ -197,6 +197,14 @@ TEST(StreamWriter, RepeatedBlocksSameBytesAsSave) {
             EXPECT_EQ((placed<std::uint32_t, concurrent_memory_output>(values, piece)), expected);
         }
     }
+    // One large block repeated: the block map is padded to the bound on bytes of blocks per
+    // file byte (docs/format.md section 4), in the writer as in save().
+    std::vector<std::uint32_t> repeated;
+    for (std::size_t b = 0; b < 6000; ++b) repeated.insert(repeated.end(), pool[2].begin(), pool[2].end());
+    const bytes padded = saved(repeated);
+    EXPECT_GT(padded.size(), 2 * (64 + bitplane::codec::max_block_bytes / 4)) << "no padding: the case tests nothing";
+    EXPECT_EQ(streamed(repeated, repeated.size()), padded);
+    EXPECT_EQ(placed(repeated, 777 * block_values + 1), padded);
 }
 
 TEST(StreamWriter, EmptyWriterWritesAnEmptyVector) {

@@ -221,6 +221,9 @@ vector<T> parse_v2(std::span<const std::byte> bytes, const file_header& h) {
     const std::span<const std::byte> map = bytes.subspan(map_at, h.map_bytes);
     std::vector<map_run> runs;
     std::uint64_t blocks = 0, next = 0, previous = 0;
+    std::uint64_t expanded = 0;  // bytes of the blocks so far, each block counted (< B * 2^14: no wrap)
+    const std::uint64_t expanded_limit =
+        checked_mul(h.total_bytes(), detail::file::expanded_bytes_per_file_byte, "expanded bound", 24);
     std::size_t at = 0;
     while (blocks < h.blocks) {
         const std::uint64_t run_at = map_at + at;
@@ -242,15 +245,23 @@ vector<T> parse_v2(std::span<const std::byte> bytes, const file_header& h) {
                                    run_at);
             run.stored = s;
             previous = s;
+            expanded += run.count * (stored_offset[s + 1] - stored_offset[s]);
         } else {
             if (run.count > h.stored - next)
                 throw format_error("block map run of " + std::to_string(run.count) + " new blocks past the " +
                                        std::to_string(h.stored) + " stored blocks",
                                    run_at);
             run.stored = next;
+            expanded += stored_offset[next + run.count] - stored_offset[next];
             next += run.count;
             previous = next - 1;
         }
+        if (expanded > expanded_limit)
+            throw format_error("block map expands to more than " +
+                                   std::to_string(detail::file::expanded_bytes_per_file_byte) +
+                                   " bytes of blocks per file byte (" + std::to_string(expanded) + " for a file of " +
+                                   std::to_string(h.total_bytes()) + " bytes)",
+                               run_at);
         blocks += run.count;
         runs.push_back(run);
     }
@@ -347,20 +358,20 @@ void save(const vector<T>& v, std::vector<std::byte>& out) {
     };
     auto add_block = [&](std::span<const std::byte> bytes) {
         if (!stored_at.empty() && same(last, bytes)) {
-            map.add(last, false);
+            map.add(last, false, bytes.size());
             return;
         }
         const std::uint64_t hash = XXH3_64bits(bytes.data(), bytes.size());
         const auto [it, inserted] = seen.try_emplace(hash, stored_at.size());
         if (!inserted && same(it->second, bytes)) {
-            map.add(last = it->second, false);
+            map.add(last = it->second, false, bytes.size());
             return;
         }
         last = stored_at.size();
         stored_at.push_back(out.size() - start);
         stored_sizes.push_back(static_cast<std::uint16_t>(bytes.size()));
         out.insert(out.end(), bytes.begin(), bytes.end());
-        map.add(last, true);
+        map.add(last, true, bytes.size());
     };
     for (std::size_t b = 0; b < core.sealed_block_count(); ++b) add_block(core.sealed_block(b, scratch));
     if (!core.tail().empty()) {

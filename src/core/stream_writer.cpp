@@ -177,20 +177,20 @@ struct vector_writer<T>::state {
     bool add_block(std::span<const std::byte> bytes) {
         if (!sizes.empty() && bytes.size() == last_block.size() &&
             std::memcmp(bytes.data(), last_block.data(), bytes.size()) == 0) {
-            map.add(last_stored, false);
+            map.add(last_stored, false, bytes.size());
             return false;
         }
         last_block.assign(bytes.begin(), bytes.end());
         const auto [it, inserted] = seen.try_emplace(XXH3_64bits(bytes.data(), bytes.size()), sizes.size());
         if (!inserted && sizes[it->second] == bytes.size() &&
             std::memcmp(stored_bytes(it->second), bytes.data(), bytes.size()) == 0) {
-            map.add(last_stored = it->second, false);
+            map.add(last_stored = it->second, false, bytes.size());
             return false;
         }
         last_stored = sizes.size();
         sizes.push_back(static_cast<std::uint16_t>(bytes.size()));
         stored_at.push_back(payload_size);
-        map.add(last_stored, true);
+        map.add(last_stored, true, bytes.size());
         return true;
     }
 

@@ -17,6 +17,18 @@ namespace bitplane::detail::file {
 /// map with zero bytes to meet it (only a vector of more than ~512K values per file byte,
 /// e.g. 2^30 equal values, needs any).
 inline constexpr std::uint64_t blocks_per_file_byte = 256;
+/// And at most this many bytes of blocks per byte of file, counting a stored block once for
+/// every block that names it (the size of the blocks expanded, as version 1 stored them):
+/// the loaded vector keeps some per-block data in proportion to a block's size (gap-list
+/// skip entries, 1/8 of the block), so repeating a large block must cost file bytes too.
+inline constexpr std::uint64_t expanded_bytes_per_file_byte = 4096;
+
+/// The smallest file that a vector of `blocks` blocks, `expanded` bytes of blocks expanded,
+/// may have (docs/format.md section 4).
+constexpr std::uint64_t min_file_bytes(std::uint64_t blocks, std::uint64_t expanded) noexcept {
+    return std::max((blocks + blocks_per_file_byte - 1) / blocks_per_file_byte,
+                    (expanded + expanded_bytes_per_file_byte - 1) / expanded_bytes_per_file_byte);
+}
 
 /// Run kinds of the block map: the next k stored blocks in order, or one stored block k times.
 inline constexpr std::uint64_t run_new = 0;
@@ -42,8 +54,10 @@ inline std::int64_t unzigzag(std::uint64_t v) noexcept {
 /// distance from the previous block's) otherwise.
 class block_map_builder {
 public:
-    /// Block `blocks()` is stored block `stored`; `fresh` when it is the next new one.
-    void add(std::uint64_t stored, bool fresh) {
+    /// Block `blocks()` is stored block `stored`, of `size` bytes; `fresh` when it is the next
+    /// new one.
+    void add(std::uint64_t stored, bool fresh, std::uint64_t size) {
+        expanded_ += size;
         if (fresh) {
             if (count_ > 0 && kind_ == run_new) {
                 ++count_;
@@ -67,10 +81,10 @@ public:
     [[nodiscard]] std::uint64_t blocks() const noexcept { return blocks_; }
 
     /// The map's bytes, padded with zero bytes so that a file of `other_bytes` besides the map
-    /// meets blocks_per_file_byte.
+    /// meets min_file_bytes.
     [[nodiscard]] std::vector<std::byte> finish(std::uint64_t other_bytes) {
         flush();
-        const std::uint64_t need = (blocks_ + blocks_per_file_byte - 1) / blocks_per_file_byte;
+        const std::uint64_t need = min_file_bytes(blocks_, expanded_);
         if (other_bytes + bytes_.size() < need) bytes_.resize(static_cast<std::size_t>(need - other_bytes), std::byte{0});
         return std::move(bytes_);
     }
@@ -91,6 +105,7 @@ private:
     std::uint64_t before_ = 0;  // repeat: the stored block of the block before the run
     std::uint64_t last_ = 0;    // the stored block of the last block added
     std::uint64_t blocks_ = 0;
+    std::uint64_t expanded_ = 0;  // bytes of the blocks, each block counted
 };
 
 }  // namespace bitplane::detail::file
