@@ -7,6 +7,7 @@
 // and maps, each refused at its own offset; failing streams.
 #include "test_support.hpp"
 #include "core/vector_access.hpp"
+#include "core/vector_file.hpp"
 
 #include <bitplane/codec.hpp>
 #include <bitplane/error.hpp>
@@ -988,6 +989,39 @@ TEST(SerializeHostile, RepeatedLargeBlockNeedsFileBytes) {
     EXPECT_EQ(get<std::uint64_t>(saved, 32), 1u);
     EXPECT_TRUE(layout_matches(saved, values));
     EXPECT_TRUE(same_values(values, bitplane::load<std::uint32_t>(saved).to_std_vector()));
+}
+
+// The writers' index of stored blocks (src/core/vector_file.hpp): blocks found again by key
+// and bytes, growth keeps them, and a key shared by many different blocks holds only
+// candidates_per_key of them (later ones are stored again: a size cost, never a wrong block).
+TEST(SerializeVersions, BlockIndexFindsAndBoundsCandidates) {
+    using bitplane::detail::file::block_index;
+    block_index index;
+    std::vector<std::uint64_t> keys;
+    std::mt19937_64 rng(case_seed("block-index"));
+    for (std::uint64_t s = 0; s < 5000; ++s) {
+        keys.push_back(s % 7 == 0 ? 42 : rng());  // key 42 shared by many different blocks
+        const std::uint64_t found = index.find_or_add(keys[s], s, [&](std::uint64_t) { return false; });
+        ASSERT_EQ(found, block_index::no_block);
+    }
+    std::size_t shared_found = 0;
+    for (std::uint64_t s = 0; s < keys.size(); ++s) {
+        const std::uint64_t found = index.find_or_add(keys[s], keys.size(), [&](std::uint64_t t) { return t == s; });
+        if (keys[s] == 42) {
+            shared_found += found == s ? 1 : 0;
+        } else {
+            ASSERT_EQ(found, s) << "stored block " << s << " lost";
+        }
+    }
+    EXPECT_EQ(shared_found, bitplane::detail::file::candidates_per_key);
+    // The block key: equal blocks, equal keys; a block differing in one sampled byte differs.
+    const auto block = make_values(uniform(12), block_values, case_seed("block-key"));
+    bytes a(bitplane::codec::max_block_bytes);
+    a.resize(bitplane::codec::encode_block(block, false, a));
+    bytes b = a;
+    EXPECT_EQ(bitplane::detail::file::block_key(a), bitplane::detail::file::block_key(b));
+    b[a.size() - 1] ^= std::byte{1};
+    EXPECT_NE(bitplane::detail::file::block_key(a), bitplane::detail::file::block_key(b));
 }
 
 // ---- failing streams --------------------------------------------------------------------------

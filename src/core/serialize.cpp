@@ -17,10 +17,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <istream>
 #include <ostream>
 #include <string>
-#include <unordered_map>
 
 namespace bitplane {
 
@@ -336,62 +336,76 @@ vector<T> parse_file(std::span<const std::byte> bytes) {
 template <column_value T>
 void save(const vector<T>& v, std::vector<std::byte>& out) {
     // Version 2 (docs/format.md section 3): each distinct block once, in the order of first
-    // use. A block equal to the previous one is found by one comparison; others through a
-    // hash of their bytes (a hash seen before is compared byte by byte, so a collision only
-    // costs a missed duplicate).
+    // use. A block equal to the previous one is found by one comparison; others through their
+    // key (vector_file.hpp: block_key), compared byte by byte with the stored blocks of that
+    // key.
     const detail::vector_core& core = v.core();
     const std::uint64_t blocks = blocks_for(core.size());
+    std::array<std::byte, codec::max_block_bytes> hot_scratch, tail_scratch;
+    std::vector<std::span<const std::byte>> all;  // every block, where it is (bytes not touched yet)
+    all.reserve(static_cast<std::size_t>(blocks));
+    std::uint64_t upper = header_bytes;
+    for (std::size_t b = 0; b < core.sealed_block_count(); ++b) {
+        all.push_back(core.sealed_block(b, hot_scratch));
+        upper += all.back().size();
+    }
+    if (!core.tail().empty()) {
+        all.push_back(std::span<const std::byte>(tail_scratch).first(codec::encode_block(core.tail(), core.is_signed(), tail_scratch)));
+        upper += all.back().size();
+    }
+    // Room for everything (a block map run costs at most 21 bytes; padding at most one byte
+    // per 256 blocks or per 4096 bytes of blocks), so that the payload is appended in one
+    // pass and never moved; pages past what is written are never touched.
     const std::size_t start = out.size();
+    out.reserve(static_cast<std::size_t>(start + upper + 23 * blocks + upper / 4096 + 64));
     out.resize(start + header_bytes);
-    std::array<std::byte, codec::max_block_bytes> scratch;
+    std::vector<std::uint64_t> stored_at;  // relative to start
     std::vector<std::uint16_t> stored_sizes;
-    std::vector<std::uint64_t> stored_at;  // in out, relative to start
-    std::unordered_map<std::uint64_t, std::uint64_t> seen;  // hash of the bytes -> stored block
+    detail::file::block_index seen;
+    seen.reserve(blocks);
     detail::file::block_map_builder map;
     std::uint64_t last = 0;
-    auto bytes_of = [&](std::uint64_t s) {
-        return std::span<const std::byte>(out.data() + start + stored_at[s], stored_sizes[s]);
+    auto stored = [&](std::uint64_t s) { return std::span<const std::byte>(out.data() + start + stored_at[s], stored_sizes[s]); };
+    auto same = [](std::span<const std::byte> a, std::span<const std::byte> b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
     };
-    auto same = [&](std::uint64_t s, std::span<const std::byte> bytes) {
-        const auto stored = bytes_of(s);
-        return stored.size() == bytes.size() && std::equal(bytes.begin(), bytes.end(), stored.begin());
-    };
-    auto add_block = [&](std::span<const std::byte> bytes) {
-        if (!stored_at.empty() && same(last, bytes)) {
-            map.add(last, false, bytes.size());
-            return;
+    for (const std::span<const std::byte> block : all) {
+        if (!stored_at.empty() && same(stored(last), block)) {
+            map.add(last, false, block.size());
+            continue;
         }
-        const std::uint64_t hash = XXH3_64bits(bytes.data(), bytes.size());
-        const auto [it, inserted] = seen.try_emplace(hash, stored_at.size());
-        if (!inserted && same(it->second, bytes)) {
-            map.add(last = it->second, false, bytes.size());
-            return;
+        // Copied first, then keyed from the copy (in cache): a new block is read once.
+        const std::size_t at = out.size();
+        out.insert(out.end(), block.begin(), block.end());
+        const std::span<const std::byte> copy(out.data() + at, block.size());
+        const std::uint64_t found = seen.find_or_add(detail::file::block_key(copy), stored_at.size(),
+                                                     [&](std::uint64_t s) { return same(stored(s), copy); });
+        if (found != detail::file::block_index::no_block) {
+            out.resize(at);
+            map.add(last = found, false, block.size());
+            continue;
         }
         last = stored_at.size();
-        stored_at.push_back(out.size() - start);
-        stored_sizes.push_back(static_cast<std::uint16_t>(bytes.size()));
-        out.insert(out.end(), bytes.begin(), bytes.end());
-        map.add(last, true, bytes.size());
-    };
-    for (std::size_t b = 0; b < core.sealed_block_count(); ++b) add_block(core.sealed_block(b, scratch));
-    if (!core.tail().empty()) {
-        const std::size_t bytes = codec::encode_block(core.tail(), core.is_signed(), scratch);
-        add_block(std::span<const std::byte>(scratch).first(bytes));
+        stored_at.push_back(at - start);
+        stored_sizes.push_back(static_cast<std::uint16_t>(block.size()));
+        map.add(last, true, block.size());
     }
     const std::uint64_t payload = out.size() - start - header_bytes;
     const std::vector<std::byte> map_bytes = map.finish(out.size() - start + 2 * stored_sizes.size());
-    const std::size_t sizes_at = out.size();
-    out.resize(sizes_at + 2 * stored_sizes.size());
-    for (std::size_t s = 0; s < stored_sizes.size(); ++s) store_le<std::uint16_t>(out.data() + sizes_at + 2 * s, stored_sizes[s]);
+    for (const std::uint16_t size : stored_sizes) {
+        out.push_back(static_cast<std::byte>(size & 0xFF));
+        out.push_back(static_cast<std::byte>(size >> 8));
+    }
     out.insert(out.end(), map_bytes.begin(), map_bytes.end());
     std::byte* h = out.data() + start;
+    std::fill_n(h, header_bytes, std::byte{0});
     detail::file::write_header_start(h, kind_vector, value_type_code<T>, detail::file::vector_format_version);
     store_le<std::uint64_t>(h + 16, core.size());
     store_le<std::uint64_t>(h + 24, blocks);
     store_le<std::uint64_t>(h + 32, stored_sizes.size());
     store_le<std::uint64_t>(h + 40, map_bytes.size());
     store_le<std::uint64_t>(h + 48, payload);
-    const std::span<const std::byte> file(out.data() + start, out.size() - start);
+    const std::span<const std::byte> file(h, out.size() - start);
     store_le<std::uint64_t>(h + checksum_offset, checksum(file));
 }
 

@@ -18,7 +18,6 @@
 #include <ostream>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 namespace bitplane {
@@ -113,12 +112,12 @@ struct vector_writer<T>::state {
     placed_output* placed = nullptr;   // where the blocks go at once, if anywhere
     std::uint64_t expected = 0;        // placed: the values that will come
     // Each distinct block is stored once (docs/format.md section 3): a block equal to the one
-    // before it is found by one comparison, others through a hash of their bytes, compared
-    // byte by byte with the stored block of that hash (read back from where it is: the
-    // payload, the output, or the encoding buffers).
+    // before it is found by one comparison, others through their key (vector_file.hpp:
+    // block_key), compared byte by byte with the stored blocks of that key (read back from
+    // where they are: the payload, the output, or the encoding buffers).
     std::vector<std::uint16_t> sizes;      // size of each stored block
     std::vector<std::uint64_t> stored_at;  // where each stored block starts in the payload
-    std::unordered_map<std::uint64_t, std::uint64_t> seen;  // XXH3 of the bytes -> the first stored block with it
+    file::block_index seen;                // stored blocks by block_key
     file::block_map_builder map;           // which stored block each block is
     std::vector<std::byte> last_block;     // the bytes of the previous block
     std::uint64_t last_stored = 0;         // its stored block
@@ -181,10 +180,11 @@ struct vector_writer<T>::state {
             return false;
         }
         last_block.assign(bytes.begin(), bytes.end());
-        const auto [it, inserted] = seen.try_emplace(XXH3_64bits(bytes.data(), bytes.size()), sizes.size());
-        if (!inserted && sizes[it->second] == bytes.size() &&
-            std::memcmp(stored_bytes(it->second), bytes.data(), bytes.size()) == 0) {
-            map.add(last_stored = it->second, false, bytes.size());
+        const std::uint64_t found = seen.find_or_add(file::block_key(bytes), sizes.size(), [&](std::uint64_t s) {
+            return sizes[s] == bytes.size() && std::memcmp(stored_bytes(s), bytes.data(), bytes.size()) == 0;
+        });
+        if (found != file::block_index::no_block) {
+            map.add(last_stored = found, false, bytes.size());
             return false;
         }
         last_stored = sizes.size();
@@ -427,7 +427,7 @@ std::uint64_t vector_writer<T>::memory_bytes() const noexcept {
         for (const auto& b : set) buffers += b.bytes.size();  // the reserve beyond is never touched
     return sizeof(state) + s.payload.capacity() + s.sizes.capacity() * sizeof(std::uint16_t) +
            s.last_block.capacity() + s.read_back.capacity() + s.stored_at.capacity() * sizeof(std::uint64_t) +
-           s.seen.bucket_count() * sizeof(void*) + s.seen.size() * 4 * sizeof(std::uint64_t) +
+           s.seen.memory_bytes() +
            s.tail.capacity() * sizeof(std::uint32_t) + buffers;
 }
 
