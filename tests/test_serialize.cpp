@@ -1,13 +1,17 @@
 // save/load against the reference values: round trips through bytes and streams for every
-// shape and size, the file layout read by hand (header fields, offsets table, XXH3 checksum
-// recomputed here as src/core/serialize.cpp defines it), and hostile files: every truncation
+// shape and size, the file layout read by hand (header fields, sizes table, block map, XXH3
+// checksum recomputed here as src/core/serialize.cpp defines it), version 1 files (checked-in
+// fixtures and files written here by hand) still loading, and hostile files: every truncation
 // and every single-byte flip must throw format_error; flips with the checksum recomputed must
-// throw or load to a vector that reads without crashing; lying headers; failing streams.
+// throw or load to a vector that reads without crashing; lying headers; forged block tables
+// and maps, each refused at its own offset; failing streams.
 #include "test_support.hpp"
 #include "core/vector_access.hpp"
+#include "core/vector_file.hpp"
 
 #include <bitplane/codec.hpp>
 #include <bitplane/error.hpp>
+#include <bitplane/reduce.hpp>
 #include <bitplane/serialize.hpp>
 #include <bitplane/vector.hpp>
 
@@ -21,6 +25,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
 #include <random>
 #include <span>
 #include <sstream>
@@ -97,41 +105,140 @@ template <class F>
     return ::testing::AssertionFailure() << "no exception";
 }
 
-/// The file read by hand: header fields, offsets table, each block decoded by the codec.
+// ---- version 2 read by hand (docs/format.md section 3) ---------------------------------------
+
+std::uint64_t varint_at(const bytes& f, std::size_t& at) {
+    std::uint64_t v = 0;
+    for (unsigned shift = 0; at < f.size(); shift += 7) {
+        const auto byte = static_cast<std::uint8_t>(f[at++]);
+        v |= std::uint64_t{byte & 0x7Fu} << shift;
+        if ((byte & 0x80) == 0) return v;
+    }
+    return v;
+}
+
+/// The parts of a version 2 file: stored block extents (in the payload) and, per block, its
+/// stored block, as the format defines them; empty `stored_of` if the map does not parse.
+struct v2_layout {
+    std::uint64_t stored = 0, map_bytes = 0, payload_bytes = 0;
+    std::uint64_t sizes_at = 0, map_at = 0;
+    std::vector<std::uint64_t> offset;  // stored block s at [offset[s], offset[s + 1])
+    std::vector<std::uint64_t> stored_of;
+    std::size_t map_used = 0;           // bytes of runs (the rest is zero padding)
+};
+
+v2_layout read_v2(const bytes& f) {
+    v2_layout l;
+    l.stored = get<std::uint64_t>(f, 32);
+    l.map_bytes = get<std::uint64_t>(f, 40);
+    l.payload_bytes = get<std::uint64_t>(f, 48);
+    l.sizes_at = header_size + l.payload_bytes;
+    l.map_at = l.sizes_at + 2 * l.stored;
+    l.offset.assign(1, 0);
+    for (std::uint64_t s = 0; s < l.stored; ++s) l.offset.push_back(l.offset.back() + get<std::uint16_t>(f, l.sizes_at + 2 * s));
+    const std::uint64_t blocks = get<std::uint64_t>(f, 24);
+    std::size_t at = l.map_at;
+    std::uint64_t next = 0, previous = 0;
+    while (l.stored_of.size() < blocks && at < l.map_at + l.map_bytes) {
+        const std::uint64_t head = varint_at(f, at);
+        const std::uint64_t count = (head >> 1) + 1;
+        if (head & 1) {
+            const std::uint64_t z = varint_at(f, at);
+            const std::uint64_t s = previous + static_cast<std::uint64_t>(static_cast<std::int64_t>(z >> 1) ^ -static_cast<std::int64_t>(z & 1));
+            for (std::uint64_t k = 0; k < count; ++k) l.stored_of.push_back(s);
+            previous = s;
+        } else {
+            for (std::uint64_t k = 0; k < count; ++k) l.stored_of.push_back(next++);
+            previous = next - 1;
+        }
+    }
+    l.map_used = at - l.map_at;
+    return l;
+}
+
+/// The file read by hand: header fields, sizes table, block map, each block decoded by the
+/// codec; save's promises: each distinct block stored once, in the order of first use.
 template <class T>
-::testing::AssertionResult layout_matches(const bytes& f, const std::vector<T>& ref) {
+::testing::AssertionResult layout_matches(const bytes& f, const std::vector<T>& ref, bool distinct = true) {
     if (f.size() < header_size) return ::testing::AssertionFailure() << "shorter than a header";
     if (std::memcmp(f.data(), "BITPLANE", 8) != 0) return ::testing::AssertionFailure() << "magic";
-    if (get<std::uint16_t>(f, 8) != 1) return ::testing::AssertionFailure() << "version";
+    if (get<std::uint16_t>(f, 8) != 2) return ::testing::AssertionFailure() << "version";
     if (get<std::uint8_t>(f, 10) != 1) return ::testing::AssertionFailure() << "kind";
     if (get<std::uint8_t>(f, 11) != (std::is_signed_v<T> ? 1 : 0)) return ::testing::AssertionFailure() << "type";
     if (get<std::uint32_t>(f, 12) != header_size) return ::testing::AssertionFailure() << "header size";
     const auto values = get<std::uint64_t>(f, 16);
     const auto blocks = get<std::uint64_t>(f, 24);
-    const auto payload_offset = get<std::uint64_t>(f, 40);
-    const auto payload_bytes = get<std::uint64_t>(f, 48);
     if (values != ref.size()) return ::testing::AssertionFailure() << "values " << values;
     if (blocks != (ref.size() + block_values - 1) / block_values) return ::testing::AssertionFailure() << "blocks";
-    if (get<std::uint64_t>(f, 32) != header_size) return ::testing::AssertionFailure() << "table offset";
-    if (payload_offset != align64(header_size + 8 * (blocks + 1))) return ::testing::AssertionFailure() << "payload offset";
-    if (payload_offset + payload_bytes != f.size()) return ::testing::AssertionFailure() << "file size";
+    const v2_layout l = read_v2(f);
+    if (l.stored > blocks || (l.stored == 0) != (blocks == 0)) return ::testing::AssertionFailure() << "stored " << l.stored;
+    if (header_size + l.payload_bytes + 2 * l.stored + l.map_bytes != f.size()) return ::testing::AssertionFailure() << "file size";
     if (get<std::uint64_t>(f, checksum_at) != file_checksum(f)) return ::testing::AssertionFailure() << "checksum";
+    if (l.offset.back() != l.payload_bytes) return ::testing::AssertionFailure() << "sizes do not add up to the payload";
+    if (l.stored_of.size() != blocks) return ::testing::AssertionFailure() << "map gives " << l.stored_of.size() << " blocks";
+    // The bounds of docs/format.md section 4: B <= 256 F, blocks expanded E <= 4096 F; the
+    // map is padded only to meet them.
+    std::uint64_t expanded = 0;
+    for (const std::uint64_t s : l.stored_of) expanded += s < l.stored ? l.offset[s + 1] - l.offset[s] : 0;
+    const std::uint64_t need = std::max((blocks + 255) / 256, (expanded + 4095) / 4096);
+    if (f.size() < need) return ::testing::AssertionFailure() << "file of " << f.size() << " bytes under the bounds";
+    if (l.map_used != l.map_bytes && f.size() - (l.map_bytes - l.map_used) >= need)
+        return ::testing::AssertionFailure() << "map padded without need";
+    std::uint64_t first_use = 0;
+    for (const std::uint64_t s : l.stored_of) {
+        if (s > first_use) return ::testing::AssertionFailure() << "stored block " << s << " used before " << first_use;
+        if (s == first_use) ++first_use;
+    }
+    if (first_use != l.stored) return ::testing::AssertionFailure() << "stored blocks unused";
+    if (distinct)
+        for (std::uint64_t a = 0; a < l.stored; ++a)
+            for (std::uint64_t b = a + 1; b < l.stored && b < a + 64; ++b)
+                if (l.offset[a + 1] - l.offset[a] == l.offset[b + 1] - l.offset[b] &&
+                    std::memcmp(f.data() + header_size + l.offset[a], f.data() + header_size + l.offset[b],
+                                l.offset[a + 1] - l.offset[a]) == 0)
+                    return ::testing::AssertionFailure() << "stored blocks " << a << " and " << b << " are equal";
     std::vector<std::uint32_t> out;
     for (std::uint64_t b = 0; b < blocks; ++b) {
-        const auto start = get<std::uint64_t>(f, header_size + 8 * b);
-        const auto end = get<std::uint64_t>(f, header_size + 8 * (b + 1));
-        if (b == 0 && start != 0) return ::testing::AssertionFailure() << "first offset";
-        if (end <= start || end > payload_bytes) return ::testing::AssertionFailure() << "block " << b << " extent";
+        const std::uint64_t s = l.stored_of[b];
         const std::size_t count = std::min<std::size_t>(block_values, ref.size() - b * block_values);
         out.assign(count, 0);
-        bitplane::codec::decode_block(std::span<const std::byte>(f.data() + payload_offset + start, end - start), out);
+        bitplane::codec::decode_block(
+            std::span<const std::byte>(f.data() + header_size + l.offset[s], l.offset[s + 1] - l.offset[s]), out);
         for (std::size_t i = 0; i < count; ++i)
             if (std::bit_cast<T>(out[i]) != ref[b * block_values + i])
                 return ::testing::AssertionFailure() << "block " << b << " value " << i;
     }
-    if (blocks > 0 && get<std::uint64_t>(f, header_size + 8 * blocks) != payload_bytes)
-        return ::testing::AssertionFailure() << "last offset != payload bytes";
     return ::testing::AssertionSuccess();
+}
+
+// ---- version 1 written by hand (docs/format.md section 3, "Version 1") ------------------------
+
+template <class T>
+bytes save_v1(const std::vector<T>& ref) {
+    const std::uint64_t blocks = (ref.size() + block_values - 1) / block_values;
+    const std::uint64_t payload_offset = align64(header_size + 8 * (blocks + 1));
+    bytes f(payload_offset, std::byte{0});
+    std::vector<std::byte> scratch(bitplane::codec::max_block_bytes);
+    std::vector<std::uint32_t> bits(block_values);
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+        const std::size_t count = std::min<std::size_t>(block_values, ref.size() - b * block_values);
+        for (std::size_t i = 0; i < count; ++i) bits[i] = static_cast<std::uint32_t>(ref[b * block_values + i]);
+        const std::size_t n = bitplane::codec::encode_block({bits.data(), count}, std::is_signed_v<T>, scratch);
+        f.insert(f.end(), scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(n));
+        put<std::uint64_t>(f, header_size + 8 * (b + 1), f.size() - payload_offset);
+    }
+    std::memcpy(f.data(), "BITPLANE", 8);
+    put<std::uint16_t>(f, 8, 1);
+    f[10] = std::byte{1};
+    f[11] = std::byte{std::is_signed_v<T> ? 1 : 0};
+    put<std::uint32_t>(f, 12, header_size);
+    put<std::uint64_t>(f, 16, ref.size());
+    put<std::uint64_t>(f, 24, blocks);
+    put<std::uint64_t>(f, 32, header_size);
+    put<std::uint64_t>(f, 40, payload_offset);
+    put<std::uint64_t>(f, 48, f.size() - payload_offset);
+    rechecksum(f);
+    return f;
 }
 
 /// Reading everything a loaded vector holds must not crash, and its readers must agree.
@@ -185,6 +292,15 @@ TYPED_TEST(SerializeTest, RoundTripEveryShapeAndSize) {
             ASSERT_EQ(stream.str(), as_string(file)) << "stream and byte saves differ";
             const bvec<T> from_stream = bitplane::load<T>(stream);
             ASSERT_TRUE(same_values(ref, from_stream.to_std_vector())) << "load(stream)";
+
+            // The same values as a version 1 file: loads to the same vector, saves as version 2.
+            const bytes old = save_v1(ref);
+            const bvec<T> from_v1 = bitplane::load<T>(old);
+            ASSERT_TRUE(from_v1 == v) << "version 1 file";
+            ASSERT_NO_THROW(from_v1.validate());
+            ASSERT_TRUE(same_values(ref, load_stream<T>(old).to_std_vector())) << "version 1 from a stream";
+            ASSERT_TRUE(save_bytes(from_v1) == file) << "a version 1 file saves as version 2";
+            ASSERT_LE(file.size(), old.size()) << "version 2 larger than version 1";
         }
     }
 }
@@ -402,10 +518,10 @@ TEST(SerializeHostile, FlipsWithRecomputedChecksumThrowOrLoadSomething) {
     const std::vector<std::uint32_t> ref = small_file_values();
     const bytes file = save_bytes(bvec<std::uint32_t>(std::span<const std::uint32_t>{ref}));
     std::mt19937_64 rng(case_seed("flip-rechecksum"));
-    const auto payload_offset = get<std::uint64_t>(file, 40);
+    const std::uint64_t footer_at = header_size + get<std::uint64_t>(file, 48);  // sizes table and map
     std::size_t loaded = 0, rejected = 0;
     const std::size_t stride = quick_mode() ? 5 : 1;
-    for (std::size_t i = 0; i < file.size(); i += (i < payload_offset + 64 ? 1 : stride)) {
+    for (std::size_t i = 0; i < file.size(); i += (i < 2 * header_size || i + 16 >= footer_at ? 1 : stride)) {
         if (i >= checksum_at && i < header_size) continue;  // the checksum itself
         bytes f = file;
         f[i] ^= static_cast<std::byte>(1 + rng() % 255);
@@ -429,31 +545,29 @@ TEST(SerializeHostile, FlipsWithRecomputedChecksumThrowOrLoadSomething) {
 TEST(SerializeHostile, BlockErrorsPointIntoTheBlock) {
     const std::vector<std::uint32_t> ref = small_file_values();
     const bytes file = save_bytes(bvec<std::uint32_t>(std::span<const std::uint32_t>{ref}));
-    const auto payload_offset = get<std::uint64_t>(file, 40);
-    const auto blocks = get<std::uint64_t>(file, 24);
-    for (std::uint64_t b = 0; b < blocks; ++b) {
-        SCOPED_TRACE("block " + std::to_string(b));
-        const auto start = get<std::uint64_t>(file, header_size + 8 * b);
+    const v2_layout l = read_v2(file);
+    ASSERT_EQ(l.stored, 4u);
+    for (std::uint64_t s = 0; s < l.stored; ++s) {
+        SCOPED_TRACE("stored block " + std::to_string(s));
         bytes f = file;
-        f[payload_offset + start] |= std::byte{0x80};  // a reserved flag bit
+        f[header_size + l.offset[s]] |= std::byte{0x80};  // a reserved flag bit
         rechecksum(f);
         try {
             (void)bitplane::load<std::uint32_t>(f);
             ADD_FAILURE() << "a reserved flag bit was accepted";
         } catch (const format_error& e) {
-            EXPECT_EQ(e.offset(), payload_offset + start) << e.what();
+            EXPECT_EQ(e.offset(), header_size + l.offset[s]) << e.what();
         }
     }
-    // An offsets table entry out of order is reported at the entry.
+    // Sizes that do not add up to the payload are reported at the sizes table.
     bytes f = file;
-    put<std::uint64_t>(f, header_size + 8 * 2, get<std::uint64_t>(f, header_size + 8 * 1) - 1);
+    put<std::uint16_t>(f, l.sizes_at + 2, static_cast<std::uint16_t>(get<std::uint16_t>(f, l.sizes_at + 2) - 1));
     rechecksum(f);
     try {
         (void)bitplane::load<std::uint32_t>(f);
-        ADD_FAILURE() << "a table entry out of order was accepted";
+        ADD_FAILURE() << "sizes short of the payload were accepted";
     } catch (const format_error& e) {
-        EXPECT_GE(e.offset(), header_size);
-        EXPECT_LT(e.offset(), payload_offset);
+        EXPECT_EQ(e.offset(), l.sizes_at) << e.what();
     }
 }
 
@@ -475,8 +589,13 @@ TEST(SerializeHostile, BadHeaderFields) {
     }
     {
         bytes f = file;
-        put<std::uint16_t>(f, 8, 2);
+        put<std::uint16_t>(f, 8, 3);
         expect_offset(f, 8, "version");
+    }
+    {
+        bytes f = file;
+        put<std::uint16_t>(f, 8, 0);
+        expect_offset(f, 8, "version 0");
     }
     {
         bytes f = file;
@@ -527,6 +646,382 @@ TEST(SerializeHostile, HugeAnnouncedSizeWithShortInput) {
     EXPECT_TRUE(throws_format_error([&] { (void)bitplane::load<std::uint32_t>(f); }, f.size()));
     const auto elapsed = std::chrono::steady_clock::now() - start;
     EXPECT_LT(elapsed, std::chrono::seconds(2)) << "the loader worked through what the header announced";
+}
+
+// ---- version 2: repeated blocks, version 1 files -------------------------------------------------
+
+// The values of the checked-in version 1 fixtures (tests/fixtures/vector/, written by
+// `bitplane pack` of version 1): blocks 0, 1, 3 and the 300-value tail constant 7, block 2
+// a 12-bit hash of the position, block 4 the position mod 100; the int32 file holds each
+// value minus 50.
+std::uint32_t fixture_value(std::size_t i) {
+    const std::size_t b = i / block_values;
+    if (b == 2) return static_cast<std::uint32_t>((i * 2654435761u) & 0xFFFFFFFFu) >> 20;
+    if (b == 4) return static_cast<std::uint32_t>(i % 100);
+    return 7;
+}
+
+bytes read_fixture(const std::string& name) {
+    namespace fs = std::filesystem;
+    for (fs::path p : {fs::path(__FILE__).parent_path(), fs::current_path()}) {
+        if (p.is_relative()) p = fs::current_path() / p;
+        for (; !p.empty(); p = p.parent_path()) {
+            const fs::path file = p / "fixtures" / "vector" / name;
+            const fs::path in_tests = p / "tests" / "fixtures" / "vector" / name;
+            for (const fs::path& f : {file, in_tests}) {
+                if (!fs::exists(f)) continue;
+                std::ifstream in(f, std::ios::binary);
+                const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                bytes out(text.size());
+                std::memcpy(out.data(), text.data(), text.size());
+                return out;
+            }
+            if (p == p.parent_path()) break;
+        }
+    }
+    return {};
+}
+
+TEST(SerializeVersions, CheckedInVersion1FilesLoad) {
+    constexpr std::size_t n = 5 * block_values + 300;
+    std::vector<std::uint32_t> u(n);
+    std::vector<std::int32_t> i32(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        u[i] = fixture_value(i);
+        i32[i] = static_cast<std::int32_t>(u[i]) - 50;
+    }
+    const bytes uf = read_fixture("vector_v1_u32.bp"), sf = read_fixture("vector_v1_i32.bp");
+    ASSERT_FALSE(uf.empty()) << "fixture tests/fixtures/vector/vector_v1_u32.bp missing";
+    ASSERT_FALSE(sf.empty()) << "fixture tests/fixtures/vector/vector_v1_i32.bp missing";
+    ASSERT_EQ(get<std::uint16_t>(uf, 8), 1u);
+    ASSERT_EQ(get<std::uint16_t>(sf, 8), 1u);
+    const auto lu = bitplane::load<std::uint32_t>(uf);
+    const auto ls = bitplane::load<std::int32_t>(sf);
+    EXPECT_TRUE(same_values(u, lu.to_std_vector()));
+    EXPECT_TRUE(same_values(i32, ls.to_std_vector()));
+    EXPECT_TRUE(same_values(u, load_stream<std::uint32_t>(uf).to_std_vector()));
+    EXPECT_NO_THROW(lu.validate());
+    EXPECT_EQ(bitplane::sum(lu), bitplane::sum(bvec<std::uint32_t>(std::span<const std::uint32_t>{u})));
+    EXPECT_THROW((void)bitplane::load<std::int32_t>(uf), format_error);
+    // Saved again: version 2, blocks 1 and 3 stored once (the tail is a block of its own
+    // count: the writer compares bytes, and a constant tail encodes like a constant block).
+    const bytes again = save_bytes(lu);
+    EXPECT_TRUE(layout_matches(again, u));
+    EXPECT_LE(read_v2(again).stored, 3u);
+    EXPECT_LT(again.size(), uf.size());
+    // A version 1 file with a flipped byte is still refused (its checksum).
+    bytes bad = uf;
+    bad[bad.size() / 2] ^= std::byte{1};
+    EXPECT_THROW((void)bitplane::load<std::uint32_t>(bad), format_error);
+}
+
+/// Columns of repeated blocks: constant blocks, repeats of non-constant blocks near and far,
+/// a partial last block equal to nothing else, and one equal to a full block.
+template <class T>
+std::vector<std::vector<T>> run_columns() {
+    std::vector<std::vector<T>> out;
+    const auto a = make_typed<T>(uniform(13), block_values, case_seed("run-col-a"));
+    const auto b = make_typed<T>(of(shape_kind::runs), block_values, case_seed("run-col-b"));
+    auto cat = [](std::initializer_list<std::vector<T>> parts) {
+        std::vector<T> v;
+        for (const auto& p : parts) v.insert(v.end(), p.begin(), p.end());
+        return v;
+    };
+    const std::vector<T> c7(block_values, T{7}), c0(block_values, T{0});
+    out.push_back(std::vector<T>(40 * block_values, T{3}));                  // constant, whole blocks
+    out.push_back(std::vector<T>(40 * block_values + 77, T{3}));             // constant, tail equal in kind
+    out.push_back(cat({c7, c7, a, a, a, b, c7, a, b, b, c0, c7}));          // near and far repeats
+    out.push_back(cat({a, b, a, b, a, b, a, std::vector<T>(100, T{5})}));   // alternating, odd tail
+    out.push_back(cat({c0, c0, c0, std::vector<T>(a.begin(), a.begin() + 1000)}));  // tail like nothing
+    out.push_back(cat({a, std::vector<T>(a.begin(), a.begin() + 2047)}));  // tail a prefix of a block
+    out.push_back({});
+    return out;
+}
+
+TYPED_TEST(SerializeTest, RepeatedBlocksRoundTripAndShrink) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    std::size_t k = 0;
+    for (const std::vector<T>& ref : run_columns<T>()) {
+        SCOPED_TRACE("run column " + std::to_string(k++));
+        const bvec<T> v(std::span<const T>{ref});
+        const bytes file = save_bytes(v);
+        ASSERT_TRUE(layout_matches(file, ref));
+        const bvec<T> loaded = bitplane::load<T>(file);
+        ASSERT_TRUE(same_values(ref, loaded.to_std_vector()));
+        ASSERT_TRUE(same_values(ref, load_stream<T>(file).to_std_vector()));
+        ASSERT_NO_THROW(loaded.validate());
+        ASSERT_TRUE(loaded == v);
+        ASSERT_EQ(bitplane::sum(loaded), bitplane::sum(v));
+        ASSERT_TRUE(readable(loaded, k));
+        ASSERT_TRUE(save_bytes(loaded) == file);
+        const bytes old = save_v1(ref);
+        ASSERT_TRUE(bitplane::load<T>(old) == v);
+        if (ref.size() >= 4 * block_values) {
+            // Repeats cost a few map bytes instead of a block and an 8-byte table entry each.
+            const v2_layout l = read_v2(file);
+            ASSERT_LT(l.stored, get<std::uint64_t>(file, 24));
+            ASSERT_LT(file.size() * 3, old.size()) << "version 2 " << file.size() << " bytes, version 1 " << old.size();
+        }
+    }
+    // The constant column: one stored block and a two-run map, whatever its length.
+    const bytes constant = save_bytes(bvec<T>(std::span<const T>{run_columns<T>()[0]}));
+    EXPECT_EQ(get<std::uint64_t>(constant, 32), 1u);
+    EXPECT_EQ(get<std::uint64_t>(constant, 40), 3u);  // new 1; repeat 39 times, delta 0
+}
+
+// A constant vector of more blocks than 256 per byte of its file: the map is padded with zero
+// bytes up to the bound of docs/format.md section 4, and loads.
+TEST(SerializeVersions, BlockBoundPadsTheMap) {
+    const std::size_t n = 30000 * block_values + 5;
+    const bvec<std::uint32_t> v(n, 9u);
+    const bytes file = save_bytes(v);
+    const std::uint64_t blocks = get<std::uint64_t>(file, 24);
+    EXPECT_EQ(file.size(), (blocks + 255) / 256);
+    const v2_layout l = read_v2(file);
+    EXPECT_LT(l.map_used, l.map_bytes);
+    const auto loaded = bitplane::load<std::uint32_t>(file);
+    EXPECT_EQ(loaded.size(), n);
+    EXPECT_EQ(bitplane::sum(loaded), std::uint64_t{9} * n);
+    EXPECT_EQ(loaded[n - 1], 9u);
+    // One byte less of padding (checksum recomputed) breaks the bound.
+    bytes shorter(file.begin(), file.end() - 1);
+    put<std::uint64_t>(shorter, 40, l.map_bytes - 1);
+    rechecksum(shorter);
+    try {
+        (void)bitplane::load<std::uint32_t>(shorter);
+        ADD_FAILURE() << "a file under the block bound loaded";
+    } catch (const format_error& e) {
+        EXPECT_EQ(e.offset(), 24u) << e.what();
+    }
+}
+
+// ---- forged version 2 files -----------------------------------------------------------------------
+
+/// A version 2 uint32 file from its parts, checksummed.
+bytes forge(std::uint64_t values, const std::vector<bytes>& stored, const bytes& map,
+            std::optional<std::uint64_t> stored_count = {}, std::optional<std::uint64_t> map_bytes = {}) {
+    bytes f(header_size, std::byte{0});
+    std::memcpy(f.data(), "BITPLANE", 8);
+    put<std::uint16_t>(f, 8, 2);
+    f[10] = std::byte{1};
+    put<std::uint32_t>(f, 12, header_size);
+    put<std::uint64_t>(f, 16, values);
+    put<std::uint64_t>(f, 24, (values + block_values - 1) / block_values);
+    for (const bytes& b : stored) f.insert(f.end(), b.begin(), b.end());
+    put<std::uint64_t>(f, 48, f.size() - header_size);
+    for (const bytes& b : stored) {
+        f.resize(f.size() + 2);
+        put<std::uint16_t>(f, f.size() - 2, static_cast<std::uint16_t>(b.size()));
+    }
+    f.insert(f.end(), map.begin(), map.end());
+    put<std::uint64_t>(f, 32, stored_count.value_or(stored.size()));
+    put<std::uint64_t>(f, 40, map_bytes.value_or(map.size()));
+    rechecksum(f);
+    return f;
+}
+
+bytes encoded(std::uint32_t value, std::size_t count = block_values) {
+    std::vector<std::uint32_t> v(count, value);
+    v[0] = value + 1;  // not constant, so that blocks differ in size from constants
+    bytes out(bitplane::codec::max_block_bytes);
+    out.resize(bitplane::codec::encode_block(v, false, out));
+    return out;
+}
+
+bytes map_of(std::initializer_list<int> b) {
+    bytes out;
+    for (const int x : b) out.push_back(static_cast<std::byte>(x));
+    return out;
+}
+
+::testing::AssertionResult refused_at(const bytes& f, std::uint64_t offset) {
+    for (const bool stream : {false, true}) {
+        try {
+            if (stream) {
+                (void)load_stream<std::uint32_t>(f);
+            } else {
+                (void)bitplane::load<std::uint32_t>(f);
+            }
+            return ::testing::AssertionFailure() << "accepted";
+        } catch (const format_error& e) {
+            if (e.offset() != offset)
+                return ::testing::AssertionFailure() << "offset " << e.offset() << ", expected " << offset << ": " << e.what();
+        }
+    }
+    return ::testing::AssertionSuccess();
+}
+
+TEST(SerializeHostile, ForgedVersion2Files) {
+    const bytes a = encoded(1), b = encoded(2);
+    const std::uint64_t two = 2 * block_values;
+    // The forge itself is sound: new 1, repeat (delta 0) once; new 2; new 1 then repeat of
+    // stored block 0 (delta -1 = zigzag 1).
+    ASSERT_EQ(bitplane::load<std::uint32_t>(forge(two, {a}, map_of({0x00, 0x01, 0x00}))).size(), two);
+    ASSERT_EQ(bitplane::sum(bitplane::load<std::uint32_t>(forge(two, {a, b}, map_of({0x02})))),
+              bitplane::sum(bvec<std::uint32_t>(std::span<const std::uint32_t>(
+                  [] {
+                      std::vector<std::uint32_t> v(2 * block_values, 1);
+                      v[0] = 2;
+                      for (std::size_t i = block_values; i < 2 * block_values; ++i) v[i] = 2;
+                      v[block_values] = 3;
+                      return v;
+                  }()))));
+    const std::uint64_t three = 3 * block_values;
+    ASSERT_EQ(bitplane::load<std::uint32_t>(forge(three, {a, b}, map_of({0x02, 0x01, 0x01})))[2 * block_values + 1], 1u);
+
+    // Map offsets: header + payload + 2 per stored block.
+    const std::uint64_t map1 = header_size + a.size() + 2;
+    const std::uint64_t map2 = header_size + a.size() + b.size() + 4;
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x01, 0x02})), map1 + 1)) << "index out of range";
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x01, 0x00})), map1)) << "first block a repeat";
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x03, 0x00})), map1 + 1)) << "run too long";
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x02})), map1)) << "new run past the stored blocks";
+    EXPECT_TRUE(refused_at(forge(three, {a}, map_of({0x00, 0x01, 0x00})), map1 + 3)) << "runs too short";
+    EXPECT_TRUE(refused_at(forge(three, {a}, map_of({0x00, 0x01})), map1 + 2)) << "map ends inside a run";
+    EXPECT_TRUE(refused_at(forge(two, {a, b}, map_of({0x00, 0x01, 0x00})), map2 + 3)) << "stored block never used";
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x01, 0x00, 0x00, 0x05})), map1 + 4)) << "bytes after the runs";
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00})),
+                           map1 + 1))
+        << "run count 2^63 (wraps if added to the block count)";
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F})),
+                           map1 + 1))
+        << "varint past 64 bits";
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x01, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01})),
+                           map1 + 1))
+        << "delta to a huge stored index (wraps past 2^64)";
+
+    // Sizes table: a size past the payload, a zero size, sizes short of the payload.
+    {
+        bytes f = forge(two, {a, b}, map_of({0x02}));
+        put<std::uint16_t>(f, header_size + a.size() + b.size() + 2, static_cast<std::uint16_t>(b.size() + 1));
+        rechecksum(f);
+        EXPECT_TRUE(refused_at(f, header_size + a.size() + b.size() + 2)) << "size past the payload";
+        put<std::uint16_t>(f, header_size + a.size() + b.size(), 0);
+        rechecksum(f);
+        EXPECT_TRUE(refused_at(f, header_size + a.size() + b.size())) << "zero size";
+        put<std::uint16_t>(f, header_size + a.size() + b.size(), static_cast<std::uint16_t>(a.size() - 1));
+        put<std::uint16_t>(f, header_size + a.size() + b.size() + 2, static_cast<std::uint16_t>(b.size()));
+        rechecksum(f);
+        EXPECT_TRUE(refused_at(f, header_size + a.size() + b.size())) << "sizes short of the payload";
+    }
+    // Header counts: stored count 0 or above the block count or wrapping 2 D; map size 0 or
+    // wrapping the file size; payload below one byte per stored block.
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x01, 0x00}), 0), 32));
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x01, 0x00}), 3), 32));
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x01, 0x00}), std::uint64_t{1} << 63), 32));
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x01, 0x00}), {}, 0), 40));
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x01, 0x00}), {}, ~std::uint64_t{0} - 20), 40));
+    EXPECT_TRUE(refused_at(forge(two, {a}, map_of({0x00, 0x01, 0x00}), {}, 4), header_size + a.size() + 2 + 3))
+        << "map size past the file: refused at the file's end";
+    {
+        bytes f = forge(two, {a}, map_of({0x00, 0x01, 0x00}));
+        put<std::uint64_t>(f, 48, 0);
+        rechecksum(f);
+        EXPECT_TRUE(refused_at(f, 48)) << "payload below the stored count";
+        put<std::uint64_t>(f, 48, ~std::uint64_t{0});
+        rechecksum(f);
+        EXPECT_TRUE(refused_at(f, 48)) << "payload above the stored blocks' bound";
+    }
+    // The empty vector: no blocks, no stored blocks, no map.
+    EXPECT_TRUE(bitplane::load<std::uint32_t>(forge(0, {}, {})).empty());
+    EXPECT_TRUE(refused_at(forge(0, {}, map_of({0x00})), 40));
+    EXPECT_TRUE(refused_at(forge(0, {a}, {}), 32));
+}
+
+// A file of ~80 bytes announcing 2^40 values through one repeat run: refused by the block
+// bound before anything is allocated for the blocks (a loader that trusted the run would
+// need 2^29 block entries, tens of GB). At the bound it loads.
+TEST(SerializeHostile, TinyFileAnnouncingManyBlocks) {
+    const bytes a = encoded(1);
+    // Stored block 0 once, then repeated: blocks in all.
+    auto map_for = [](std::uint64_t blocks) {
+        bytes map = map_of({0x00});
+        for (std::uint64_t v = ((blocks - 2) << 1) | 1;; v >>= 7) {
+            map.push_back(static_cast<std::byte>((v & 0x7F) | (v >= 0x80 ? 0x80 : 0)));
+            if (v < 0x80) break;
+        }
+        map.push_back(std::byte{0});
+        return map;
+    };
+    const std::uint64_t blocks = std::uint64_t{1} << 29;
+    const bytes f = forge(blocks * block_values, {a}, map_for(blocks));
+    ASSERT_LT(f.size(), 120u);
+    EXPECT_TRUE(refused_at(f, 24));
+    // 256 blocks per byte: a file of F bytes may announce 256 F blocks...
+    const std::uint64_t map_size = 5;  // 1 + a 3-byte count + 1
+    const std::uint64_t ok_blocks = 256 * (header_size + a.size() + 2 + map_size);
+    const bytes g = forge(ok_blocks * block_values, {a}, map_for(ok_blocks));
+    ASSERT_EQ(g.size(), header_size + a.size() + 2 + map_size);
+    EXPECT_EQ(bitplane::load<std::uint32_t>(g).size(), ok_blocks * block_values);
+    // ...and one block more is refused.
+    bytes h = g;
+    put<std::uint64_t>(h, 16, (ok_blocks + 1) * block_values);
+    put<std::uint64_t>(h, 24, ok_blocks + 1);
+    rechecksum(h);
+    EXPECT_TRUE(refused_at(h, 24));
+}
+
+// The second bound of docs/format.md section 4: at most 4096 bytes of blocks (each block
+// counted, as version 1 stored them) per file byte. A 3 KB block repeated 10,000 times passes
+// the block bound (256 per byte) but not this one, refused at the run that crosses it; save
+// pads the map of such a vector to meet it, and the file loads.
+TEST(SerializeHostile, RepeatedLargeBlockNeedsFileBytes) {
+    const auto block = make_values(uniform(12), block_values, case_seed("large-repeat"));
+    bytes a(bitplane::codec::max_block_bytes);
+    a.resize(bitplane::codec::encode_block(block, false, a));
+    ASSERT_GT(a.size(), 2500u);
+    const std::uint64_t blocks = 10000;
+    bytes map = map_of({0x00});
+    for (std::uint64_t v = ((blocks - 2) << 1) | 1;; v >>= 7) {
+        map.push_back(static_cast<std::byte>((v & 0x7F) | (v >= 0x80 ? 0x80 : 0)));
+        if (v < 0x80) break;
+    }
+    map.push_back(std::byte{0});
+    const bytes f = forge(blocks * block_values, {a}, map);
+    ASSERT_LE(blocks, 256 * f.size()) << "the block bound alone would refuse it";
+    EXPECT_TRUE(refused_at(f, header_size + a.size() + 2 + 1));
+
+    std::vector<std::uint32_t> values;
+    for (std::uint64_t b = 0; b < blocks; ++b) values.insert(values.end(), block.begin(), block.end());
+    const bytes saved = save_bytes(bvec<std::uint32_t>(std::span<const std::uint32_t>{values}));
+    EXPECT_EQ(saved.size(), (blocks * a.size() + 4095) / 4096);
+    EXPECT_EQ(get<std::uint64_t>(saved, 32), 1u);
+    EXPECT_TRUE(layout_matches(saved, values));
+    EXPECT_TRUE(same_values(values, bitplane::load<std::uint32_t>(saved).to_std_vector()));
+}
+
+// The writers' index of stored blocks (src/core/vector_file.hpp): blocks found again by key
+// and bytes, growth keeps them, and a key shared by many different blocks holds only
+// candidates_per_key of them (later ones are stored again: a size cost, never a wrong block).
+TEST(SerializeVersions, BlockIndexFindsAndBoundsCandidates) {
+    using bitplane::detail::file::block_index;
+    block_index index;
+    std::vector<std::uint64_t> keys;
+    std::mt19937_64 rng(case_seed("block-index"));
+    for (std::uint64_t s = 0; s < 5000; ++s) {
+        keys.push_back(s % 7 == 0 ? 42 : rng());  // key 42 shared by many different blocks
+        const std::uint64_t found = index.find_or_add(keys[s], s, [&](std::uint64_t) { return false; });
+        ASSERT_EQ(found, block_index::no_block);
+    }
+    std::size_t shared_found = 0;
+    for (std::uint64_t s = 0; s < keys.size(); ++s) {
+        const std::uint64_t found = index.find_or_add(keys[s], keys.size(), [&](std::uint64_t t) { return t == s; });
+        if (keys[s] == 42) {
+            shared_found += found == s ? 1 : 0;
+        } else {
+            ASSERT_EQ(found, s) << "stored block " << s << " lost";
+        }
+    }
+    EXPECT_EQ(shared_found, bitplane::detail::file::candidates_per_key);
+    // The block key: equal blocks, equal keys; a block differing in one sampled byte differs.
+    const auto block = make_values(uniform(12), block_values, case_seed("block-key"));
+    bytes a(bitplane::codec::max_block_bytes);
+    a.resize(bitplane::codec::encode_block(block, false, a));
+    bytes b = a;
+    EXPECT_EQ(bitplane::detail::file::block_key(a), bitplane::detail::file::block_key(b));
+    b[a.size() - 1] ^= std::byte{1};
+    EXPECT_NE(bitplane::detail::file::block_key(a), bitplane::detail::file::block_key(b));
 }
 
 // ---- failing streams --------------------------------------------------------------------------

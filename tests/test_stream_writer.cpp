@@ -1,6 +1,7 @@
-// vector_writer against save(): for every shape and standard size, however the values are cut
-// into append calls and whatever the thread count, the streamed file must be byte-for-byte
-// the file save() writes for a vector of the same values, and load back to those values.
+// vector_writer against save(): for every shape and standard size, and for columns of repeated
+// blocks, however the values are cut into append calls and whatever the thread count, the
+// streamed file must be byte-for-byte the file save() writes for a vector of the same values,
+// and load back to those values.
 // Plus the writer's own rules: finished writers refuse work, stream failures are io_error,
 // and the memory it holds follows the encoded size, not the input size.
 #include "test_support.hpp"
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <span>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <vector>
 
@@ -163,6 +165,48 @@ TEST(StreamWriter, PlacedFinishSplitsHashAtEveryEnd) {
     }
 }
 
+// Repeated blocks (docs/format.md section 3, version 2): each distinct block is stored once,
+// whether its earlier copy is the block before, in the same window, in a window still to be
+// written (placed form), in the output or in the kept payload; the bytes equal save()'s for
+// every cut into appends, both forms and every thread count, and repeats shrink the file.
+TEST(StreamWriter, RepeatedBlocksSameBytesAsSave) {
+    thread_count_guard guard;
+    std::vector<std::vector<std::uint32_t>> pool;
+    for (std::size_t k = 0; k < 6; ++k)
+        pool.push_back(make_typed<std::uint32_t>(k < 3 ? uniform(static_cast<int>(4 + 5 * k)) : of(shape_kind::runs),
+                                                 block_values, case_seed("writer-pool", k)));
+    pool.push_back(std::vector<std::uint32_t>(block_values, 7u));
+    std::mt19937_64 rng(case_seed("writer-repeats"));
+    std::vector<std::uint32_t> values;
+    for (std::size_t b = 0; b < 2500; ++b) {
+        const auto& block = pool[rng() % 8 < 4 ? 6 : rng() % pool.size()];  // runs of the constant too
+        values.insert(values.end(), block.begin(), block.end());
+    }
+    values.insert(values.end(), pool[2].begin(), pool[2].begin() + 1000);
+    const bytes expected = saved(values);
+    const bytes unique = saved(make_typed<std::uint32_t>(uniform(14), values.size(), case_seed("writer-unique")));
+    EXPECT_LT(expected.size() * 20, unique.size()) << "repeats did not shrink the file";
+    EXPECT_EQ(bitplane::load<std::uint32_t>(expected).to_std_vector(), values);
+    for (const std::size_t threads : {1, 2, 3}) {
+        bitplane::set_thread_count(threads);
+        SCOPED_TRACE(threads);
+        for (const std::size_t piece : {values.size(), 700 * block_values + 3, std::size_t{5000}}) {
+            SCOPED_TRACE(piece);
+            EXPECT_EQ(streamed(values, piece), expected);
+            EXPECT_EQ(placed(values, piece), expected);
+            EXPECT_EQ((placed<std::uint32_t, concurrent_memory_output>(values, piece)), expected);
+        }
+    }
+    // One large block repeated: the block map is padded to the bound on bytes of blocks per
+    // file byte (docs/format.md section 4), in the writer as in save().
+    std::vector<std::uint32_t> repeated;
+    for (std::size_t b = 0; b < 6000; ++b) repeated.insert(repeated.end(), pool[2].begin(), pool[2].end());
+    const bytes padded = saved(repeated);
+    EXPECT_GT(padded.size(), 2 * (64 + bitplane::codec::max_block_bytes / 4)) << "no padding: the case tests nothing";
+    EXPECT_EQ(streamed(repeated, repeated.size()), padded);
+    EXPECT_EQ(placed(repeated, 777 * block_values + 1), padded);
+}
+
 TEST(StreamWriter, EmptyWriterWritesAnEmptyVector) {
     EXPECT_EQ(streamed(std::vector<std::int32_t>{}, 1), saved(std::vector<std::int32_t>{}));
 }
@@ -223,13 +267,14 @@ TEST(StreamWriter, PlacedOutputFailurePropagates) {
 }
 
 // A placed writer holds no encoded blocks: incompressible values (32 MB) leave it with the
-// offsets table and the encoder's buffers only.
+// sizes table, the dedupe index (offset and hash entry, under 64 bytes a stored block) and the
+// encoder's buffers only.
 TEST(StreamWriter, PlacedWriterHoldsNoBlocks) {
     memory_output out;
     const auto chunk = make_typed<std::uint32_t>(of(shape_kind::mixed), block_values * 64, case_seed("placed_memory"));
     bitplane::vector_writer<std::uint32_t> writer(64 * chunk.size(), out);
     for (int i = 0; i < 64; ++i) writer.append(chunk);
-    EXPECT_LT(writer.memory_bytes(), 64u * 64u * 16u + 4 * block_values + 1024 + 64u * 2 * bitplane::codec::max_block_bytes);
+    EXPECT_LT(writer.memory_bytes(), 64u * 64u * 64u + 4 * block_values + 1024 + 64u * 2 * bitplane::codec::max_block_bytes);
     const std::uint64_t total = writer.finish();
     EXPECT_EQ(total, out.file.size());
     EXPECT_EQ(bitplane::load<std::uint32_t>(out.file).size(), 64 * chunk.size());
@@ -252,7 +297,7 @@ TEST(StreamWriter, MemoryFollowsEncodedSize) {
     for (int i = 0; i < 64; ++i) writer.append(chunk);
     EXPECT_EQ(writer.size(), 64u * chunk.size());
     EXPECT_LT(writer.encoded_bytes(), 64u * 64u * 64u);
-    // One 4 MiB chunk of encoded bytes, the offsets table (8 bytes a block), a block of tail,
+    // One 4 MiB chunk of encoded bytes, the sizes table and dedupe index (one stored block), a block of tail,
     // and the parallel encoder's buffers: 64 batches, each with room for one worst-case block
     // beyond its few bytes (at most twice that with the growth of std::vector).
     EXPECT_LT(writer.memory_bytes(), (std::size_t{4} << 20) + 64u * 64u * 16u + 4 * block_values + 1024 +

@@ -40,7 +40,11 @@ std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) noexcept {
 // kind this program does not know (the loader rejects it by its kind byte).
 std::uint64_t announced_size(std::span<const std::byte> header) noexcept {
     switch (static_cast<std::uint8_t>(header[kind_offset])) {
-        case 1: return saturating_add(le64(header, 40), le64(header, 48));  // payload offset + payload size
+        case 1:
+            if (static_cast<std::uint8_t>(header[8]) >= 2 || header[9] != std::byte{0})  // version 2: 64 + S + 2 D + M
+                return saturating_add(saturating_add(header_bytes, le64(header, 48)),
+                                      saturating_add(saturating_mul(2, le64(header, 32)), le64(header, 40)));
+            return saturating_add(le64(header, 40), le64(header, 48));  // version 1: payload offset + payload size
         case 2: {
             const std::uint64_t words = le64(header, 24) / 64 + 1;
             return saturating_add(saturating_add(header_bytes, saturating_mul(16, words)),

@@ -4,18 +4,24 @@
 //
 // The file is byte-for-byte the one save() writes for a vector holding the same values.
 //
-// Memory: the encoded blocks (kept in 4 MiB chunks, so that growing never copies them),
-// 8 bytes per block for the offsets table, one partial block of values and buffers for the
-// encoded bytes of 1024 blocks (what the parallel encoder fills before copying). The file's
-// header and offsets table come before the blocks and its checksum covers all of them, so
-// nothing can be written to a sink before the last value is known; the writer therefore holds
-// about the output size, never the input size.
+// Each distinct block is stored once (format version 2): a block equal to one stored before
+// is found through a hash of its bytes and becomes a run of the block map.
+//
+// Memory: the stored blocks (kept in 4 MiB chunks, so that growing never copies them), per
+// stored block its 2-byte size, its offset and a hash entry (about 50 bytes), the block map
+// (a few bytes per run), one partial block of values and buffers for the encoded bytes of
+// 1024 blocks (what the parallel encoder fills before copying). The file's header holds
+// counts known only at the end and its checksum covers everything, so nothing can be written
+// to a sink before the last value is known; the writer therefore holds about the output size,
+// never the input size.
 //
 // When the number of values is known in advance and the destination can be written at any
 // offset and read back (a file: placed_output), the writer knows where every block goes:
-// each batch of blocks is written to its place as soon as it is encoded, and finish() writes
-// the offsets table and the header last, reading the blocks back for the checksum. It then
-// holds only the offsets and the encoding buffers, and never copies the output in memory.
+// each batch of blocks is written to its place as soon as it is encoded (the payload starts
+// right after the header), and finish() writes the sizes table, the block map and the header
+// last, reading the blocks back for the checksum (and a stored block whose hash a later block
+// shares, to compare their bytes). It then holds only the tables and the encoding buffers,
+// and never copies the output in memory.
 //
 // Complexity: append is O(values), encoding full blocks in parallel over blocks when a call
 // brings many (thread_count(), see parallel.hpp); the bytes do not depend on the thread count
@@ -75,9 +81,9 @@ public:
 
     /// Values appended so far.
     [[nodiscard]] std::uint64_t size() const noexcept;
-    /// Bytes of the blocks encoded so far (the partial last block is encoded by finish()).
+    /// Bytes of the distinct blocks stored so far (the partial last block is encoded by finish()).
     [[nodiscard]] std::uint64_t encoded_bytes() const noexcept;
-    /// Bytes the writer holds now (encoded blocks, offsets, buffers), for memory accounting.
+    /// Bytes the writer holds now (stored blocks, tables, buffers), for memory accounting.
     [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
 
     /// Encodes the last partial block and hands the whole file to `out`; returns its size in
@@ -87,7 +93,7 @@ public:
     /// The same into a stream; throws io_error when the stream fails.
     std::uint64_t finish(std::ostream& out);
     /// For a writer made with a placed_output: encodes the last partial block and writes the
-    /// offsets table and the header; returns the file's size. Throws argument_error when fewer
+    /// sizes table, the block map and the header; returns the file's size. Throws argument_error when fewer
     /// values than expected were appended (the file is then incomplete) or when the writer
     /// has no placed_output (and the two finish forms above throw it when it has one).
     std::uint64_t finish();

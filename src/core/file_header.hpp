@@ -24,7 +24,8 @@
 namespace bitplane::detail::file {
 
 inline constexpr std::array<char, 8> magic = {'B', 'I', 'T', 'P', 'L', 'A', 'N', 'E'};
-inline constexpr std::uint16_t format_version = 1;
+inline constexpr std::uint16_t format_version = 1;         // bitset and packed DNA files
+inline constexpr std::uint16_t vector_format_version = 2;  // vector files (docs/format.md section 3)
 inline constexpr std::uint8_t kind_vector = 1;
 inline constexpr std::uint8_t kind_bitset = 2;
 inline constexpr std::uint8_t kind_dna = 3;
@@ -58,11 +59,12 @@ inline std::uint64_t checksum(std::span<const std::byte> file) {
     return XXH3_64bits_digest(&state);
 }
 
-/// Writes the fields every file's header shares (bytes 0-15): magic, format version, `kind`,
+/// Writes the fields every file's header shares (bytes 0-15): magic, format `version`, `kind`,
 /// the kind's own byte 11 and the header size. The caller writes bytes 16-63.
-inline void write_header_start(std::byte* h, std::uint8_t kind, std::uint8_t kind_byte) noexcept {
+inline void write_header_start(std::byte* h, std::uint8_t kind, std::uint8_t kind_byte,
+                               std::uint16_t version = format_version) noexcept {
     std::copy(magic.begin(), magic.end(), reinterpret_cast<char*>(h));
-    store_le<std::uint16_t>(h + 8, format_version);
+    store_le<std::uint16_t>(h + 8, version);
     h[10] = static_cast<std::byte>(kind);
     h[11] = static_cast<std::byte>(kind_byte);
     store_le<std::uint32_t>(h + 12, static_cast<std::uint32_t>(header_bytes));
@@ -70,22 +72,25 @@ inline void write_header_start(std::byte* h, std::uint8_t kind, std::uint8_t kin
 
 /// Checks the fields every file's header shares: magic (bytes 0-7), format version (8-9), the
 /// kind of content (10, which must be `kind`; `holds` names it in the message) and the header
-/// size (12-15); byte 11 belongs to each kind. `bytes` holds at least header_bytes.
-/// format_error with the field's offset otherwise.
-inline void check_header(std::span<const std::byte> bytes, std::uint8_t kind, std::string_view holds) {
+/// size (12-15); byte 11 belongs to each kind. The version must lie in [1, max_version].
+/// `bytes` holds at least header_bytes. Returns the version; format_error with the field's
+/// offset otherwise.
+inline std::uint16_t check_header(std::span<const std::byte> bytes, std::uint8_t kind, std::string_view holds,
+                                  std::uint16_t max_version = format_version) {
     const std::byte* h = bytes.data();
     if (!std::equal(magic.begin(), magic.end(), reinterpret_cast<const char*>(h)))
         throw format_error("not a bitplane file (bad magic)", 0);
     const auto version = load_le<std::uint16_t>(h + 8);
-    if (version != format_version)
-        throw format_error("unsupported format version " + std::to_string(version) + " (this library reads " +
-                               std::to_string(format_version) + ")",
+    if (version < 1 || version > max_version)
+        throw format_error("unsupported format version " + std::to_string(version) + " (this library reads 1" +
+                               (max_version > 1 ? " to " + std::to_string(max_version) : std::string()) + ")",
                            8);
     if (static_cast<std::uint8_t>(h[10]) != kind)
         throw format_error("file does not hold " + std::string(holds) + " (kind " +
                                std::to_string(static_cast<unsigned>(h[10])) + ")",
                            10);
     if (load_le<std::uint32_t>(h + 12) != header_bytes) throw format_error("unexpected header size", 12);
+    return version;
 }
 
 }  // namespace bitplane::detail::file

@@ -1,5 +1,6 @@
-// The file format (docs/format.md): a 64-byte header, an offsets table, then the encoded
-// blocks. Every size in an untrusted file is checked against the bytes actually present
+// The vector file (docs/format.md section 3): a 64-byte header, the distinct encoded blocks,
+// their sizes and the block map that says which stored block each block is (version 2; load
+// also reads version 1: an offsets table, then every block). Every size in an untrusted file is checked against the bytes actually present
 // before it is used, and every block is validated, so load() either returns the vector that
 // was saved or throws format_error. Validation decodes every block, so the block summaries
 // (min, max, sum: block_summary.hpp) are taken from those values instead of a second decode.
@@ -12,9 +13,11 @@
 
 #include "core/checked_size.hpp"
 #include "core/file_header.hpp"
+#include "core/vector_file.hpp"
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <istream>
 #include <ostream>
 #include <string>
@@ -42,11 +45,15 @@ std::uint64_t blocks_for(std::uint64_t values) { return (values + block_values -
 
 
 struct file_header {
+    std::uint16_t version = 0;
     std::uint64_t values = 0;
     std::uint64_t blocks = 0;
     std::uint64_t payload_offset = 0;
     std::uint64_t payload_bytes = 0;
-    std::uint64_t total_bytes() const { return payload_offset + payload_bytes; }
+    std::uint64_t stored = 0;     // version 2: stored blocks D
+    std::uint64_t map_bytes = 0;  // version 2: block map size M
+    std::uint64_t total = 0;      // the file's size
+    std::uint64_t total_bytes() const { return total; }
 };
 
 // Checks the fixed header; afterwards the file's total size is known and bounded by the
@@ -55,23 +62,52 @@ template <class T>
 file_header parse_header(std::span<const std::byte> bytes) {
     detail::byte_reader r(bytes);
     r.need(header_bytes, "file header");
-    detail::file::check_header(bytes, kind_vector, "a vector");
+    file_header h;
+    h.version = detail::file::check_header(bytes, kind_vector, "a vector", detail::file::vector_format_version);
     const auto type = static_cast<std::uint8_t>(bytes[11]);
     if (type != value_type_code<T>)
         throw format_error(std::string("file holds ") + (type == 1 ? "int32" : type == 0 ? "uint32" : "unknown") +
                                " values, asked for " + (std::is_signed_v<T> ? "int32" : "uint32"),
                            11);
-    file_header h;
     h.values = load_le<std::uint64_t>(bytes.data() + 16);
     h.blocks = load_le<std::uint64_t>(bytes.data() + 24);
-    const auto table_offset = load_le<std::uint64_t>(bytes.data() + 32);
-    h.payload_offset = load_le<std::uint64_t>(bytes.data() + 40);
     h.payload_bytes = load_le<std::uint64_t>(bytes.data() + 48);
     if (h.values > (std::uint64_t{1} << 48)) throw format_error("value count " + std::to_string(h.values) + " too large", 16);
     if (h.blocks != blocks_for(h.values))
         throw format_error("block count " + std::to_string(h.blocks) + " does not match value count " +
                                std::to_string(h.values),
                            24);
+    if (h.version >= 2) {
+        // Version 2: payload at 64, then the sizes table (2 D bytes) and the block map (M).
+        h.stored = load_le<std::uint64_t>(bytes.data() + 32);
+        h.map_bytes = load_le<std::uint64_t>(bytes.data() + 40);
+        h.payload_offset = header_bytes;
+        if (h.stored > h.blocks || (h.stored == 0) != (h.blocks == 0))
+            throw format_error("stored block count " + std::to_string(h.stored) + " invalid for " +
+                                   std::to_string(h.blocks) + " blocks",
+                               32);
+        if ((h.map_bytes == 0) != (h.blocks == 0))
+            throw format_error("block map size " + std::to_string(h.map_bytes) + " invalid for " +
+                                   std::to_string(h.blocks) + " blocks",
+                               40);
+        if (h.payload_bytes < h.stored ||
+            h.payload_bytes > checked_mul(h.stored, codec::max_block_bytes, "payload bound", 32))
+            throw format_error("payload size " + std::to_string(h.payload_bytes) + " invalid for " +
+                                   std::to_string(h.stored) + " stored blocks",
+                               48);
+        h.total = checked_add(checked_add(header_bytes, h.payload_bytes, "file size", 48),
+                              checked_add(checked_mul(2, h.stored, "sizes table", 32), h.map_bytes, "file size", 40),
+                              "file size", 40);
+        constexpr std::uint64_t per_byte = detail::file::blocks_per_file_byte;
+        if (h.total < h.blocks / per_byte + (h.blocks % per_byte != 0))
+            throw format_error("block count " + std::to_string(h.blocks) + " too large for a file of " +
+                                   std::to_string(h.total) + " bytes (at most " +
+                                   std::to_string(detail::file::blocks_per_file_byte) + " blocks per byte)",
+                               24);
+        return h;
+    }
+    const auto table_offset = load_le<std::uint64_t>(bytes.data() + 32);
+    h.payload_offset = load_le<std::uint64_t>(bytes.data() + 40);
     if (table_offset != header_bytes) throw format_error("offsets table not after the header", 32);
     const std::uint64_t table_end =
         checked_add(header_bytes, checked_mul(8, checked_add(h.blocks, 1, "offsets table", 24), "offsets table", 24),
@@ -82,20 +118,22 @@ file_header parse_header(std::span<const std::byte> bytes) {
         throw format_error("payload size " + std::to_string(h.payload_bytes) + " too large for " +
                                std::to_string(h.blocks) + " blocks",
                            48);
-    (void)checked_add(h.payload_offset, h.payload_bytes, "file size", 48);  // total_bytes()
+    h.total = checked_add(h.payload_offset, h.payload_bytes, "file size", 48);
     return h;
 }
 
-template <class T>
-vector<T> parse_file(std::span<const std::byte> bytes) {
-    const file_header h = parse_header<T>(bytes);
+// The checks every version shares before the blocks: exact size and checksum.
+void check_size_and_checksum(std::span<const std::byte> bytes, const file_header& h) {
     if (bytes.size() != h.total_bytes())
         throw format_error("file is " + std::to_string(bytes.size()) + " bytes, header announces " +
                                std::to_string(h.total_bytes()),
                            std::min<std::uint64_t>(bytes.size(), h.total_bytes()));
     if (load_le<std::uint64_t>(bytes.data() + checksum_offset) != checksum(bytes))
         throw format_error("checksum mismatch: the file is corrupted", checksum_offset);
+}
 
+template <class T>
+vector<T> parse_v1(std::span<const std::byte> bytes, const file_header& h) {
     const std::byte* table = bytes.data() + header_bytes;
     const std::span<const std::byte> payload = bytes.subspan(h.payload_offset, h.payload_bytes);
     const std::size_t full_blocks = h.values / block_values;
@@ -136,36 +174,238 @@ vector<T> parse_file(std::span<const std::byte> bytes) {
     return out;
 }
 
+// Reads a varint of the block map at `at` (relative to the map, which ends at map.size()).
+std::uint64_t read_varint(std::span<const std::byte> map, std::size_t& at, std::uint64_t map_offset) {
+    const std::size_t begin = at;
+    std::uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        if (at >= map.size()) throw format_error("block map ends inside a run", map_offset + begin);
+        const auto byte = static_cast<std::uint8_t>(map[at++]);
+        if (shift == 63 && byte > 1) throw format_error("block map varint overflows 64 bits", map_offset + begin);
+        v |= std::uint64_t{byte & 0x7Fu} << shift;
+        if ((byte & 0x80) == 0) return v;
+    }
+}
+
+struct map_run {
+    std::uint64_t first_block = 0;  // the run's first block
+    std::uint64_t count = 0;        // blocks in the run
+    std::uint64_t stored = 0;       // its first stored block (new) or its stored block (repeat)
+    bool repeat = false;
+};
+
+template <class T>
+vector<T> parse_v2(std::span<const std::byte> bytes, const file_header& h) {
+    const std::span<const std::byte> payload = bytes.subspan(header_bytes, h.payload_bytes);
+    const std::uint64_t sizes_at = header_bytes + h.payload_bytes;
+    const std::uint64_t map_at = sizes_at + 2 * h.stored;
+    // Sizes table: offsets of the stored blocks by a prefix sum; every size in
+    // [1, max_block_bytes], the sizes adding up to S exactly.
+    std::vector<std::uint64_t> stored_offset(h.stored + 1);
+    for (std::uint64_t s = 0; s < h.stored; ++s) {
+        const std::uint64_t size = load_le<std::uint16_t>(bytes.data() + sizes_at + 2 * s);
+        if (size == 0 || size > codec::max_block_bytes || size > h.payload_bytes - stored_offset[s])
+            throw format_error("stored block " + std::to_string(s) + " size " + std::to_string(size) +
+                                   " invalid (at " + std::to_string(stored_offset[s]) + " of a " +
+                                   std::to_string(h.payload_bytes) + "-byte payload)",
+                               sizes_at + 2 * s);
+        stored_offset[s + 1] = stored_offset[s] + size;
+    }
+    if (stored_offset[h.stored] != h.payload_bytes)
+        throw format_error("stored block sizes add up to " + std::to_string(stored_offset[h.stored]) +
+                               ", payload size is " + std::to_string(h.payload_bytes),
+                           sizes_at);
+    // Block map: runs until the blocks add up to B, then zero padding to the map's end. A
+    // repeat names a stored block already introduced, so stored blocks appear in the order of
+    // their first use; all must be used.
+    const std::span<const std::byte> map = bytes.subspan(map_at, h.map_bytes);
+    std::vector<map_run> runs;
+    std::uint64_t blocks = 0, next = 0, previous = 0;
+    std::uint64_t expanded = 0;  // bytes of the blocks so far, each block counted (< B * 2^14: no wrap)
+    const std::uint64_t expanded_limit =
+        checked_mul(h.total_bytes(), detail::file::expanded_bytes_per_file_byte, "expanded bound", 24);
+    std::size_t at = 0;
+    while (blocks < h.blocks) {
+        const std::uint64_t run_at = map_at + at;
+        const std::uint64_t head = read_varint(map, at, map_at);
+        map_run run;
+        run.first_block = blocks;
+        run.count = (head >> 1) + 1;  // head >> 1 < 2^63: no wrap
+        run.repeat = (head & 1) == detail::file::run_repeat;
+        if (run.count > h.blocks - blocks)
+            throw format_error("block map run of " + std::to_string(run.count) + " blocks past the " +
+                                   std::to_string(h.blocks) + " blocks (at block " + std::to_string(blocks) + ")",
+                               run_at);
+        if (run.repeat) {
+            const std::int64_t delta = detail::file::unzigzag(read_varint(map, at, map_at));
+            const std::uint64_t s = previous + static_cast<std::uint64_t>(delta);  // wraps to a huge value if < 0
+            if (s >= next)
+                throw format_error("block map repeats stored block " + std::to_string(static_cast<std::int64_t>(s)) +
+                                       ", only " + std::to_string(next) + " introduced",
+                                   run_at);
+            run.stored = s;
+            previous = s;
+            expanded += run.count * (stored_offset[s + 1] - stored_offset[s]);
+        } else {
+            if (run.count > h.stored - next)
+                throw format_error("block map run of " + std::to_string(run.count) + " new blocks past the " +
+                                       std::to_string(h.stored) + " stored blocks",
+                                   run_at);
+            run.stored = next;
+            expanded += stored_offset[next + run.count] - stored_offset[next];
+            next += run.count;
+            previous = next - 1;
+        }
+        if (expanded > expanded_limit)
+            throw format_error("block map expands to more than " +
+                                   std::to_string(detail::file::expanded_bytes_per_file_byte) +
+                                   " bytes of blocks per file byte (" + std::to_string(expanded) + " for a file of " +
+                                   std::to_string(h.total_bytes()) + " bytes)",
+                               run_at);
+        blocks += run.count;
+        runs.push_back(run);
+    }
+    for (; at < map.size(); ++at)
+        if (map[at] != std::byte{0}) throw format_error("block map has bytes after its runs", map_at + at);
+    if (next != h.stored)
+        throw format_error("stored blocks " + std::to_string(next) + " to " + std::to_string(h.stored - 1) +
+                               " are never used",
+                           map_at + map.size());
+
+    // Each stored block used by a full block is decoded once, for its summary; the partial
+    // last block (whatever stored block it names) is decoded on its own, with its count.
+    const std::size_t full_blocks = h.values / block_values;
+    const std::size_t tail_count = h.values % block_values;
+    std::vector<std::uint8_t> full_use(h.stored, 0);
+    for (const map_run& run : runs) {
+        const std::uint64_t full = std::min<std::uint64_t>(run.count, full_blocks - std::min<std::uint64_t>(full_blocks, run.first_block));
+        if (run.repeat) {
+            if (full > 0) full_use[run.stored] = 1;
+        } else {
+            std::fill_n(full_use.begin() + static_cast<std::ptrdiff_t>(run.stored), full, std::uint8_t{1});
+        }
+    }
+    std::vector<detail::block_summary> stored_summary(h.stored);
+    alignas(64) std::uint32_t values[block_values];
+    auto decode = [&](std::uint64_t s, std::size_t count) {
+        const std::span<const std::byte> block = payload.subspan(stored_offset[s], stored_offset[s + 1] - stored_offset[s]);
+        const std::uint64_t where = header_bytes + stored_offset[s];
+        const detail::parsed_block parsed = detail::parse_block(block, count, true, where);
+        detail::decode_parsed(parsed, block, where, {values, count});
+    };
+    std::uint64_t arena_bytes = 0;
+    for (std::uint64_t s = 0; s < h.stored; ++s) {
+        if (!full_use[s]) continue;
+        decode(s, block_values);
+        stored_summary[s] = detail::summarize_values({values, block_values}, std::is_signed_v<T>);
+        arena_bytes = stored_offset[s + 1];
+    }
+    std::vector<std::uint32_t> tail;
+    if (tail_count != 0) {
+        const map_run& last = runs.back();
+        decode(last.repeat ? last.stored : last.stored + last.count - 1, tail_count);
+        tail.assign(values, values + tail_count);
+    }
+
+    std::vector<std::uint64_t> offsets(full_blocks);
+    std::vector<std::uint32_t> sizes(full_blocks);
+    std::vector<detail::block_summary> summaries(full_blocks);
+    for (const map_run& run : runs) {
+        const std::uint64_t end = std::min<std::uint64_t>(run.first_block + run.count, full_blocks);
+        for (std::uint64_t b = run.first_block; b < end; ++b) {
+            const std::uint64_t s = run.repeat ? run.stored : run.stored + (b - run.first_block);
+            offsets[b] = stored_offset[s];
+            sizes[b] = static_cast<std::uint32_t>(stored_offset[s + 1] - stored_offset[s]);
+            summaries[b] = stored_summary[s];
+        }
+    }
+    vector<T> out;
+    detail::vector_access::core(out).adopt(payload.first(arena_bytes), offsets, sizes, tail, h.values, summaries);
+    return out;
+}
+
+template <class T>
+vector<T> parse_file(std::span<const std::byte> bytes) {
+    const file_header h = parse_header<T>(bytes);
+    check_size_and_checksum(bytes, h);
+    return h.version >= 2 ? parse_v2<T>(bytes, h) : parse_v1<T>(bytes, h);
+}
+
 }  // namespace
 
 template <column_value T>
 void save(const vector<T>& v, std::vector<std::byte>& out) {
+    // Version 2 (docs/format.md section 3): each distinct block once, in the order of first
+    // use. A block equal to the previous one is found by one comparison; others through their
+    // key (vector_file.hpp: block_key), compared byte by byte with the stored blocks of that
+    // key.
     const detail::vector_core& core = v.core();
     const std::uint64_t blocks = blocks_for(core.size());
-    const std::uint64_t payload_offset = align_up(header_bytes + 8 * (blocks + 1), payload_alignment);
-    const std::size_t start = out.size();
-    out.resize(start + payload_offset);
-    std::array<std::byte, codec::max_block_bytes> scratch;
-    std::uint64_t payload = 0;
-    auto add_block = [&](std::uint64_t b, std::span<const std::byte> bytes) {
-        out.insert(out.end(), bytes.begin(), bytes.end());
-        payload += bytes.size();
-        store_le<std::uint64_t>(out.data() + start + header_bytes + 8 * (b + 1), payload);
-    };
-    for (std::size_t b = 0; b < core.sealed_block_count(); ++b) add_block(b, core.sealed_block(b, scratch));
-    if (!core.tail().empty()) {
-        const std::size_t bytes = codec::encode_block(core.tail(), core.is_signed(), scratch);
-        add_block(core.sealed_block_count(), std::span<const std::byte>(scratch).first(bytes));
+    std::array<std::byte, codec::max_block_bytes> hot_scratch, tail_scratch;
+    std::vector<std::span<const std::byte>> all;  // every block, where it is (bytes not touched yet)
+    all.reserve(static_cast<std::size_t>(blocks));
+    std::uint64_t upper = header_bytes;
+    for (std::size_t b = 0; b < core.sealed_block_count(); ++b) {
+        all.push_back(core.sealed_block(b, hot_scratch));
+        upper += all.back().size();
     }
+    if (!core.tail().empty()) {
+        all.push_back(std::span<const std::byte>(tail_scratch).first(codec::encode_block(core.tail(), core.is_signed(), tail_scratch)));
+        upper += all.back().size();
+    }
+    // Room for everything (a block map run costs at most 21 bytes; padding at most one byte
+    // per 256 blocks or per 4096 bytes of blocks), so that the payload is appended in one
+    // pass and never moved; pages past what is written are never touched.
+    const std::size_t start = out.size();
+    out.reserve(static_cast<std::size_t>(start + upper + 23 * blocks + upper / 4096 + 64));
+    out.resize(start + header_bytes);
+    std::vector<std::uint64_t> stored_at;  // relative to start
+    std::vector<std::uint16_t> stored_sizes;
+    detail::file::block_index seen;
+    seen.reserve(blocks);
+    detail::file::block_map_builder map;
+    std::uint64_t last = 0;
+    auto stored = [&](std::uint64_t s) { return std::span<const std::byte>(out.data() + start + stored_at[s], stored_sizes[s]); };
+    auto same = [](std::span<const std::byte> a, std::span<const std::byte> b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+    };
+    for (const std::span<const std::byte> block : all) {
+        if (!stored_at.empty() && same(stored(last), block)) {
+            map.add(last, false, block.size());
+            continue;
+        }
+        // Copied first, then keyed from the copy (in cache): a new block is read once.
+        const std::size_t at = out.size();
+        out.insert(out.end(), block.begin(), block.end());
+        const std::span<const std::byte> copy(out.data() + at, block.size());
+        const std::uint64_t found = seen.find_or_add(detail::file::block_key(copy), stored_at.size(),
+                                                     [&](std::uint64_t s) { return same(stored(s), copy); });
+        if (found != detail::file::block_index::no_block) {
+            out.resize(at);
+            map.add(last = found, false, block.size());
+            continue;
+        }
+        last = stored_at.size();
+        stored_at.push_back(at - start);
+        stored_sizes.push_back(static_cast<std::uint16_t>(block.size()));
+        map.add(last, true, block.size());
+    }
+    const std::uint64_t payload = out.size() - start - header_bytes;
+    const std::vector<std::byte> map_bytes = map.finish(out.size() - start + 2 * stored_sizes.size());
+    for (const std::uint16_t size : stored_sizes) {
+        out.push_back(static_cast<std::byte>(size & 0xFF));
+        out.push_back(static_cast<std::byte>(size >> 8));
+    }
+    out.insert(out.end(), map_bytes.begin(), map_bytes.end());
     std::byte* h = out.data() + start;
-    detail::file::write_header_start(h, kind_vector, value_type_code<T>);
+    std::fill_n(h, header_bytes, std::byte{0});
+    detail::file::write_header_start(h, kind_vector, value_type_code<T>, detail::file::vector_format_version);
     store_le<std::uint64_t>(h + 16, core.size());
     store_le<std::uint64_t>(h + 24, blocks);
-    store_le<std::uint64_t>(h + 32, header_bytes);
-    store_le<std::uint64_t>(h + 40, payload_offset);
+    store_le<std::uint64_t>(h + 32, stored_sizes.size());
+    store_le<std::uint64_t>(h + 40, map_bytes.size());
     store_le<std::uint64_t>(h + 48, payload);
-    store_le<std::uint64_t>(h + header_bytes, 0);
-    const std::span<const std::byte> file(out.data() + start, out.size() - start);
+    const std::span<const std::byte> file(h, out.size() - start);
     store_le<std::uint64_t>(h + checksum_offset, checksum(file));
 }
 

@@ -1,6 +1,7 @@
-// vector_writer: the file of docs/format.md section 3 from values that arrive in pieces.
-// Full blocks are encoded as soon as they are complete (in parallel over blocks) and kept
-// encoded; finish() writes header, offsets table and blocks, checksumming them on the way.
+// vector_writer: the file of docs/format.md section 3 (version 2) from values that arrive in
+// pieces. Full blocks are encoded as soon as they are complete (in parallel over blocks) and
+// kept encoded, a block equal to the one before it stored once; finish() writes header,
+// blocks, sizes table and block map, checksumming them on the way.
 // tests/test_stream_writer.cpp checks that the bytes equal save()'s for the same values.
 #include <bitplane/stream_writer.hpp>
 
@@ -8,6 +9,7 @@
 
 #include "codec/byte_io.hpp"
 #include "core/file_header.hpp"
+#include "core/vector_file.hpp"
 #include "core/parallel.hpp"
 
 #include <algorithm>
@@ -25,7 +27,6 @@ namespace {
 using detail::store_le;
 namespace file = detail::file;
 
-constexpr std::size_t payload_alignment = 64;          // docs/format.md section 3
 constexpr std::size_t chunk_bytes = std::size_t{4} << 20;  // encoded bytes kept per chunk
 // Blocks encoded per parallel window (tasks of batch_blocks for the threads, plus the write
 // of the previous window in the placed form): about window_bytes of encoded blocks at the
@@ -39,8 +40,6 @@ constexpr std::size_t min_window_blocks = 256;
 constexpr std::size_t max_window_blocks = 1024;
 constexpr std::uint64_t window_bytes = std::uint64_t{2} << 20;
 constexpr std::size_t batch_blocks = 16;
-
-constexpr std::uint64_t align_up(std::uint64_t n, std::uint64_t a) { return (n + a - 1) / a * a; }
 
 // Bytes appended at the end only, in fixed-size chunks: growing never moves what is there,
 // so the writer never holds two copies of the output (as a doubling buffer would while it
@@ -67,6 +66,16 @@ public:
         grow(bytes.size());
         write_at(at, bytes);
     }
+    /// Copies [at, at + out.size()), which must lie below size(), to `out`.
+    void read_at(std::uint64_t at, std::span<std::byte> out) const {
+        while (!out.empty()) {
+            const std::size_t offset = static_cast<std::size_t>(at % chunk_bytes);
+            const std::size_t take = std::min(out.size(), chunk_bytes - offset);
+            std::memcpy(out.data(), chunks_[static_cast<std::size_t>(at / chunk_bytes)].get() + offset, take);
+            at += take;
+            out = out.subspan(take);
+        }
+    }
     [[nodiscard]] std::uint64_t size() const noexcept { return size_; }
     [[nodiscard]] std::uint64_t capacity() const noexcept { return chunks_.size() * chunk_bytes; }
     template <class F>
@@ -80,11 +89,8 @@ private:
     std::uint64_t size_ = 0;
 };
 
-// Where the payload of a file of `blocks` blocks starts: after the header and the offsets
-// table (blocks + 1 entries), aligned (docs/format.md section 3).
-constexpr std::uint64_t payload_offset_of(std::uint64_t blocks) {
-    return align_up(file::header_bytes + 8 * (blocks + 1), payload_alignment);
-}
+// Where the payload starts: right after the header (docs/format.md section 3, version 2).
+constexpr std::uint64_t payload_offset = file::header_bytes;
 
 }  // namespace
 
@@ -105,7 +111,21 @@ struct vector_writer<T>::state {
     std::uint64_t payload_size = 0;    // bytes of blocks so far (either way)
     placed_output* placed = nullptr;   // where the blocks go at once, if anywhere
     std::uint64_t expected = 0;        // placed: the values that will come
-    std::vector<std::uint64_t> ends;   // end of each block in the payload
+    // Each distinct block is stored once (docs/format.md section 3): a block equal to the one
+    // before it is found by one comparison, others through their key (vector_file.hpp:
+    // block_key), compared byte by byte with the stored blocks of that key (read back from
+    // where they are: the payload, the output, or the encoding buffers).
+    std::vector<std::uint16_t> sizes;      // size of each stored block
+    std::vector<std::uint64_t> stored_at;  // where each stored block starts in the payload
+    file::block_index seen;                // stored blocks by block_key
+    file::block_map_builder map;           // which stored block each block is
+    std::vector<std::byte> last_block;     // the bytes of the previous block
+    std::uint64_t last_stored = 0;         // its stored block
+    std::vector<std::byte> read_back;      // a stored block read back from the payload or the output
+    // While a window's blocks are added: the stored blocks it introduced so far, first and
+    // where their bytes are in its batch buffers.
+    std::uint64_t window_first = 0;
+    std::vector<const std::byte*> window_stored;
     std::vector<std::uint32_t> tail;   // the values of the partial last block
     bool finished = false;
 
@@ -125,28 +145,68 @@ struct vector_writer<T>::state {
     bool failed = false;            // placed: a write failed; the file cannot be finished
 
     void write_pending() {
-        const std::uint64_t base = payload_offset_of(blocks_expected());
+        const std::uint64_t base = payload_offset;
         const std::vector<batch>& written = sets[1 - current];
         for (std::size_t k = 0; k < pending_used; ++k)
             placed->write_at(base + written[k].offset, {written[k].bytes.data(), written[k].used});
         pending_used = 0;
     }
 
-    void push_block(std::span<const std::byte> bytes) {
+    // The bytes of stored block s (sizes[s] of them).
+    const std::byte* stored_bytes(std::uint64_t s) {
+        if (s >= window_first && s - window_first < window_stored.size()) return window_stored[s - window_first];
+        const std::uint64_t at = stored_at[s];
         if (placed) {
-            placed->write_at(payload_offset_of(blocks_expected()) + payload_size, bytes);
+            for (std::size_t k = 0; k < pending_used; ++k) {  // written with the next window
+                const batch& b = sets[1 - current][k];
+                if (at >= b.offset && at < b.offset + b.used) return b.bytes.data() + (at - b.offset);
+            }
+        }
+        read_back.resize(sizes[s]);
+        if (placed) {
+            placed->read_at(payload_offset + at, read_back);
+        } else {
+            payload.read_at(at, read_back);
+        }
+        return read_back.data();
+    }
+
+    // Adds the next block: true when it is a new stored block (to be placed at the payload's
+    // end, payload_size), false when it repeats a stored block.
+    bool add_block(std::span<const std::byte> bytes) {
+        if (!sizes.empty() && bytes.size() == last_block.size() &&
+            std::memcmp(bytes.data(), last_block.data(), bytes.size()) == 0) {
+            map.add(last_stored, false, bytes.size());
+            return false;
+        }
+        last_block.assign(bytes.begin(), bytes.end());
+        const std::uint64_t found = seen.find_or_add(file::block_key(bytes), sizes.size(), [&](std::uint64_t s) {
+            return sizes[s] == bytes.size() && std::memcmp(stored_bytes(s), bytes.data(), bytes.size()) == 0;
+        });
+        if (found != file::block_index::no_block) {
+            map.add(last_stored = found, false, bytes.size());
+            return false;
+        }
+        last_stored = sizes.size();
+        sizes.push_back(static_cast<std::uint16_t>(bytes.size()));
+        stored_at.push_back(payload_size);
+        map.add(last_stored, true, bytes.size());
+        return true;
+    }
+
+    void push_block(std::span<const std::byte> bytes) {
+        if (!add_block(bytes)) return;
+        if (placed) {
+            placed->write_at(payload_offset + payload_size, bytes);
         } else {
             payload.append(bytes);
         }
         payload_size += bytes.size();
-        ends.push_back(payload_size);
     }
 
-    [[nodiscard]] std::uint64_t blocks_expected() const noexcept { return (expected + block_values - 1) / block_values; }
-
     [[nodiscard]] std::size_t next_window_blocks() const noexcept {
-        if (ends.empty()) return min_window_blocks;
-        const std::uint64_t average = std::max<std::uint64_t>(payload_size / ends.size(), 1);
+        if (sizes.empty()) return min_window_blocks;
+        const std::uint64_t average = std::max<std::uint64_t>(payload_size / sizes.size(), 1);
         const std::uint64_t wanted = std::clamp<std::uint64_t>(window_bytes / average, min_window_blocks, max_window_blocks);
         return static_cast<std::size_t>(wanted / batch_blocks * batch_blocks);
     }
@@ -201,12 +261,30 @@ struct vector_writer<T>::state {
                     }
                 }
             });
-            std::uint64_t end = payload_size;
+            // In block order: a block equal to a stored one is dropped from its batch (the
+            // batch compacted in place: a block only moves down, below the blocks after it),
+            // the others become stored blocks.
+            window_first = sizes.size();
+            window_stored.clear();
             for (std::size_t k = 0; k < used; ++k) {
-                batches[k].offset = end;
-                for (std::size_t i = 0; i < blocks_of(k); ++i) ends.push_back(end += batches[k].sizes[i]);
+                batch& b = batches[k];
+                b.offset = payload_size;
+                std::size_t from = 0, to = 0;
+                for (std::size_t i = 0; i < blocks_of(k); ++i) {
+                    const std::size_t n = b.sizes[i];
+                    std::byte* block = b.bytes.data() + from;
+                    from += n;
+                    if (!add_block({block, n})) continue;
+                    if (to != from - n) std::memmove(b.bytes.data() + to, block, n);
+                    window_stored.push_back(b.bytes.data() + to);
+                    to += n;
+                    payload_size += n;
+                }
+                b.used = to;
             }
-            payload_size = end;
+            window_stored.clear();
+            window_first = sizes.size();
+            const std::uint64_t end = payload_size;
             if (placed) {
                 pending_used = used;
                 current = 1 - current;
@@ -247,7 +325,8 @@ struct vector_writer<T>::state {
                                                : ": the writer writes to a placed_output (use finish())"));
     }
 
-    // The partial last block, encoded into `out` (and released); its size, 0 if there is none.
+    // The partial last block, encoded into `out` (and released); its size, 0 if there is none
+    // (the caller adds it as a block).
     std::size_t encode_tail(std::array<std::byte, codec::max_block_bytes>& out) {
         if (tail.empty()) return 0;
         const std::size_t n = codec::encode_block(tail, std::is_signed_v<T>, out);
@@ -255,42 +334,40 @@ struct vector_writer<T>::state {
         return n;
     }
 
-    // The header (checksum field still zero) and the offsets table with the zero padding up
-    // to the payload, as words (the host is little-endian, byte_io.hpp checks it): entry 0 is
-    // 0, entry b + 1 the end of block b.
+    // The header (checksum field still zero) and what follows the payload: the stored blocks'
+    // u16 sizes, then the block map.
     struct front {
         std::array<std::byte, file::header_bytes> header{};
-        std::vector<std::uint64_t> table_words;
-        std::uint64_t payload_offset = 0;
-        [[nodiscard]] std::span<const std::byte> table() const noexcept {
-            return std::as_bytes(std::span<const std::uint64_t>(table_words));
-        }
+        std::vector<std::byte> footer;
+        [[nodiscard]] std::span<const std::byte> table() const noexcept { return footer; }
     };
-    [[nodiscard]] front make_front() const {
+    [[nodiscard]] front make_front() {
         front f;
-        const std::uint64_t blocks = ends.size();
-        f.payload_offset = payload_offset_of(blocks);
-        f.table_words.assign((f.payload_offset - file::header_bytes) / 8, 0);
-        std::copy(ends.begin(), ends.end(), f.table_words.begin() + 1);
+        const std::uint64_t blocks = map.blocks();
+        f.footer.resize(2 * sizes.size());
+        for (std::size_t s = 0; s < sizes.size(); ++s) store_le<std::uint16_t>(f.footer.data() + 2 * s, sizes[s]);
+        const std::vector<std::byte> map_bytes = map.finish(payload_offset + payload_size + f.footer.size());
+        f.footer.insert(f.footer.end(), map_bytes.begin(), map_bytes.end());
         std::byte* h = f.header.data();
-        file::write_header_start(h, file::kind_vector, std::is_signed_v<T> ? 1 : 0);
+        file::write_header_start(h, file::kind_vector, std::is_signed_v<T> ? 1 : 0, file::vector_format_version);
         store_le<std::uint64_t>(h + 16, values);
         store_le<std::uint64_t>(h + 24, blocks);
-        store_le<std::uint64_t>(h + 32, file::header_bytes);
-        store_le<std::uint64_t>(h + 40, f.payload_offset);
+        store_le<std::uint64_t>(h + 32, sizes.size());
+        store_le<std::uint64_t>(h + 40, map_bytes.size());
         store_le<std::uint64_t>(h + 48, payload_size);
         return f;
     }
 
     // The checksum (file_header.hpp) covers the header up to its own field, then everything
-    // after the header: the table and the blocks, handed over by `each_payload_piece`.
+    // after the header in file order: the blocks, handed over by `each_payload_piece`, then
+    // the sizes table and the block map.
     template <class Pieces>
     static void seal(front& f, Pieces&& each_payload_piece) {
         XXH3_state_t hash;
         XXH3_64bits_reset(&hash);
         XXH3_64bits_update(&hash, f.header.data(), file::checksum_offset);
-        XXH3_64bits_update(&hash, f.table().data(), f.table().size());
         each_payload_piece([&](std::span<const std::byte> piece) { file::update(&hash, piece.data(), piece.size()); });
+        file::update(&hash, f.table().data(), f.table().size());
         store_le<std::uint64_t>(f.header.data() + file::checksum_offset, XXH3_64bits_digest(&hash));
     }
 };
@@ -348,7 +425,9 @@ std::uint64_t vector_writer<T>::memory_bytes() const noexcept {
     std::uint64_t buffers = 0;
     for (const auto& set : s.sets)
         for (const auto& b : set) buffers += b.bytes.size();  // the reserve beyond is never touched
-    return sizeof(state) + s.payload.capacity() + s.ends.capacity() * sizeof(std::uint64_t) +
+    return sizeof(state) + s.payload.capacity() + s.sizes.capacity() * sizeof(std::uint16_t) +
+           s.last_block.capacity() + s.read_back.capacity() + s.stored_at.capacity() * sizeof(std::uint64_t) +
+           s.seen.memory_bytes() +
            s.tail.capacity() * sizeof(std::uint32_t) + buffers;
 }
 
@@ -363,9 +442,9 @@ std::uint64_t vector_writer<T>::finish(const sink& out) {
     auto f = s.make_front();
     state::seal(f, [&](auto&& hash) { s.payload.for_each_piece(hash); });
     out(f.header);
-    out(f.table());
     s.payload.for_each_piece([&](std::span<const std::byte> piece) { out(piece); });
-    return f.payload_offset + s.payload_size;
+    out(f.table());
+    return payload_offset + s.payload_size + f.footer.size();
 }
 
 template <column_value T>
@@ -376,19 +455,18 @@ std::uint64_t vector_writer<T>::finish() {
     if (s.values != s.expected)
         throw argument_error("bitplane::vector_writer::finish: " + std::to_string(s.values) + " values appended, " +
                              std::to_string(s.expected) + " expected: the file would be incomplete");
-    // The tail is encoded first (kept here) so that the offsets table is complete; then the
+    // The tail is encoded first (kept here) so that the block map is complete; then the
     // last window's blocks and the tail are written while (if the output allows it), beside
-    // them, the checksum (which
-    // covers the table before the blocks, so it can only start now) reads the blocks already
-    // in the file back from the page cache and the ones still in memory from there: the
-    // last write no longer delays the hash, which is the serial end of every pack.
+    // them, the checksum (which covers the header's fields, known only now) reads the blocks
+    // already in the file back from the page cache and the ones still in memory from there:
+    // the last write no longer delays the hash, which is the serial end of every pack.
     std::array<std::byte, codec::max_block_bytes> tail_bytes;
-    const std::size_t tail_size = s.encode_tail(tail_bytes);
+    std::size_t tail_size = s.encode_tail(tail_bytes);
+    if (tail_size != 0 && !s.add_block({tail_bytes.data(), tail_size})) tail_size = 0;  // a repeat: not stored
     const std::span<const std::byte> tail_block(tail_bytes.data(), tail_size);
     const std::uint64_t pending_from = s.pending_used > 0 ? s.sets[1 - s.current][0].offset : s.payload_size;
     const std::uint64_t tail_at = s.payload_size;
     s.payload_size += tail_size;
-    if (tail_size) s.ends.push_back(s.payload_size);
     auto f = s.make_front();
     const std::vector<typename state::batch>& pending = s.sets[1 - s.current];
     const std::size_t pending_used = s.pending_used;
@@ -400,11 +478,11 @@ std::uint64_t vector_writer<T>::finish() {
             for (std::size_t task = first; task < last; ++task) {
                 if (task == 0) {
                     if (s.pending_used > 0) s.write_pending();
-                    if (tail_size) s.placed->write_at(f.payload_offset + tail_at, tail_block);
+                    if (tail_size) s.placed->write_at(payload_offset + tail_at, tail_block);
                     continue;
                 }
                 state::seal(f, [&](auto&& hash) {
-                    s.placed->read_pieces(f.payload_offset, pending_from, [&](std::span<const std::byte> piece) { hash(piece); });
+                    s.placed->read_pieces(payload_offset, pending_from, [&](std::span<const std::byte> piece) { hash(piece); });
                     for (std::size_t k = 0; k < pending_used; ++k) hash(std::span<const std::byte>(pending[k].bytes.data(), pending[k].used));
                     if (tail_size) hash(tail_block);
                 });
@@ -412,9 +490,9 @@ std::uint64_t vector_writer<T>::finish() {
         });
     });
     s.finished = true;
-    s.placed->write_at(file::header_bytes, f.table());
+    s.placed->write_at(payload_offset + s.payload_size, f.table());
     s.placed->write_at(0, f.header);
-    return f.payload_offset + s.payload_size;
+    return payload_offset + s.payload_size + f.footer.size();
 }
 
 template <column_value T>

@@ -1,7 +1,9 @@
 // libFuzzer target: bitplane::load on arbitrary bytes, as uint32 and as int32 vectors.
 // load must either throw format_error or return a vector that decodes, reads element by
 // element the same way, and survives save + load unchanged. The input's checksum field is
-// rewritten first (fuzz_support.hpp), so mutations reach the block table and the blocks.
+// rewritten first (fuzz_support.hpp), so mutations reach the tables and the blocks: the
+// version 2 sizes table and block map (seeds from make_corpus.cpp, runs of repeated blocks
+// among them) and the version 1 offsets table (checked-in seeds in tests/fuzz/corpus/).
 #include "fuzz_support.hpp"
 
 #include <bitplane/bitplane.hpp>

@@ -49,9 +49,18 @@ inline bool same_as_its_text(const dna::fasta& f) {
 // own mutation and then, three times in four, rewrite the size field that the file's length
 // decides, so that changed lengths reach the parsers too.
 
-/// A vector file (and a saved DNA sequence): payload size S = length - payload offset P.
+/// A vector file (and a saved DNA sequence): payload size S = length - payload offset P
+/// (version 1), or S = length - 64 - 2 D - M (version 2: blocks, sizes table, block map).
 inline void fix_vector_sizes(std::span<std::byte> file) {
     if (file.size() < detail::file::header_bytes) return;
+    if (detail::load_le<std::uint16_t>(file.data() + 8) >= 2) {
+        const auto stored = detail::load_le<std::uint64_t>(file.data() + 32);
+        const auto map = detail::load_le<std::uint64_t>(file.data() + 40);
+        if (stored > file.size() || map > file.size()) return;  // no overflow below
+        const std::uint64_t other = detail::file::header_bytes + 2 * stored + map;
+        if (other <= file.size()) detail::store_le<std::uint64_t>(file.data() + 48, file.size() - other);
+        return;
+    }
     const auto payload_offset = detail::load_le<std::uint64_t>(file.data() + 40);
     if (payload_offset <= file.size()) detail::store_le<std::uint64_t>(file.data() + 48, file.size() - payload_offset);
 }

@@ -113,6 +113,26 @@ int main(int argc, char** argv) {
         write(decode_paths / ("block_" + std::to_string(n)), std::span(block).first(2 + bytes));
         ++n;
     }
+    // load_vector, version 2 with repeated blocks (docs/format.md section 3): the block map's
+    // new and repeat runs, a repeat of a block further back, and a tail that repeats a block.
+    {
+        std::vector<std::uint32_t> a(2048), b(2048);
+        for (std::size_t i = 0; i < 2048; ++i) {
+            a[i] = static_cast<std::uint32_t>(i * 2654435761u) >> 22;
+            b[i] = static_cast<std::uint32_t>(i / 300);
+        }
+        const std::vector<std::uint32_t> c7(2048, 7);
+        const std::vector<const std::vector<std::uint32_t>*> order = {&c7, &c7, &c7, &a, &a, &b, &c7, &a, &b, &b};
+        std::vector<std::uint32_t> runs;
+        for (const auto* part : order) runs.insert(runs.end(), part->begin(), part->end());
+        runs.insert(runs.end(), 100, 7u);
+        std::vector<std::byte> file;
+        bitplane::save(bitplane::vector<std::uint32_t>(std::span<const std::uint32_t>(runs)), file);
+        write(vectors / "u32_repeats", file);
+        file.clear();
+        bitplane::save(bitplane::vector<std::uint32_t>(std::size_t{40} * 2048 + 9, 5u), file);
+        write(vectors / "u32_constant", file);
+    }
     // fasta_parse: mode byte (0 FASTA, 1 FASTQ) + text;
     // load_dna: mode byte (0 packed FASTA, 1 saved sequence) + bytes.
     const std::filesystem::path texts = root / "fasta_parse", dna = root / "load_dna";
