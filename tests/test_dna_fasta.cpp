@@ -427,9 +427,10 @@ TEST(DnaFastaRandomBytes, UnpackRejectsRandomBytesWithAValidHeader) {
 // keep decoding, and the same letters must keep coding to the same bytes. Pinned here are the
 // sizes and checksums (header bytes 56-63, XXH3 of the file) of sequences packed by the coder
 // as of main 94a4c13 (dense tables initialized slot by slot), with direct and inverted repeats,
-// N runs, ambiguity codes and soft-masked runs: 300 and 3,000 letters (at most 4,096 plain
-// bases: the high-order tables kept as maps of the slots touched), 5,000 letters (dense tables
-// of 2^16 slots) and 100,000 letters (2^17 slots).
+// N runs, ambiguity codes and soft-masked runs: 300 and 1,000 letters (298 and 952 plain
+// bases: the high-order tables kept as maps of the slots touched, the second close to full),
+// 1,080 letters (1,031 plain bases, just past the maps' 1,024: dense tables of 2^16 slots),
+// 3,000 and 5,000 letters (2^16) and 100,000 letters (2^17 slots).
 std::string modeled_golden_text(std::size_t n) {
     std::mt19937_64 rng(2026);
     std::string s;
@@ -463,6 +464,8 @@ TEST(DnaFasta, ModeledBytesAreThoseOfFormatV1) {
         std::size_t letters, bytes;
         std::uint64_t checksum;
     } golden[] = {{300, 188, 0x7dc070edfa369dfeull},
+                  {1000, 394, 0xd550c68e342e79e1ull},
+                  {1080, 402, 0xa8601d08bd75c957ull},
                   {3000, 790, 0xe11c7f07a49df7ecull},
                   {5000, 1199, 0x769ca92ded251b57ull},
                   {100000, 22795, 0x8fece2c3c075c71cull}};

@@ -20,7 +20,6 @@
 #include <bit>
 #include <cmath>
 #include <memory>
-#include <new>
 #include <optional>
 #include <string>
 
@@ -110,7 +109,6 @@ constexpr std::uint16_t initial_counter = 2048 << 4;
 }
 static_assert(counter_of(0) == initial_counter && counter_of(stored_of(0x1234)) == 0x1234);
 
-
 // One model's table: 2^bits slots, indexed by context (or its hash). Stored densely, or, for a
 // sequence too short to touch more than a small part of it, as an open-addressing map of the
 // slots it touched (the others hold the initial counters): the same table, the same coded
@@ -118,8 +116,8 @@ static_assert(counter_of(0) == initial_counter && counter_of(stored_of(0x1234)) 
 // bases. A base touches at most two slots of a table (its context, and the inverted repeat's),
 // so a sequence of n plain bases touches at most 2n: the map has 4n cells (at most half full)
 // and never grows. Kept for n up to 2^bits / 64 (1024 bases at 2^16: 48 KiB a table); past
-// that the probing costs more than clearing the dense table (release build, dev VM: pack and
-// unpack of 300 letters 2.4x faster, 1,000 letters 1.2x, 4,000 letters 1.6x slower as a map).
+// that the probing costs more than clearing the dense table (release build, dev VM, pack and
+// unpack: 300 bases 3x faster, 1,000 bases 1.2-1.5x; 4,000 bases were 1.6x slower as a map).
 class slot_table {
 public:
     slot_table(unsigned bits, std::uint64_t plain) {
