@@ -423,4 +423,62 @@ TEST(DnaFastaRandomBytes, UnpackRejectsRandomBytesWithAValidHeader) {
     }
 }
 
+// The modeled coder is part of the format (docs/format.md section 6): files packed before must
+// keep decoding, and the same letters must keep coding to the same bytes. Pinned here are the
+// sizes and checksums (header bytes 56-63, XXH3 of the file) of sequences packed by the coder
+// as of main 94a4c13 (dense tables initialized slot by slot), with direct and inverted repeats,
+// N runs, ambiguity codes and soft-masked runs: 300 and 1,000 letters (298 and 952 plain
+// bases: the high-order tables kept as maps of the slots touched, the second close to full),
+// 1,080 letters (1,031 plain bases, just past the maps' 1,024: dense tables of 2^16 slots),
+// 3,000 and 5,000 letters (2^16) and 100,000 letters (2^17 slots).
+std::string modeled_golden_text(std::size_t n) {
+    std::mt19937_64 rng(2026);
+    std::string s;
+    while (s.size() < n) {
+        const auto kind = rng() % 8;
+        const std::size_t len = 20 + rng() % 400;
+        for (std::size_t i = 0; i < len; ++i) {
+            if (kind == 0 && s.size() > 1000) {
+                s += s[s.size() - 1000];  // a direct repeat
+            } else if (kind == 1 && s.size() > 2 * len) {
+                const char c = s[s.size() - 2 * i - 1];  // an inverted repeat
+                s += c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : c == 'T' ? 'A' : 'N';
+            } else if (kind == 2 && i < 40) {
+                s += 'N';
+            } else if (kind == 3 && i % 97 == 0) {
+                s += "RYKMSWBDHV"[rng() % 10];
+            } else {
+                s += "ACGT"[rng() % 4];
+            }
+            if (kind == 4) s.back() = static_cast<char>(s.back() | 0x20);  // soft-masked
+        }
+    }
+    s.resize(n);
+    std::string text = ">golden\n";
+    for (std::size_t i = 0; i < n; i += 60) text += s.substr(i, 60) + "\n";
+    return text;
+}
+
+TEST(DnaFasta, ModeledBytesAreThoseOfFormatV1) {
+    const struct {
+        std::size_t letters, bytes;
+        std::uint64_t checksum;
+    } golden[] = {{300, 188, 0x7dc070edfa369dfeull},
+                  {1000, 394, 0xd550c68e342e79e1ull},
+                  {1080, 402, 0xa8601d08bd75c957ull},
+                  {3000, 790, 0xe11c7f07a49df7ecull},
+                  {5000, 1199, 0x769ca92ded251b57ull},
+                  {100000, 22795, 0x8fece2c3c075c71cull}};
+    for (const auto& g : golden) {
+        const std::string text = modeled_golden_text(g.letters);
+        std::vector<std::byte> bytes;
+        bitplane::dna::pack(fasta::parse(text), bytes, bitplane::dna::pack_mode::modeled);
+        ASSERT_EQ(bytes.size(), g.bytes) << g.letters;
+        std::uint64_t checksum = 0;
+        std::memcpy(&checksum, bytes.data() + 56, 8);
+        EXPECT_EQ(checksum, g.checksum) << g.letters;
+        EXPECT_EQ(bitplane::dna::unpack(bytes).to_text(), text) << g.letters;
+    }
+}
+
 }  // namespace

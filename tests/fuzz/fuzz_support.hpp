@@ -42,6 +42,26 @@ inline bool same_as_its_text(const dna::fasta& f) {
     return g == f;
 }
 
+// ---- the modeled decoder's cost ---------------------------------------------------------------
+// The modeled DNA decoder (src/dna/base_model.cpp) runs its context-mixing model once per coded
+// plain base, about a microsecond a base under ASan, and a payload may announce thousands at
+// no cost in bytes (past its end the coded bytes read as zeros). Under libFuzzer, dna_modeled
+// and load_dna skip inputs that announce more than these (the replays check every input):
+// 8192 letters are four rest-part blocks (three block boundaries, the vector's growth) and
+// every path of the model is reached within a few bases; longer sequences are the unit tests'
+// (tests/test_dna_fasta.cpp).
+inline constexpr std::uint64_t max_fuzzed_modeled_letters = 8192;
+inline constexpr std::uint64_t max_fuzzed_coded_bases = 512;
+
+/// The plain base count of a modeled payload (base_model.cpp: u64 rest-part size R, R bytes,
+/// u64 plain base count, coded bases), or 0 when the payload is too short to hold it.
+inline std::uint64_t modeled_plain_bases(std::span<const std::byte> payload) {
+    if (payload.size() < 8) return 0;
+    const auto rest = detail::load_le<std::uint64_t>(payload.data());
+    if (rest > payload.size() - 8 || payload.size() - 8 - rest < 8) return 0;
+    return detail::load_le<std::uint64_t>(payload.data() + 8 + rest);
+}
+
 // ---- structure-aware mutation --------------------------------------------------------------
 // A mutation that inserts or erases bytes breaks the header's size fields, and the loaders
 // refuse a file whose announced size is not its size before parsing anything else. The custom

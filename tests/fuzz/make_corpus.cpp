@@ -187,15 +187,32 @@ int main(int argc, char** argv) {
         write(modeled / ("modeled_" + std::to_string(n)), coded);
         ++n;
     }
-    // A longer modeled payload: repeats, N runs and lower case over a few blocks.
+    // A longer sequence: four blocks (three block boundaries) of mostly N runs (across the
+    // boundaries), with runs of plain bases (repeats, lower case) and ambiguity codes between
+    // them: 436 plain bases, under the 512 that the modeled targets decode (fuzz_support.hpp).
+    // dna_modeled gets its modeled payload, load_dna the file packed both ways.
     {
         std::string text = ">long\n";
         std::mt19937_64 rng(3);
-        for (int i = 0; i < 8000; ++i) text += i % 1500 < 40 ? 'N' : i % 3000 < 200 ? "acgt"[rng() % 4] : "ACGT"[i % 7 < 4 ? i % 4 : rng() % 4];
+        for (int i = 0; i < 7000; ++i) {
+            const int m = i % 2000;
+            text += m >= 20 && m < 1880 ? 'N'
+                    : i % 333 == 0      ? "RYKMSWBDHV"[rng() % 10]
+                    : m >= 1940         ? "acgt"[rng() % 4]
+                                        : "ACGT"[i % 7 < 4 ? i % 4 : rng() % 4];
+            if (i % 60 == 59) text += '\n';
+        }
+        text += '\n';
+        const bitplane::dna::fasta file = bitplane::dna::fasta::parse(text);
+        for (const auto mode : {bitplane::dna::pack_mode::planes, bitplane::dna::pack_mode::modeled}) {
+            std::vector<std::byte> packed{std::byte{0}};
+            bitplane::dna::pack(file, packed, mode);
+            write(dna / ("packed_" + std::to_string(static_cast<int>(mode)) + "_long"), packed);
+        }
         std::vector<std::byte> packed;
-        bitplane::dna::pack(bitplane::dna::fasta::parse(text), packed, bitplane::dna::pack_mode::modeled);
+        bitplane::dna::pack(file, packed, bitplane::dna::pack_mode::modeled);
         const auto payload = bitplane::detail::load_le<std::uint64_t>(packed.data() + 48);
-        std::vector<std::byte> coded{std::byte{8000 & 0xFF}, std::byte{8000 >> 8}};
+        std::vector<std::byte> coded{std::byte{7000 & 0xFF}, std::byte{7000 >> 8}};
         coded.insert(coded.end(), packed.end() - static_cast<std::ptrdiff_t>(payload), packed.end());
         write(modeled / "modeled_long", coded);
     }
