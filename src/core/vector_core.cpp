@@ -770,11 +770,10 @@ vector_stats vector_core::stats() const {
     s.memory_bytes = memory_bytes();
     s.bits_per_value = size_ ? 8.0 * static_cast<double>(s.memory_bytes) / static_cast<double>(size_) : 0.0;
     block_buffer scratch;
-    std::vector<bool> counted(entries_.size(), false);  // shared bytes are held, and counted, once
     for (std::size_t b = 0; b < entry_of_.size(); ++b) {
+        // Every block's bytes, shared or not (what a file holding each block takes).
         const codec::block_info info = codec::describe_block(sealed_block(b, scratch), block_values);
-        if (b == hot_block_ || !counted[entry_of_[b]]) s.encoded_bytes += info.bytes;
-        if (b != hot_block_) counted[entry_of_[b]] = true;
+        s.encoded_bytes += info.bytes;
         ++s.blocks_by_transform[static_cast<std::size_t>(info.value_transform)];
         ++s.blocks_by_layout[static_cast<std::size_t>(info.value_layout)];
         for (const codec::plane_info& p : info.planes)
