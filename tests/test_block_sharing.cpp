@@ -328,3 +328,34 @@ TYPED_TEST(BlockSharing, ARunColumnTakesFewBytesPerBlock) {
 }
 
 }  // namespace
+
+namespace {
+
+// More blocks share one entry than its 16-bit count holds: the count sticks, writes still copy
+// the entry, and compaction counts again.
+TEST(BlockSharingCount, MoreSharersThanTheCountHolds) {
+    constexpr std::size_t blocks = 70'000;
+    bitplane::vector<std::uint32_t> v;
+    v.resize(blocks * block_values, 7u);
+    ASSERT_EQ(v.core().unique_block_count(), 1u);
+    EXPECT_LT(v.memory_bytes(), 8 * blocks);
+    const std::size_t at = 40'000 * block_values + 5;
+    v.set(at, 8u);
+    v.seal();
+    EXPECT_EQ(v.core().unique_block_count(), 2u);
+    EXPECT_EQ(v[at], 8u);
+    EXPECT_EQ(v[at - 1], 7u);
+    EXPECT_EQ(v[at - block_values], 7u);
+    EXPECT_EQ(v[at + block_values], 7u);
+    EXPECT_EQ(bitplane::count_eq(v, 8u), 1u);
+    EXPECT_EQ(bitplane::sum(v), bitplane::uint128{7} * blocks * block_values + 1);
+    v.set(at, 7u);
+    v.seal();
+    EXPECT_EQ(v.core().unique_block_count(), 1u);
+    v.resize(10 * block_values + 3);
+    v.validate();
+    EXPECT_EQ(v.core().unique_block_count(), 1u);
+    EXPECT_EQ(bitplane::sum(v), bitplane::uint128{7} * (10 * block_values + 3));
+}
+
+}  // namespace

@@ -91,7 +91,7 @@ std::size_t vector_core::block_count() const noexcept { return entry_of_.size() 
 
 vector_core::block_entry vector_core::make_entry(std::uint64_t offset, std::span<const std::byte> bytes) noexcept {
     block_entry e;
-    e.offset = offset;
+    e.set_offset(offset);
     // Trusted bytes (encoded here, appended by bitplane's own operations under their
     // contract, or adopted after load validated them): read without checks, but never beyond
     // the span. The extent is the span's in any case, so that the arena stays consistent;
@@ -107,18 +107,18 @@ void vector_core::refresh_sums(std::uint32_t id) {
     if (d.transform() != codec::transform::delta) return;
     static_assert(std::tuple_size_v<delta_sums> == delta_checkpoint_count);
     if (sums_.size() <= id) sums_.resize(entries_.size());
-    delta_checkpoints(d, arena_.data() + entries_[id].offset, sums_[id].data());
+    delta_checkpoints(d, arena_.data() + entries_[id].offset(), sums_[id].data());
 }
 
 std::uint32_t vector_core::skip_count(std::uint32_t id) const noexcept {
     if (skips_of(id) == nullptr) return 0;
-    return gaps_skip_count(entries_[id].descriptor, arena_.data() + entries_[id].offset);
+    return gaps_skip_count(entries_[id].descriptor, arena_.data() + entries_[id].offset());
 }
 
 // `old_count`: the skips the entry had before its block was re-encoded (0 for a new entry).
 void vector_core::refresh_skips(std::uint32_t id, std::uint32_t old_count) {
     const block_entry& e = entries_[id];
-    const std::byte* bytes = arena_.data() + e.offset;
+    const std::byte* bytes = arena_.data() + e.offset();
     const std::uint32_t count = gaps_skip_count(e.descriptor, bytes);
     const bool had = id < skip_at_.size() && skip_at_[id] != no_skips;
     if (count == 0) {
@@ -142,7 +142,7 @@ std::uint32_t vector_core::find_same(std::span<const std::byte> bytes, std::uint
     const auto same = [&](std::uint32_t id) {
         const block_entry& e = entries_[id];
         if (block_bytes(e) != bytes.size()) return false;
-        return e.offset == offset || std::memcmp(arena_.data() + e.offset, bytes.data(), bytes.size()) == 0;
+        return e.offset() == offset || std::memcmp(arena_.data() + e.offset(), bytes.data(), bytes.size()) == 0;
     };
     // The previous block (runs) and the one before it (two values alternating).
     const std::size_t n = entry_of_.size();
@@ -150,12 +150,12 @@ std::uint32_t vector_core::find_same(std::span<const std::byte> bytes, std::uint
     if (n >= 2 && same(entry_of_[n - 2])) return entry_of_[n - 2];
     if (recent == nullptr) return no_entry;
     const std::uint32_t id = recent->id[recent_entries::slot(bytes)];
-    return id != no_entry && id < entries_.size() && refs_[id] != 0 && same(id) ? id : no_entry;
+    return id != no_entry && id < entries_.size() && entries_[id].refs() != 0 && same(id) ? id : no_entry;
 }
 
 void vector_core::share_entry(std::uint32_t id, const block_summary& summary) {
     entry_of_.push_back(id);
-    ++refs_[id];
+    add_ref(id);
     // Equal bytes hold equal values: a summary known from this copy serves all of them.
     if (summaries_[id] == block_summary::unknown()) summaries_[id] = summary;
 }
@@ -165,14 +165,16 @@ std::uint32_t vector_core::add_entry(std::uint64_t offset, std::span<const std::
     const auto id = static_cast<std::uint32_t>(entries_.size());
     entries_.push_back(make_entry(offset, bytes));
     summaries_.push_back(summary);
-    refs_.push_back(0);
     refresh_sums(id);
     refresh_skips(id, 0);
     return id;
 }
 
 void vector_core::release_entry(std::uint32_t id) noexcept {
-    if (--refs_[id] != 0) return;
+    const std::uint32_t n = entries_[id].refs();
+    if (n == sticky_refs) return;  // uncounted: compact() finds out
+    entries_[id].set_refs(n - 1);
+    if (n != 1) return;
     garbage_bytes_ += block_bytes(entries_[id]);
     skip_garbage_ += skip_count(id);
     if (id < skip_at_.size()) skip_at_[id] = no_skips;
@@ -190,9 +192,9 @@ void vector_core::validate() const {
                            0);
     if (hot_block_ != no_block && (hot_block_ >= entry_of_.size() || hot_.size() != block_values))
         throw format_error("write-back block " + std::to_string(hot_block_) + " is not a sealed block", 0);
-    if (summaries_.size() != entries_.size() || refs_.size() != entries_.size())
-        throw format_error(std::to_string(summaries_.size()) + " block summaries and " + std::to_string(refs_.size()) +
-                               " reference counts for " + std::to_string(entries_.size()) + " block table entries",
+    if (summaries_.size() != entries_.size())
+        throw format_error(std::to_string(summaries_.size()) + " block summaries for " + std::to_string(entries_.size()) +
+                               " block table entries",
                            0);
     // Every block's entry index in the table, and every entry's count of the blocks using it.
     std::vector<std::uint32_t> uses(entries_.size(), 0);
@@ -204,8 +206,10 @@ void vector_core::validate() const {
     }
     std::size_t dead = 0;
     for (std::size_t id = 0; id < entries_.size(); ++id) {
-        if (uses[id] != refs_[id])
-            throw format_error("block table entry " + std::to_string(id) + " counts " + std::to_string(refs_[id]) +
+        const std::uint32_t refs = entries_[id].refs();
+        if (refs == sticky_refs) continue;  // counted no more
+        if (uses[id] != refs)
+            throw format_error("block table entry " + std::to_string(id) + " counts " + std::to_string(refs) +
                                    " blocks using it, " + std::to_string(uses[id]) + " do",
                                0);
         dead += uses[id] == 0 ? 1 : 0;
@@ -222,8 +226,8 @@ void vector_core::validate() const {
         if (checked[id]) continue;
         checked[id] = true;
         const block_entry& e = entries_[id];
-        if (block_bytes(e) == 0 || e.offset > arena_.size() || arena_.size() - e.offset < block_bytes(e))
-            fail(b, "extent [" + std::to_string(e.offset) + ", +" + std::to_string(block_bytes(e)) + ") outside the arena of " +
+        if (block_bytes(e) == 0 || e.offset() > arena_.size() || arena_.size() - e.offset() < block_bytes(e))
+            fail(b, "extent [" + std::to_string(e.offset()) + ", +" + std::to_string(block_bytes(e)) + ") outside the arena of " +
                         std::to_string(arena_.size()) + " bytes");
         const std::span<const std::byte> bytes = arena_block(b);
         // The checked parse (format_error with the offset in the block), then the payloads.
@@ -422,7 +426,6 @@ void vector_core::give_back_growth(std::size_t arena_bytes_before) {
     if (spare(arena_)) arena_.shrink_to_fit();
     if (spare(entry_of_)) entry_of_.shrink_to_fit();
     if (spare(entries_)) entries_.shrink_to_fit();
-    if (spare(refs_)) refs_.shrink_to_fit();
     if (spare(sums_)) sums_.shrink_to_fit();
     if (spare(summaries_)) summaries_.shrink_to_fit();
     if (spare(skip_at_)) skip_at_.shrink_to_fit();
@@ -436,7 +439,7 @@ std::uint32_t vector_core::get(std::size_t index) const {
     if (block == hot_block_) return hot_[slot];
     const std::uint32_t id = entry_of_[block];
     const block_entry& e = entries_[id];
-    return descriptor_value(e.descriptor, arena_.data() + e.offset, static_cast<std::uint32_t>(slot), sums_of(id),
+    return descriptor_value(e.descriptor, arena_.data() + e.offset(), static_cast<std::uint32_t>(slot), sums_of(id),
                             skips_of(id));
 }
 
@@ -488,32 +491,33 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
         if (next >= entry_of_.size() || entry_of_[next] == id || !equal_to(entry_of_[next])) continue;
         release_entry(id);
         entry_of_[block] = entry_of_[next];
-        ++refs_[entry_of_[next]];
+        add_ref(entry_of_[next]);
         return;
     }
-    if (refs_[id] == 1) {
+    if (entries_[id].refs() == 1) {
         const std::uint32_t old_skips = skip_count(id);
         block_entry& e = entries_[id];
         if (bytes <= block_bytes(e)) {
-            std::memcpy(arena_.data() + e.offset, encoded.data(), bytes);
+            std::memcpy(arena_.data() + e.offset(), encoded.data(), bytes);
             garbage_bytes_ += block_bytes(e) - bytes;
-            e = make_entry(e.offset, {arena_.data() + e.offset, bytes});
+            e = make_entry(e.offset(), {arena_.data() + e.offset(), bytes});
         } else {
             garbage_bytes_ += block_bytes(e);
             const std::uint64_t offset = arena_.size();
             arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
             e = make_entry(offset, {arena_.data() + offset, bytes});
         }
+        e.set_refs(1);
         summaries_[id] = summary;
         refresh_sums(id);
         refresh_skips(id, old_skips);
         return;
     }
-    --refs_[id];  // still used by other blocks
+    if (entries_[id].refs() != sticky_refs) entries_[id].set_refs(entries_[id].refs() - 1);  // others use it
     const std::uint64_t offset = arena_.size();
     arena_.insert(arena_.end(), fresh.begin(), fresh.end());
     const std::uint32_t copy = add_entry(offset, {arena_.data() + offset, bytes}, summary);
-    refs_[copy] = 1;
+    entries_[copy].set_refs(1);
     entry_of_[block] = copy;
 }
 
@@ -530,41 +534,45 @@ void vector_core::compact_if_wasteful() {
 // Drops dead entries (renumbering the live ones in the order their first blocks come) and
 // the arena bytes no entry uses, and rebuilds the skip tables when they hold garbage.
 void vector_core::compact() {
-    const bool renumber = dead_entries_ != 0;
+    // Entries whose count stuck at sticky_refs may be dead without being known: count again.
+    const bool renumber = dead_entries_ != 0 || std::any_of(entries_.begin(), entries_.end(), [](const block_entry& e) {
+                              return e.refs() == sticky_refs;
+                          });
+    bool dropped = false;  // entries not known to be dead went too: their bytes with them
     if (renumber) {
         std::vector<std::uint32_t> moved(entries_.size(), no_entry);
         pod_vector<block_entry> entries;
         pod_vector<block_summary> summaries;
-        pod_vector<std::uint32_t> refs;
         pod_vector<delta_sums> sums;
         entries.reserve(entries_.size() - dead_entries_);
         summaries.reserve(entries_.size() - dead_entries_);
-        refs.reserve(entries_.size() - dead_entries_);
         for (std::uint32_t& id : entry_of_) {
             if (moved[id] == no_entry) {
                 moved[id] = static_cast<std::uint32_t>(entries.size());
                 entries.push_back(entries_[id]);
+                entries.back().set_refs(0);
                 summaries.push_back(summaries_[id]);
-                refs.push_back(refs_[id]);
                 if (id < sums_.size()) {
                     sums.resize(entries.size());
                     sums.back() = sums_[id];
                 }
             }
             id = moved[id];
+            const std::uint32_t n = entries[id].refs();
+            if (n != sticky_refs) entries[id].set_refs(n + 1);
         }
+        dropped = entries.size() != entries_.size() - dead_entries_;
         entries_.swap(entries);
         summaries_.swap(summaries);
-        refs_.swap(refs);
         sums_.swap(sums);
         dead_entries_ = 0;
     }
-    if (garbage_bytes_ != 0) {
+    if (garbage_bytes_ != 0 || dropped) {
         byte_vector packed;
         packed.reserve(arena_.size() - std::min(garbage_bytes_, arena_.size()));
         for (block_entry& e : entries_) {
-            const std::uint64_t from = e.offset;
-            e.offset = packed.size();
+            const std::uint64_t from = e.offset();
+            e.set_offset(packed.size());
             packed.insert(packed.end(), arena_.begin() + static_cast<std::ptrdiff_t>(from),
                           arena_.begin() + static_cast<std::ptrdiff_t>(from + block_bytes(e)));
         }
@@ -585,7 +593,6 @@ void vector_core::seal() {
     arena_.shrink_to_fit();
     entry_of_.shrink_to_fit();
     entries_.shrink_to_fit();
-    refs_.shrink_to_fit();
     summaries_.shrink_to_fit();
     sums_.shrink_to_fit();
     skip_at_.shrink_to_fit();
@@ -679,7 +686,6 @@ void vector_core::clear() noexcept {
     arena_.clear();
     entry_of_.clear();
     entries_.clear();
-    refs_.clear();
     dead_entries_ = 0;
     summaries_.clear();
     sums_.clear();
@@ -732,7 +738,6 @@ void vector_core::swap(vector_core& other) noexcept {
     arena_.swap(other.arena_);
     entry_of_.swap(other.entry_of_);
     entries_.swap(other.entries_);
-    refs_.swap(other.refs_);
     std::swap(dead_entries_, other.dead_entries_);
     summaries_.swap(other.summaries_);
     sums_.swap(other.sums_);
@@ -755,7 +760,7 @@ std::span<const std::byte> vector_core::sealed_block(std::size_t block, std::spa
 
 std::size_t vector_core::memory_bytes() const noexcept {
     return sizeof(*this) + arena_.capacity() + entries_.capacity() * sizeof(block_entry) +
-           (entry_of_.capacity() + refs_.capacity()) * sizeof(std::uint32_t) +
+           entry_of_.capacity() * sizeof(std::uint32_t) +
            summaries_.capacity() * sizeof(block_summary) +
            sums_.capacity() * sizeof(delta_sums) +
            (skip_at_.capacity() + skip_data_.capacity()) * sizeof(std::uint32_t) +
@@ -821,7 +826,7 @@ void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void
         std::uint32_t id = find_same(bytes, offsets[b], &recent);
         if (id == no_entry && offsets[b] < end) {
             if (by_offset.empty())
-                for (std::uint32_t e = 0; e < entries_.size(); ++e) by_offset.emplace(entries_[e].offset, e);
+                for (std::uint32_t e = 0; e < entries_.size(); ++e) by_offset.emplace(entries_[e].offset(), e);
             const auto hit = by_offset.find(offsets[b]);
             if (hit != by_offset.end() && block_bytes(entries_[hit->second]) == bytes.size()) id = hit->second;
         }

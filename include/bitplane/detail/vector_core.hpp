@@ -197,6 +197,10 @@ private:
     std::uint32_t add_entry(std::uint64_t offset, std::span<const std::byte> bytes, const block_summary& summary);
     // Drops one reference to entry `id`; the last one makes its bytes garbage.
     void release_entry(std::uint32_t id) noexcept;
+    void add_ref(std::uint32_t id) noexcept {
+        const std::uint32_t n = entries_[id].refs();
+        if (n != sticky_refs) entries_[id].set_refs(n + 1);
+    }
     static void check_encoded_size(std::size_t bytes);
     void check_appendable(const char* what) const;
     void decode_serial(std::size_t first, std::span<std::uint32_t> out) const;
@@ -210,15 +214,25 @@ private:
     // Where a sealed block lives and what it is: its block_descriptor (src/codec/
     // block_layout.hpp), read once when the block is sealed, appended or adopted, so that no
     // read or operation parses a header again. 40 bytes per distinct block.
+    // The sealed blocks using an entry are counted in the top 16 bits of `place` (no table of
+    // their own: 4 bytes per distinct block less); a count that reaches sticky_refs stays
+    // there (such an entry is never written in place nor freed before compact() counts again).
+    static constexpr std::uint32_t sticky_refs = 0xffff;
     struct block_entry {
-        std::uint64_t offset = 0;       // start in arena_
+        static constexpr std::uint64_t offset_mask = (std::uint64_t{1} << 48) - 1;
+        std::uint64_t place = 0;        // start in arena_ (low 48 bits), blocks using it (high 16)
         block_descriptor descriptor{};  // descriptor.end: the encoded size
+
+        [[nodiscard]] std::uint64_t offset() const noexcept { return place & offset_mask; }
+        void set_offset(std::uint64_t at) noexcept { place = (place & ~offset_mask) | at; }
+        [[nodiscard]] std::uint32_t refs() const noexcept { return static_cast<std::uint32_t>(place >> 48); }
+        void set_refs(std::uint32_t n) noexcept { place = (place & offset_mask) | (std::uint64_t{n} << 48); }
     };
 
     static block_entry make_entry(std::uint64_t offset, std::span<const std::byte> bytes) noexcept;
     static std::size_t block_bytes(const block_entry& e) noexcept { return e.descriptor.end; }
     [[nodiscard]] std::span<const std::byte> entry_bytes(std::uint32_t id) const noexcept {
-        return {arena_.data() + entries_[id].offset, block_bytes(entries_[id])};
+        return {arena_.data() + entries_[id].offset(), block_bytes(entries_[id])};
     }
     [[nodiscard]] std::span<const std::byte> arena_block(std::size_t block) const noexcept {
         return entry_bytes(entry_of_[block]);
@@ -252,7 +266,6 @@ private:
     byte_vector arena_;                    // encoded sealed blocks, each distinct one once
     pod_vector<std::uint32_t> entry_of_;   // per sealed block: its entry in entries_
     pod_vector<block_entry> entries_;      // the block table: one entry per distinct block
-    pod_vector<std::uint32_t> refs_;       // per entry: the sealed blocks that use it (0: dead)
     std::size_t dead_entries_ = 0;         // entries no block uses any more (until compact())
     pod_vector<delta_sums> sums_;          // see refresh_sums
     pod_vector<std::uint32_t> skip_at_;    // see refresh_skips
