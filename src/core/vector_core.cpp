@@ -14,6 +14,7 @@
 #include <array>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -49,7 +50,36 @@ std::size_t encode_summarized(std::span<const std::uint32_t> values, bool is_sig
     summary = summary_from_stats(st, is_signed);
     return bytes;
 }
+
+// Entries this rarely dead are left for seal() to drop; more, and the table is compacted.
+constexpr std::size_t compact_min_dead_entries = 64;
+
+// A hash of a block's size and its first and last 32 bytes: enough to tell distinct blocks
+// apart in the small table of recent ones (a hit is confirmed with memcmp), without reading
+// all of a 4 KiB block.
+std::uint32_t block_hash(std::span<const std::byte> bytes) noexcept {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull * (bytes.size() + 1);
+    const auto mix = [&h](const std::byte* p, std::size_t n) {
+        for (std::size_t i = 0; i < n; i += 8) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, p + i, std::min<std::size_t>(8, n - i));
+            h = (h ^ word) * 0xff51afd7ed558ccdull;
+            h ^= h >> 29;
+        }
+    };
+    const std::size_t n = std::min<std::size_t>(32, bytes.size());
+    mix(bytes.data(), n);
+    if (bytes.size() > 32) mix(bytes.data() + bytes.size() - n, n);
+    return static_cast<std::uint32_t>(h >> 32);
+}
 }  // namespace
+
+struct vector_core::recent_entries {
+    static constexpr std::size_t slots = 256;
+    std::array<std::uint32_t, slots> id;
+    recent_entries() noexcept { id.fill(no_entry); }
+    static std::size_t slot(std::span<const std::byte> bytes) noexcept { return block_hash(bytes) % slots; }
+};
 
 block_summary summarize_values(std::span<const std::uint32_t> values, bool is_signed) noexcept {
     value_stats st;
@@ -57,11 +87,11 @@ block_summary summarize_values(std::span<const std::uint32_t> values, bool is_si
     return summary_from_stats(st, is_signed);
 }
 
-std::size_t vector_core::block_count() const noexcept { return blocks_.size() + (tail_.empty() ? 0 : 1); }
+std::size_t vector_core::block_count() const noexcept { return entry_of_.size() + (tail_.empty() ? 0 : 1); }
 
 vector_core::block_entry vector_core::make_entry(std::uint64_t offset, std::span<const std::byte> bytes) noexcept {
     block_entry e;
-    e.offset = offset;
+    e.set_offset(offset);
     // Trusted bytes (encoded here, appended by bitplane's own operations under their
     // contract, or adopted after load validated them): read without checks, but never beyond
     // the span. The extent is the span's in any case, so that the arena stays consistent;
@@ -72,61 +102,132 @@ vector_core::block_entry vector_core::make_entry(std::uint64_t offset, std::span
     return e;
 }
 
-void vector_core::refresh_sums(std::size_t block) {
-    const block_descriptor& d = blocks_[block].descriptor;
+void vector_core::refresh_sums(std::uint32_t id) {
+    const block_descriptor& d = entries_[id].descriptor;
     if (d.transform() != codec::transform::delta) return;
     static_assert(std::tuple_size_v<delta_sums> == delta_checkpoint_count);
-    if (sums_.size() <= block) sums_.resize(blocks_.size());
-    delta_checkpoints(d, arena_.data() + blocks_[block].offset, sums_[block].data());
+    if (sums_.size() <= id) sums_.resize(entries_.size());
+    delta_checkpoints(d, arena_.data() + entries_[id].offset(), sums_[id].data());
 }
 
-std::uint32_t vector_core::skip_count(std::size_t block) const noexcept {
-    if (skips_of(block) == nullptr) return 0;
-    return gaps_skip_count(blocks_[block].descriptor, arena_.data() + blocks_[block].offset);
+std::uint32_t vector_core::skip_count(std::uint32_t id) const noexcept {
+    if (skips_of(id) == nullptr) return 0;
+    return gaps_skip_count(entries_[id].descriptor, arena_.data() + entries_[id].offset());
 }
 
-// `old_count`: the entries the block had before it was re-encoded (0 for a new block).
-void vector_core::refresh_skips(std::size_t block, std::uint32_t old_count) {
-    const block_entry& e = blocks_[block];
-    const std::byte* bytes = arena_.data() + e.offset;
+// `old_count`: the skips the entry had before its block was re-encoded (0 for a new entry).
+void vector_core::refresh_skips(std::uint32_t id, std::uint32_t old_count) {
+    const block_entry& e = entries_[id];
+    const std::byte* bytes = arena_.data() + e.offset();
     const std::uint32_t count = gaps_skip_count(e.descriptor, bytes);
-    const bool had = block < skip_at_.size() && skip_at_[block] != no_skips;
+    const bool had = id < skip_at_.size() && skip_at_[id] != no_skips;
     if (count == 0) {
-        if (had) skip_at_[block] = no_skips;
+        if (had) skip_at_[id] = no_skips;
         skip_garbage_ += old_count;
         return;
     }
-    if (skip_at_.size() < blocks_.size()) skip_at_.resize(blocks_.size(), no_skips);
+    if (skip_at_.size() < entries_.size()) skip_at_.resize(entries_.size(), no_skips);
     if (had && count <= old_count) {
         skip_garbage_ += old_count - count;
     } else {
         skip_garbage_ += old_count;
-        skip_at_[block] = static_cast<std::uint32_t>(skip_data_.size());
+        skip_at_[id] = static_cast<std::uint32_t>(skip_data_.size());
         skip_data_.resize(skip_data_.size() + count);
     }
-    gaps_skips(e.descriptor, bytes, skip_data_.data() + skip_at_[block]);
+    gaps_skips(e.descriptor, bytes, skip_data_.data() + skip_at_[id]);
+}
+
+std::uint32_t vector_core::find_same(std::span<const std::byte> bytes, std::uint64_t offset,
+                                     const recent_entries* recent) const noexcept {
+    const auto same = [&](std::uint32_t id) {
+        const block_entry& e = entries_[id];
+        if (block_bytes(e) != bytes.size()) return false;
+        return e.offset() == offset || std::memcmp(arena_.data() + e.offset(), bytes.data(), bytes.size()) == 0;
+    };
+    // The previous block (runs) and the one before it (two values alternating).
+    const std::size_t n = entry_of_.size();
+    if (n >= 1 && same(entry_of_[n - 1])) return entry_of_[n - 1];
+    if (n >= 2 && same(entry_of_[n - 2])) return entry_of_[n - 2];
+    if (recent == nullptr) return no_entry;
+    const std::uint32_t id = recent->id[recent_entries::slot(bytes)];
+    return id != no_entry && id < entries_.size() && entries_[id].refs() != 0 && same(id) ? id : no_entry;
+}
+
+void vector_core::share_entry(std::uint32_t id, const block_summary& summary) {
+    entry_of_.push_back(id);
+    add_ref(id);
+    // Equal bytes hold equal values: a summary known from this copy serves all of them.
+    if (summaries_[id] == block_summary::unknown()) summaries_[id] = summary;
+}
+
+std::uint32_t vector_core::add_entry(std::uint64_t offset, std::span<const std::byte> bytes,
+                                     const block_summary& summary) {
+    const auto id = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back(make_entry(offset, bytes));
+    summaries_.push_back(summary);
+    refresh_sums(id);
+    refresh_skips(id, 0);
+    return id;
+}
+
+void vector_core::release_entry(std::uint32_t id) noexcept {
+    const std::uint32_t n = entries_[id].refs();
+    if (n == sticky_refs) return;  // uncounted: compact() finds out
+    entries_[id].set_refs(n - 1);
+    if (n != 1) return;
+    garbage_bytes_ += block_bytes(entries_[id]);
+    skip_garbage_ += skip_count(id);
+    if (id < skip_at_.size()) skip_at_[id] = no_skips;
+    ++dead_entries_;
 }
 
 void vector_core::validate() const {
     const auto fail = [](std::size_t block, const std::string& what) {
         throw format_error("vector block " + std::to_string(block) + ": " + what, 0);
     };
-    if (size_ != blocks_.size() * block_values + tail_.size() || tail_.size() >= block_values)
+    if (size_ != entry_of_.size() * block_values + tail_.size() || tail_.size() >= block_values)
         throw format_error("vector size " + std::to_string(size_) + " disagrees with " +
-                               std::to_string(blocks_.size()) + " sealed blocks and a tail of " +
+                               std::to_string(entry_of_.size()) + " sealed blocks and a tail of " +
                                std::to_string(tail_.size()),
                            0);
-    if (hot_block_ != no_block && (hot_block_ >= blocks_.size() || hot_.size() != block_values))
+    if (hot_block_ != no_block && (hot_block_ >= entry_of_.size() || hot_.size() != block_values))
         throw format_error("write-back block " + std::to_string(hot_block_) + " is not a sealed block", 0);
-    if (summaries_.size() != blocks_.size())
-        throw format_error(std::to_string(summaries_.size()) + " block summaries for " + std::to_string(blocks_.size()) +
-                               " sealed blocks",
+    if (summaries_.size() != entries_.size())
+        throw format_error(std::to_string(summaries_.size()) + " block summaries for " + std::to_string(entries_.size()) +
+                               " block table entries",
                            0);
+    // Every block's entry index in the table, and every entry's count of the blocks using it.
+    std::vector<std::uint32_t> uses(entries_.size(), 0);
+    for (std::size_t b = 0; b < entry_of_.size(); ++b) {
+        if (entry_of_[b] >= entries_.size())
+            fail(b, "entry index " + std::to_string(entry_of_[b]) + " beyond the block table of " +
+                        std::to_string(entries_.size()) + " entries");
+        ++uses[entry_of_[b]];
+    }
+    std::size_t dead = 0;
+    for (std::size_t id = 0; id < entries_.size(); ++id) {
+        const std::uint32_t refs = entries_[id].refs();
+        if (refs == sticky_refs) continue;  // counted no more
+        if (uses[id] != refs)
+            throw format_error("block table entry " + std::to_string(id) + " counts " + std::to_string(refs) +
+                                   " blocks using it, " + std::to_string(uses[id]) + " do",
+                               0);
+        dead += uses[id] == 0 ? 1 : 0;
+    }
+    if (dead != dead_entries_)
+        throw format_error(std::to_string(dead) + " unused block table entries, " + std::to_string(dead_entries_) +
+                               " counted",
+                           0);
+    // Each entry in use once, at its first block (shared entries are checked like any other).
+    std::vector<bool> checked(entries_.size(), false);
     alignas(64) std::uint32_t values[block_values];
-    for (std::size_t b = 0; b < blocks_.size(); ++b) {
-        const block_entry& e = blocks_[b];
-        if (block_bytes(e) == 0 || e.offset > arena_.size() || arena_.size() - e.offset < block_bytes(e))
-            fail(b, "extent [" + std::to_string(e.offset) + ", +" + std::to_string(block_bytes(e)) + ") outside the arena of " +
+    for (std::size_t b = 0; b < entry_of_.size(); ++b) {
+        const std::uint32_t id = entry_of_[b];
+        if (checked[id]) continue;
+        checked[id] = true;
+        const block_entry& e = entries_[id];
+        if (block_bytes(e) == 0 || e.offset() > arena_.size() || arena_.size() - e.offset() < block_bytes(e))
+            fail(b, "extent [" + std::to_string(e.offset()) + ", +" + std::to_string(block_bytes(e)) + ") outside the arena of " +
                         std::to_string(arena_.size()) + " bytes");
         const std::span<const std::byte> bytes = arena_block(b);
         // The checked parse (format_error with the offset in the block), then the payloads.
@@ -134,19 +235,19 @@ void vector_core::validate() const {
         decode_parsed(parsed, bytes, 0, std::span<std::uint32_t>(values, block_values));
         if (!(parsed.descriptor == e.descriptor)) fail(b, "block table entry disagrees with the block's header");
         // Unknown is one exact pattern: a summary corrupted into min > max is still refused.
-        if (!(summaries_[b] == block_summary::unknown()) &&
-            !(summaries_[b] == summarize_values({values, block_values}, signed_)))
+        if (!(summaries_[id] == block_summary::unknown()) &&
+            !(summaries_[id] == summarize_values({values, block_values}, signed_)))
             fail(b, "block summary (min, max, sum) disagrees with the block's values");
         if (e.descriptor.transform() == codec::transform::delta) {
             delta_sums expected{};
             delta_checkpoints(e.descriptor, bytes.data(), expected.data());
-            if (b >= sums_.size() || sums_[b] != expected) fail(b, "delta sums disagree with the block");
+            if (id >= sums_.size() || sums_[id] != expected) fail(b, "delta sums disagree with the block");
         }
         const std::uint32_t skips = gaps_skip_count(e.descriptor, bytes.data());
         if (skips != 0) {
             std::vector<std::uint32_t> expected(skips);
             gaps_skips(e.descriptor, bytes.data(), expected.data());
-            const std::uint32_t* have = skips_of(b);
+            const std::uint32_t* have = skips_of(id);
             if (have == nullptr || skip_data_.size() - static_cast<std::size_t>(have - skip_data_.data()) < skips ||
                 !std::equal(expected.begin(), expected.end(), have))
                 fail(b, "gaps skip entries disagree with the block");
@@ -195,11 +296,7 @@ void vector_core::seal_tail() {
     block_buffer encoded;
     block_summary summary;
     const std::size_t bytes = encode_summarized({tail_.data(), tail_.size()}, signed_, encoded, summary);
-    blocks_.push_back(make_entry(arena_.size(), std::span<const std::byte>(encoded).first(bytes)));
-    summaries_.push_back(summary);
-    arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
-    refresh_sums(blocks_.size() - 1);
-    refresh_skips(blocks_.size() - 1, 0);
+    push_encoded(std::span<const std::byte>(encoded).first(bytes), summary, nullptr);
     tail_.clear();
 }
 
@@ -216,19 +313,25 @@ void vector_core::check_encoded_size(std::size_t bytes) {
                          " bytes, expected 1.." + std::to_string(codec::max_block_bytes));
 }
 
-void vector_core::push_encoded(std::span<const std::byte> bytes, const block_summary& summary) {
+void vector_core::push_encoded(std::span<const std::byte> bytes, const block_summary& summary,
+                               recent_entries* recent) {
     check_encoded_size(bytes.size());
-    blocks_.push_back(make_entry(arena_.size(), bytes));
-    summaries_.push_back(summary);
-    arena_.insert(arena_.end(), bytes.begin(), bytes.end());
-    refresh_sums(blocks_.size() - 1);
-    refresh_skips(blocks_.size() - 1, 0);
-    size_ += block_values;
+    const std::uint32_t same = find_same(bytes, no_offset, recent);
+    if (same != no_entry) {
+        share_entry(same, summary);
+    } else {
+        const std::uint64_t offset = arena_.size();
+        arena_.insert(arena_.end(), bytes.begin(), bytes.end());
+        const std::uint32_t id = add_entry(offset, {arena_.data() + offset, bytes.size()}, summary);
+        share_entry(id, summary);
+        if (recent != nullptr) recent->id[recent_entries::slot(bytes)] = id;
+    }
 }
 
 void vector_core::append_encoded_block(std::span<const std::byte> bytes) {
     check_appendable("append_encoded_block");
-    push_encoded(bytes, block_summary::unknown());
+    push_encoded(bytes, block_summary::unknown(), nullptr);
+    size_ += block_values;
 }
 
 void vector_core::append_encoded_blocks(std::size_t count, const block_writer& write) {
@@ -243,10 +346,10 @@ void vector_core::append_blocks(std::size_t count, const summarized_writer& writ
     if (count == 0) return;
     // Geometric growth: an exact reserve on every call made appending one block at a time
     // (resize, vector(n, x), block-sized appends) copy the whole table each time, O(n^2).
-    if (blocks_.capacity() - blocks_.size() < count)
-        blocks_.reserve(std::max(blocks_.size() + count, blocks_.capacity() + blocks_.capacity() / 2));
-    if (summaries_.capacity() - summaries_.size() < count)
-        summaries_.reserve(std::max(summaries_.size() + count, summaries_.capacity() + summaries_.capacity() / 2));
+    // (The entry table grows by push_back: how many blocks are distinct is not known ahead.)
+    if (entry_of_.capacity() - entry_of_.size() < count)
+        entry_of_.reserve(std::max(entry_of_.size() + count, entry_of_.capacity() + entry_of_.capacity() / 2));
+    recent_entries recent;
     // After the first window, room for the rest at the same bytes per block (plus 1/64), so
     // that a long append leaves little spare capacity instead of up to a growth step.
     const std::size_t start_bytes = arena_.size();
@@ -264,20 +367,19 @@ void vector_core::append_blocks(std::size_t count, const summarized_writer& writ
         for (std::size_t i = 0; i < count; ++i) {
             const std::size_t bytes = write(i, encoded, summary);
             check_encoded_size(bytes);
-            push_encoded(std::span<const std::byte>(encoded).first(bytes), summary);
+            push_encoded(std::span<const std::byte>(encoded).first(bytes), summary, &recent);
+            size_ += block_values;
             reserve_for_rest(i + 1);
         }
         give_back_growth(start_bytes);
         return;
     }
     // A window at a time: batches of blocks are encoded in parallel, each into its own
-    // buffer; then, once their sizes give every block its offset, the buffers are copied into
-    // the arena and the block table filled, in parallel as well.
+    // buffer; then the blocks are appended in order (push_encoded: shared or copied).
     struct batch {
         std::vector<std::byte> bytes;
         std::array<std::uint16_t, encode_batch_blocks> sizes{};
         std::array<block_summary, encode_batch_blocks> summaries{};
-        std::size_t offset = 0;  // in the arena
     };
     std::vector<batch> batches((std::min(count, encode_window_blocks) + encode_batch_blocks - 1) / encode_batch_blocks);
     for (std::size_t window = 0; window < count; window += encode_window_blocks) {
@@ -297,48 +399,24 @@ void vector_core::append_blocks(std::size_t count, const summarized_writer& writ
                 }
             }
         });
-        std::size_t offset = arena_.size();
+        // In order, serially: each block is compared with the previous one and the recent
+        // distinct ones, and shares an entry or is copied into the arena.
         for (std::size_t k = 0; k < used; ++k) {
-            batches[k].offset = offset;
-            offset += batches[k].bytes.size();
+            const batch& b = batches[k];
+            std::size_t at = 0;
+            for (std::size_t i = 0; i < blocks_of(k); ++i) {
+                push_encoded(std::span<const std::byte>(b.bytes).subspan(at, b.sizes[i]), b.summaries[i], &recent);
+                size_ += block_values;
+                at += b.sizes[i];
+            }
         }
-        const std::size_t first_entry = blocks_.size();
-        arena_.resize(offset);
-        blocks_.resize(first_entry + blocks);
-        summaries_.resize(first_entry + blocks);
-        parallel_for(used, 1, [&](std::size_t first, std::size_t last) {
-            for (std::size_t k = first; k < last; ++k) {
-                const batch& b = batches[k];
-                std::memcpy(arena_.data() + b.offset, b.bytes.data(), b.bytes.size());
-                std::size_t at = b.offset;
-                for (std::size_t i = 0; i < blocks_of(k); ++i) {
-                    const std::span<const std::byte> bytes(arena_.data() + at, b.sizes[i]);
-                    blocks_[first_entry + k * encode_batch_blocks + i] = make_entry(at, bytes);
-                    summaries_[first_entry + k * encode_batch_blocks + i] = b.summaries[i];
-                    at += b.sizes[i];
-                }
-            }
-        });
-        // Delta sums: the table first (serially), then each block's sums in parallel.
-        for (std::size_t i = first_entry; i < blocks_.size(); ++i)
-            if (blocks_[i].descriptor.transform() == codec::transform::delta) {
-                if (sums_.size() < blocks_.size()) sums_.resize(blocks_.size());
-                break;
-            }
-        if (sums_.size() == blocks_.size())
-            parallel_for(blocks, encode_batch_blocks, [&](std::size_t first, std::size_t last) {
-                for (std::size_t i = first; i < last; ++i) refresh_sums(first_entry + i);
-            });
-        // Skip entries go to one shared array: serially.
-        for (std::size_t i = first_entry; i < blocks_.size(); ++i) refresh_skips(i, 0);
-        size_ += blocks * block_values;
         reserve_for_rest(window + blocks);
     }
     give_back_growth(start_bytes);
 }
 
 void vector_core::give_back_growth(std::size_t arena_bytes_before) {
-    // Shorter appends than one window (and the blocks_/sums_ tables) grow by doubling, which
+    // Shorter appends than one window (and the entry/sums tables) grow by doubling, which
     // left up to half the arena spare: 1.8x the file's bytes in memory on real columns of
     // 500-900 blocks. Give the spare back when this append wrote at least half of what is
     // there, so the copy costs no more than the append did and appending piece by piece stays
@@ -346,7 +424,8 @@ void vector_core::give_back_growth(std::size_t arena_bytes_before) {
     const auto spare = [](const auto& v) { return v.capacity() - v.size() > v.size() / 16; };
     if (2 * (arena_.size() - arena_bytes_before) < arena_.size()) return;
     if (spare(arena_)) arena_.shrink_to_fit();
-    if (spare(blocks_)) blocks_.shrink_to_fit();
+    if (spare(entry_of_)) entry_of_.shrink_to_fit();
+    if (spare(entries_)) entries_.shrink_to_fit();
     if (spare(sums_)) sums_.shrink_to_fit();
     if (spare(summaries_)) summaries_.shrink_to_fit();
     if (spare(skip_at_)) skip_at_.shrink_to_fit();
@@ -356,17 +435,18 @@ void vector_core::give_back_growth(std::size_t arena_bytes_before) {
 std::uint32_t vector_core::get(std::size_t index) const {
     const std::size_t block = index / block_values;
     const std::size_t slot = index % block_values;
-    if (block == blocks_.size()) return tail_[slot];
+    if (block == entry_of_.size()) return tail_[slot];
     if (block == hot_block_) return hot_[slot];
-    const block_entry& e = blocks_[block];
-    return descriptor_value(e.descriptor, arena_.data() + e.offset, static_cast<std::uint32_t>(slot), sums_of(block),
-                            skips_of(block));
+    const std::uint32_t id = entry_of_[block];
+    const block_entry& e = entries_[id];
+    return descriptor_value(e.descriptor, arena_.data() + e.offset(), static_cast<std::uint32_t>(slot), sums_of(id),
+                            skips_of(id));
 }
 
 void vector_core::set(std::size_t index, std::uint32_t bits) {
     const std::size_t block = index / block_values;
     const std::size_t slot = index % block_values;
-    if (block == blocks_.size()) {
+    if (block == entry_of_.size()) {
         tail_[slot] = bits;
         return;
     }
@@ -390,54 +470,129 @@ void vector_core::flush_hot() {
     compact_if_wasteful();
 }
 
-// Re-encodes a sealed block: in place when it did not grow, else at the end of the arena.
+// Re-encodes a sealed block. Bytes equal to a neighbour's share its entry; an entry of this
+// block alone is rewritten in place when the block did not grow, else at the end of the arena;
+// a shared entry is never written: the block gets a new one (copy on write).
 void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> values) {
     block_buffer encoded;
-    const std::size_t bytes = encode_summarized(values, signed_, encoded, summaries_[block]);
+    block_summary summary;
+    const std::size_t bytes = encode_summarized(values, signed_, encoded, summary);
     const std::span<const std::byte> fresh = std::span<const std::byte>(encoded).first(bytes);
-    const std::uint32_t old_skips = skip_count(block);
-    block_entry& e = blocks_[block];
-    if (bytes <= block_bytes(e)) {
-        std::memcpy(arena_.data() + e.offset, encoded.data(), bytes);
-        garbage_bytes_ += block_bytes(e) - bytes;
-        e = make_entry(e.offset, fresh);
-    } else {
-        garbage_bytes_ += block_bytes(e);
-        e = make_entry(arena_.size(), fresh);
-        arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
+    const std::uint32_t id = entry_of_[block];
+    const auto equal_to = [&](std::uint32_t other) {
+        const std::span<const std::byte> have = entry_bytes(other);
+        return have.size() == bytes && std::memcmp(have.data(), encoded.data(), bytes) == 0;
+    };
+    if (equal_to(id)) {  // unchanged (written back with the values it had)
+        if (summaries_[id] == block_summary::unknown()) summaries_[id] = summary;
+        return;
     }
-    refresh_sums(block);
-    refresh_skips(block, old_skips);
+    for (const std::size_t next : {block - 1, block + 1}) {
+        if (next >= entry_of_.size() || entry_of_[next] == id || !equal_to(entry_of_[next])) continue;
+        release_entry(id);
+        entry_of_[block] = entry_of_[next];
+        add_ref(entry_of_[next]);
+        return;
+    }
+    if (entries_[id].refs() == 1) {
+        const std::uint32_t old_skips = skip_count(id);
+        block_entry& e = entries_[id];
+        if (bytes <= block_bytes(e)) {
+            std::memcpy(arena_.data() + e.offset(), encoded.data(), bytes);
+            garbage_bytes_ += block_bytes(e) - bytes;
+            e = make_entry(e.offset(), {arena_.data() + e.offset(), bytes});
+        } else {
+            garbage_bytes_ += block_bytes(e);
+            const std::uint64_t offset = arena_.size();
+            arena_.insert(arena_.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
+            e = make_entry(offset, {arena_.data() + offset, bytes});
+        }
+        e.set_refs(1);
+        summaries_[id] = summary;
+        refresh_sums(id);
+        refresh_skips(id, old_skips);
+        return;
+    }
+    if (entries_[id].refs() != sticky_refs) entries_[id].set_refs(entries_[id].refs() - 1);  // others use it
+    const std::uint64_t offset = arena_.size();
+    arena_.insert(arena_.end(), fresh.begin(), fresh.end());
+    const std::uint32_t copy = add_entry(offset, {arena_.data() + offset, bytes}, summary);
+    entries_[copy].set_refs(1);
+    entry_of_[block] = copy;
 }
 
 void vector_core::compact_if_wasteful() {
+    if (dead_entries_ >= compact_min_dead_entries && dead_entries_ * 4 >= entries_.size()) {
+        seal();
+        return;
+    }
     if (garbage_bytes_ < thresholds::compact_min_garbage_bytes) return;
     if (garbage_bytes_ * 4 < arena_.size() * thresholds::compact_garbage_quarters) return;
     seal();
 }
 
-void vector_core::seal() {
-    flush_hot();
-    if (garbage_bytes_ != 0) {
+// Drops dead entries (renumbering the live ones in the order their first blocks come) and
+// the arena bytes no entry uses, and rebuilds the skip tables when they hold garbage.
+void vector_core::compact() {
+    // Entries whose count stuck at sticky_refs may be dead without being known: count again.
+    const bool renumber = dead_entries_ != 0 || std::any_of(entries_.begin(), entries_.end(), [](const block_entry& e) {
+                              return e.refs() == sticky_refs;
+                          });
+    bool dropped = false;  // entries not known to be dead went too: their bytes with them
+    if (renumber) {
+        std::vector<std::uint32_t> moved(entries_.size(), no_entry);
+        pod_vector<block_entry> entries;
+        pod_vector<block_summary> summaries;
+        pod_vector<delta_sums> sums;
+        entries.reserve(entries_.size() - dead_entries_);
+        summaries.reserve(entries_.size() - dead_entries_);
+        for (std::uint32_t& id : entry_of_) {
+            if (moved[id] == no_entry) {
+                moved[id] = static_cast<std::uint32_t>(entries.size());
+                entries.push_back(entries_[id]);
+                entries.back().set_refs(0);
+                summaries.push_back(summaries_[id]);
+                if (id < sums_.size()) {
+                    sums.resize(entries.size());
+                    sums.back() = sums_[id];
+                }
+            }
+            id = moved[id];
+            const std::uint32_t n = entries[id].refs();
+            if (n != sticky_refs) entries[id].set_refs(n + 1);
+        }
+        dropped = entries.size() != entries_.size() - dead_entries_;
+        entries_.swap(entries);
+        summaries_.swap(summaries);
+        sums_.swap(sums);
+        dead_entries_ = 0;
+    }
+    if (garbage_bytes_ != 0 || dropped) {
         byte_vector packed;
-        packed.reserve(arena_.size() - garbage_bytes_);
-        for (block_entry& e : blocks_) {
-            const std::uint64_t from = e.offset;
-            e.offset = packed.size();
+        packed.reserve(arena_.size() - std::min(garbage_bytes_, arena_.size()));
+        for (block_entry& e : entries_) {
+            const std::uint64_t from = e.offset();
+            e.set_offset(packed.size());
             packed.insert(packed.end(), arena_.begin() + static_cast<std::ptrdiff_t>(from),
                           arena_.begin() + static_cast<std::ptrdiff_t>(from + block_bytes(e)));
         }
         arena_.swap(packed);
         garbage_bytes_ = 0;
     }
-    if (skip_garbage_ != 0) {
+    if (skip_garbage_ != 0 || renumber) {
         skip_at_.clear();
         skip_data_.clear();
         skip_garbage_ = 0;
-        for (std::size_t b = 0; b < blocks_.size(); ++b) refresh_skips(b, 0);
+        for (std::uint32_t id = 0; id < entries_.size(); ++id) refresh_skips(id, 0);
     }
+}
+
+void vector_core::seal() {
+    flush_hot();
+    compact();
     arena_.shrink_to_fit();
-    blocks_.shrink_to_fit();
+    entry_of_.shrink_to_fit();
+    entries_.shrink_to_fit();
     summaries_.shrink_to_fit();
     sums_.shrink_to_fit();
     skip_at_.shrink_to_fit();
@@ -449,7 +604,7 @@ void vector_core::seal() {
 }
 
 void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) const {
-    if (block == blocks_.size()) {
+    if (block == entry_of_.size()) {
         std::copy_n(tail_.begin(), out.size(), out.begin());
     } else if (block == hot_block_) {
         std::copy_n(hot_.begin(), out.size(), out.begin());
@@ -457,7 +612,7 @@ void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) 
         // The table's descriptor gives the plane table: no header parse (payloads are still
         // checked as planes are rebuilt).
         const std::span<const std::byte> bytes = arena_block(block);
-        const parsed_block parsed = expand_descriptor(blocks_[block].descriptor, bytes.data(), block_values);
+        const parsed_block parsed = expand_descriptor(sealed_descriptor(block), bytes.data(), block_values);
         if (out.size() == block_values) {
             decode_parsed(parsed, bytes, 0, out);
         } else {
@@ -529,7 +684,9 @@ void vector_core::decode_serial(std::size_t first, std::span<std::uint32_t> out)
 void vector_core::clear() noexcept {
     size_ = 0;
     arena_.clear();
-    blocks_.clear();
+    entry_of_.clear();
+    entries_.clear();
+    dead_entries_ = 0;
     summaries_.clear();
     sums_.clear();
     skip_at_.clear();
@@ -555,18 +712,12 @@ void vector_core::resize(std::size_t count, std::uint32_t fill) {
     flush_hot();
     const std::size_t keep_blocks = count / block_values;
     const std::size_t keep_tail = count % block_values;
-    if (keep_blocks < blocks_.size()) {
+    if (keep_blocks < entry_of_.size()) {
         pod_vector<std::uint32_t> new_tail(block_values);
         decode_block(keep_blocks, {new_tail.data(), block_values});
         new_tail.resize(keep_tail);
-        for (std::size_t b = keep_blocks; b < blocks_.size(); ++b) {
-            garbage_bytes_ += block_bytes(blocks_[b]);
-            skip_garbage_ += skip_count(b);
-        }
-        blocks_.resize(keep_blocks);
-        summaries_.resize(keep_blocks);
-        if (sums_.size() > keep_blocks) sums_.resize(keep_blocks);
-        if (skip_at_.size() > keep_blocks) skip_at_.resize(keep_blocks);
+        for (std::size_t b = keep_blocks; b < entry_of_.size(); ++b) release_entry(entry_of_[b]);
+        entry_of_.resize(keep_blocks);
         tail_.swap(new_tail);
         tail_.reserve(block_values);
         seal();
@@ -578,15 +729,16 @@ void vector_core::resize(std::size_t count, std::uint32_t fill) {
 
 void vector_core::reserve(std::size_t count) {
     const std::size_t blocks = count / block_values;
-    blocks_.reserve(blocks);
-    summaries_.reserve(blocks);
+    entry_of_.reserve(blocks);
 }
 
 void vector_core::swap(vector_core& other) noexcept {
     std::swap(signed_, other.signed_);
     std::swap(size_, other.size_);
     arena_.swap(other.arena_);
-    blocks_.swap(other.blocks_);
+    entry_of_.swap(other.entry_of_);
+    entries_.swap(other.entries_);
+    std::swap(dead_entries_, other.dead_entries_);
     summaries_.swap(other.summaries_);
     sums_.swap(other.sums_);
     skip_at_.swap(other.skip_at_);
@@ -607,7 +759,8 @@ std::span<const std::byte> vector_core::sealed_block(std::size_t block, std::spa
 }
 
 std::size_t vector_core::memory_bytes() const noexcept {
-    return sizeof(*this) + arena_.capacity() + blocks_.capacity() * sizeof(block_entry) +
+    return sizeof(*this) + arena_.capacity() + entries_.capacity() * sizeof(block_entry) +
+           entry_of_.capacity() * sizeof(std::uint32_t) +
            summaries_.capacity() * sizeof(block_summary) +
            sums_.capacity() * sizeof(delta_sums) +
            (skip_at_.capacity() + skip_data_.capacity()) * sizeof(std::uint32_t) +
@@ -618,11 +771,12 @@ std::size_t vector_core::memory_bytes() const noexcept {
 vector_stats vector_core::stats() const {
     vector_stats s;
     s.values = size_;
-    s.sealed_blocks = blocks_.size();
+    s.sealed_blocks = entry_of_.size();
     s.memory_bytes = memory_bytes();
     s.bits_per_value = size_ ? 8.0 * static_cast<double>(s.memory_bytes) / static_cast<double>(size_) : 0.0;
     block_buffer scratch;
-    for (std::size_t b = 0; b < blocks_.size(); ++b) {
+    for (std::size_t b = 0; b < entry_of_.size(); ++b) {
+        // Every block's bytes, shared or not (what a file holding each block takes).
         const codec::block_info info = codec::describe_block(sealed_block(b, scratch), block_values);
         s.encoded_bytes += info.bytes;
         ++s.blocks_by_transform[static_cast<std::size_t>(info.value_transform)];
@@ -659,17 +813,36 @@ void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void
         throw;
     }
     const std::span<const std::byte> arena(arena_.data(), arena_bytes);
-    blocks_.reserve(offsets.size());
+    entry_of_.reserve(offsets.size());
+    recent_entries recent;
+    std::size_t used = 0;  // arena bytes the distinct entries take
+    // Offsets that go back (a block stored once for several, anywhere before): every entry
+    // by its offset, made when the first one does.
+    std::unordered_map<std::uint64_t, std::uint32_t> by_offset;
+    std::uint64_t end = 0;
     for (std::size_t b = 0; b < offsets.size(); ++b) {
-        blocks_.push_back(make_entry(offsets[b], arena.subspan(offsets[b], sizes[b])));
-        refresh_sums(b);
-        refresh_skips(b, 0);
+        const std::span<const std::byte> bytes = arena.subspan(offsets[b], sizes[b]);
+        const block_summary& summary = summaries.empty() ? block_summary::unknown() : summaries[b];
+        std::uint32_t id = find_same(bytes, offsets[b], &recent);
+        if (id == no_entry && offsets[b] < end) {
+            if (by_offset.empty())
+                for (std::uint32_t e = 0; e < entries_.size(); ++e) by_offset.emplace(entries_[e].offset(), e);
+            const auto hit = by_offset.find(offsets[b]);
+            if (hit != by_offset.end() && block_bytes(entries_[hit->second]) == bytes.size()) id = hit->second;
+        }
+        if (id == no_entry) {
+            id = add_entry(offsets[b], bytes, summary);
+            recent.id[recent_entries::slot(bytes)] = id;
+            if (!by_offset.empty()) by_offset.emplace(offsets[b], id);
+            used += bytes.size();
+        }
+        share_entry(id, summary);
+        end = std::max<std::uint64_t>(end, offsets[b] + bytes.size());
     }
-    if (!summaries.empty()) {
-        summaries_.assign(summaries.begin(), summaries.end());
-    } else {
-        summaries_.assign(blocks_.size(), block_summary::unknown());
-    }
+    // Repeated blocks stored again (files written before blocks were shared, or not side by
+    // side) leave bytes no entry uses: pack the arena so that it holds each block once.
+    garbage_bytes_ = arena_bytes > used ? arena_bytes - used : 0;
+    if (garbage_bytes_ * 64 > arena_bytes) compact();
     if (!tail.empty()) {
         tail_.reserve(block_values);
         tail_.assign(tail.begin(), tail.end());

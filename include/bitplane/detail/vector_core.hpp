@@ -1,8 +1,11 @@
 // The type-erased storage behind bitplane::vector<T>: values as 32-bit patterns, sealed
 // blocks in one arena, and per sealed block its descriptor and its summary (min and max key,
 // exact sum: block_summary.hpp), made where the values are at hand (seal, append, write-back
-// flush, load) so that sums and scans need not read a block to know what it holds. Not part
-// of the public API; use bitplane::vector.
+// flush, load) so that sums and scans need not read a block to know what it holds. Sealed
+// blocks whose encoded bytes are identical share one entry of the block table (and one copy
+// of the bytes): a column of runs is mostly constant blocks, and each then costs a 4-byte
+// index instead of ~70 bytes. Writes copy a shared entry first. Not part of the public API;
+// use bitplane::vector.
 #pragma once
 
 #include <bitplane/codec.hpp>
@@ -82,7 +85,15 @@ public:
     void swap(vector_core& other) noexcept;
 
     [[nodiscard]] std::size_t block_count() const noexcept;
-    [[nodiscard]] std::size_t sealed_block_count() const noexcept { return blocks_.size(); }
+    [[nodiscard]] std::size_t sealed_block_count() const noexcept { return entry_of_.size(); }
+    /// Whether sealed block `block` (>= 1) shares its block table entry, hence its bytes,
+    /// descriptor and summary, with block `block - 1`. Not for the write-back block (its
+    /// entry is stale until flushed).
+    [[nodiscard]] bool same_as_previous(std::size_t block) const noexcept {
+        return entry_of_[block] == entry_of_[block - 1];
+    }
+    /// Distinct block table entries in use (sealed blocks with identical bytes count once).
+    [[nodiscard]] std::size_t unique_block_count() const noexcept { return entries_.size() - dead_entries_; }
     /// Encoded bytes of sealed block `block` as it is now. For the block held in the
     /// write-back buffer they are encoded into `scratch` (max_block_bytes); otherwise they
     /// are the arena's bytes and `scratch` is untouched.
@@ -91,13 +102,13 @@ public:
     /// the block was sealed, appended or adopted. Not for the write-back block (its bytes are
     /// stale until flushed: see write_back_values).
     [[nodiscard]] const block_descriptor& sealed_descriptor(std::size_t block) const noexcept {
-        return blocks_[block].descriptor;
+        return entries_[entry_of_[block]].descriptor;
     }
     /// The block_summary (min and max key, exact sum) of sealed block `block`, kept from seal,
     /// append, write-back flush and load on; block_summary::unknown() for a block appended or
     /// adopted as bytes (block_summary.hpp says why). Not for the write-back block: like its
     /// bytes, its summary is stale until flushed (see write_back_values).
-    [[nodiscard]] const block_summary& sealed_summary(std::size_t block) const noexcept { return summaries_[block]; }
+    [[nodiscard]] const block_summary& sealed_summary(std::size_t block) const noexcept { return summaries_[entry_of_[block]]; }
     [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
         return {tail_.data(), tail_.size()};
     }
@@ -110,10 +121,11 @@ public:
     }
     [[nodiscard]] std::size_t memory_bytes() const noexcept;
     [[nodiscard]] vector_stats stats() const;
-    /// Checks every invariant load() establishes: sizes agree, each block table entry lies
-    /// in the arena and caches what its block's header says, every sealed block passes
+    /// Checks every invariant load() establishes: sizes agree, each block's entry index is in
+    /// the table and the entries' reference counts are right, each entry in use lies in the
+    /// arena and caches what its block's header says, every sealed block passes
     /// codec::validate_block and decodes, and its summary is that of its values. Throws
-    /// format_error naming the block; O(size()).
+    /// format_error naming the (first) block of a bad entry; O(size()).
     void validate() const;
 
     // ---- appending already encoded blocks (bitplane's own operations) -------------------
@@ -140,6 +152,9 @@ public:
     /// Rebuilds a vector from already validated blocks (used by load). `summaries`: the
     /// blocks' summaries where the caller has them (load decodes every block anyway), trusted
     /// as the bytes are (size_error unless one per block); empty: every block's is unknown.
+    /// Blocks at the same offset and size share one entry, and so do blocks whose bytes are
+    /// identical (checked against the previous block and a small table of recent ones); the
+    /// arena is then packed so that it holds each distinct block once.
     void adopt(std::span<const std::byte> arena, std::span<const std::uint64_t> offsets,
                std::span<const std::uint32_t> sizes, std::span<const std::uint32_t> tail,
                std::size_t size, std::span<const block_summary> summaries = {});
@@ -166,8 +181,26 @@ private:
         std::function<std::size_t(std::size_t index, std::span<std::byte> out, block_summary& summary)>;
     void append_blocks(std::size_t count, const summarized_writer& write);
 
+    // A few recent distinct entries by a hash of their bytes, so that a block repeated a few
+    // blocks later shares the entry too; lives for one append or adopt.
+    struct recent_entries;
+
     void seal_tail();
-    void push_encoded(std::span<const std::byte> bytes, const block_summary& summary);
+    void push_encoded(std::span<const std::byte> bytes, const block_summary& summary, recent_entries* recent);
+    // The entry of a sealed block whose bytes equal `bytes` (the previous two blocks', or one
+    // in `recent`), or no_entry. `offset`: where `bytes` lie in the arena (adopt), else no_offset.
+    [[nodiscard]] std::uint32_t find_same(std::span<const std::byte> bytes, std::uint64_t offset,
+                                          const recent_entries* recent) const noexcept;
+    // Block `block` (the next one, entry_of_.size() == block) takes entry `id`.
+    void share_entry(std::uint32_t id, const block_summary& summary);
+    // A new entry for bytes already at `offset` in the arena; returns its index.
+    std::uint32_t add_entry(std::uint64_t offset, std::span<const std::byte> bytes, const block_summary& summary);
+    // Drops one reference to entry `id`; the last one makes its bytes garbage.
+    void release_entry(std::uint32_t id) noexcept;
+    void add_ref(std::uint32_t id) noexcept {
+        const std::uint32_t n = entries_[id].refs();
+        if (n != sticky_refs) entries_[id].set_refs(n + 1);
+    }
     static void check_encoded_size(std::size_t bytes);
     void check_appendable(const char* what) const;
     void decode_serial(std::size_t first, std::span<std::uint32_t> out) const;
@@ -175,51 +208,70 @@ private:
     void load_hot(std::size_t block);
     void store_block(std::size_t block, std::span<const std::uint32_t> values);
     void compact_if_wasteful();
+    void compact();
     void give_back_growth(std::size_t arena_bytes_before);
 
     // Where a sealed block lives and what it is: its block_descriptor (src/codec/
     // block_layout.hpp), read once when the block is sealed, appended or adopted, so that no
-    // read or operation parses a header again. 40 bytes per 2048 values.
+    // read or operation parses a header again. 40 bytes per distinct block.
+    // The sealed blocks using an entry are counted in the top 16 bits of `place` (no table of
+    // their own: 4 bytes per distinct block less); a count that reaches sticky_refs stays
+    // there (such an entry is never written in place nor freed before compact() counts again).
+    static constexpr std::uint32_t sticky_refs = 0xffff;
     struct block_entry {
-        std::uint64_t offset = 0;       // start in arena_
+        static constexpr std::uint64_t offset_mask = (std::uint64_t{1} << 48) - 1;
+        std::uint64_t place = 0;        // start in arena_ (low 48 bits), blocks using it (high 16)
         block_descriptor descriptor{};  // descriptor.end: the encoded size
+
+        [[nodiscard]] std::uint64_t offset() const noexcept { return place & offset_mask; }
+        void set_offset(std::uint64_t at) noexcept { place = (place & ~offset_mask) | at; }
+        [[nodiscard]] std::uint32_t refs() const noexcept { return static_cast<std::uint32_t>(place >> 48); }
+        void set_refs(std::uint32_t n) noexcept { place = (place & offset_mask) | (std::uint64_t{n} << 48); }
     };
 
     static block_entry make_entry(std::uint64_t offset, std::span<const std::byte> bytes) noexcept;
     static std::size_t block_bytes(const block_entry& e) noexcept { return e.descriptor.end; }
+    [[nodiscard]] std::span<const std::byte> entry_bytes(std::uint32_t id) const noexcept {
+        return {arena_.data() + entries_[id].offset(), block_bytes(entries_[id])};
+    }
     [[nodiscard]] std::span<const std::byte> arena_block(std::size_t block) const noexcept {
-        return {arena_.data() + blocks_[block].offset, block_bytes(blocks_[block])};
+        return entry_bytes(entry_of_[block]);
     }
 
+    static constexpr std::uint32_t no_entry = static_cast<std::uint32_t>(-1);
+    static constexpr std::uint64_t no_offset = static_cast<std::uint64_t>(-1);
+
     // Delta blocks: sums of residuals at every 256 positions (codec/direct_access.hpp), so that
-    // a random read counts at most 255 positions. Indexed like blocks_; empty while no block
-    // is delta, and possibly shorter than blocks_ (no delta block beyond its end).
+    // a random read counts at most 255 positions. Indexed like entries_; empty while no entry
+    // is delta, and possibly shorter than entries_ (no delta entry beyond its end).
     using delta_sums = std::array<std::uint32_t, 8>;
-    void refresh_sums(std::size_t block);
-    [[nodiscard]] const std::uint32_t* sums_of(std::size_t block) const noexcept {
-        return block < sums_.size() ? sums_[block].data() : nullptr;
+    void refresh_sums(std::uint32_t id);
+    [[nodiscard]] const std::uint32_t* sums_of(std::uint32_t id) const noexcept {
+        return id < sums_.size() ? sums_[id].data() : nullptr;
     }
 
     // Gaps payloads: skip entries (codec/direct_access.hpp, gaps_skips) so that a random read
-    // does not walk whole gap lists. skip_at_[b]: where block b's entries start in
-    // skip_data_ (no_skips: none); empty while no block has any, possibly shorter than blocks_.
-    // Entries of re-encoded blocks that grew are appended; seal() packs them again.
+    // does not walk whole gap lists. skip_at_[id]: where table entry id's skips start in
+    // skip_data_ (no_skips: none); empty while no entry has any, possibly shorter than entries_.
+    // Skips of re-encoded blocks that grew are appended; seal() packs them again.
     static constexpr std::uint32_t no_skips = static_cast<std::uint32_t>(-1);
-    void refresh_skips(std::size_t block, std::uint32_t old_count);
-    [[nodiscard]] std::uint32_t skip_count(std::size_t block) const noexcept;
-    [[nodiscard]] const std::uint32_t* skips_of(std::size_t block) const noexcept {
-        return block < skip_at_.size() && skip_at_[block] != no_skips ? skip_data_.data() + skip_at_[block] : nullptr;
+    void refresh_skips(std::uint32_t id, std::uint32_t old_count);
+    [[nodiscard]] std::uint32_t skip_count(std::uint32_t id) const noexcept;
+    [[nodiscard]] const std::uint32_t* skips_of(std::uint32_t id) const noexcept {
+        return id < skip_at_.size() && skip_at_[id] != no_skips ? skip_data_.data() + skip_at_[id] : nullptr;
     }
 
     bool signed_;
     std::size_t size_ = 0;
-    byte_vector arena_;                    // encoded sealed blocks
-    pod_vector<block_entry> blocks_;       // one entry per sealed block
+    byte_vector arena_;                    // encoded sealed blocks, each distinct one once
+    pod_vector<std::uint32_t> entry_of_;   // per sealed block: its entry in entries_
+    pod_vector<block_entry> entries_;      // the block table: one entry per distinct block
+    std::size_t dead_entries_ = 0;         // entries no block uses any more (until compact())
     pod_vector<delta_sums> sums_;          // see refresh_sums
     pod_vector<std::uint32_t> skip_at_;    // see refresh_skips
     pod_vector<std::uint32_t> skip_data_;
     std::size_t skip_garbage_ = 0;         // entries in skip_data_ no block refers to any more
-    pod_vector<block_summary> summaries_;  // one per sealed block, beside blocks_
+    pod_vector<block_summary> summaries_;  // one per entry, beside entries_
     std::size_t garbage_bytes_ = 0;        // arena bytes no block refers to any more
     pod_vector<std::uint32_t> tail_;       // last, partial block, uncompressed
     std::size_t hot_block_ = no_block;     // sealed block held decoded for writes
