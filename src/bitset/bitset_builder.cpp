@@ -43,10 +43,14 @@ void write_runs_payload(const plane& p, const bitset_kernel_table& k, std::byte*
     }
 }
 
-// No bit set: an OR of the words (vectorized; no popcount).
+// No bit set: an OR of the words (vectorized; no popcount). The first 32 bytes settle most
+// non-empty planes (dense scan results: bam_flag find_eq frequent lost 4% to the whole OR).
 bool is_empty(const plane& p) noexcept {
+    std::uint32_t head = 0;
+    for (std::uint32_t w = 0; w < 8; ++w) head |= p[w];
+    if (head != 0) return false;
     std::uint32_t any = 0;
-    for (const std::uint32_t w : p) any |= w;
+    for (std::uint32_t w = 8; w < plane_words; ++w) any |= p[w];
     return any == 0;
 }
 
