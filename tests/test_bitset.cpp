@@ -683,6 +683,55 @@ TEST(BitsetBuilder, DenseBlocksWithFewRunsSaveAsFromPositions) {
     });
 }
 
+// The builder against from_positions on blocks of every density and run shape: plane_masks()
+// (empty, full, random densities, stretches, the last bit), and clusters of `k` runs of
+// width 1 .. 48 at random places, which cross the line where runs win outright over gaps
+// (4 runs <= count) and over positions, sparse and dense, up to a partial last block. Built
+// in block order, the saved bytes equal from_positions' (the same encodings and payloads).
+TEST(BitsetBuilder, EveryDensityAndRunShapeSavesAsFromPositions) {
+    BITPLANE_SEED_TRACE();
+    on_every_path([] {
+        for (const std::size_t n : {std::size_t{2048}, std::size_t{7 * 2048 + 999}}) {
+            std::mt19937_64 rng(case_seed("builder-shapes", n));
+            for (int round = 0; round < 60; ++round) {
+                ref_bits ref(n);
+                const auto masks = plane_masks(rng);
+                for (std::size_t b = 0; b * block_values < n; ++b) {
+                    const std::uint32_t len = bitplane::detail::block_length(n, b);
+                    const std::size_t base = b * block_values;
+                    const std::uint32_t pick = static_cast<std::uint32_t>(rng() % 3);
+                    if (pick == 0) {
+                        const auto& m = masks[rng() % masks.size()];
+                        for (std::uint32_t i = 0; i < len; ++i) ref[base + i] = ((m[i / 32] >> (i % 32)) & 1u) != 0;
+                    } else {
+                        const std::uint32_t k = 1 + static_cast<std::uint32_t>(rng() % (pick == 1 ? 8 : 80));
+                        const std::uint32_t widest = 1 + static_cast<std::uint32_t>(rng() % 48);
+                        for (std::uint32_t r = 0; r < k; ++r) {
+                            const std::uint32_t at = static_cast<std::uint32_t>(rng() % len);
+                            const std::uint32_t width = 1 + static_cast<std::uint32_t>(rng() % widest);
+                            for (std::uint32_t i = at; i < std::min(len, at + width); ++i) ref[base + i] = true;
+                        }
+                        if (rng() % 4 == 0) ref[base + len - 1] = true;
+                        if (rng() % 4 == 0) ref[base] = true;
+                    }
+                }
+                SCOPED_TRACE("n=" + std::to_string(n) + " round " + std::to_string(round));
+                bitplane::detail::bitset_builder builder(n);
+                for (std::size_t b = 0; b < builder.block_count(); ++b) builder.set_block(b, block_of(ref, b));
+                const bitset s = builder.finish();
+                ASSERT_NO_THROW(s.validate());
+                ASSERT_TRUE(matches(s, ref));
+                const bitset expected = make_set(ref);
+                EXPECT_EQ(s, expected);
+                std::vector<std::byte> got, want;
+                bitplane::save(s, got);
+                bitplane::save(expected, want);
+                ASSERT_EQ(got, want);
+            }
+        }
+    });
+}
+
 TEST(BitsetBuilder, FromSeveralThreads) {
     BITPLANE_SEED_TRACE();
     const std::size_t n = (quick_mode() ? 300 : 3000) * 2048 + 1234;
