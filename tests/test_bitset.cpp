@@ -633,6 +633,23 @@ TEST(BitsetBuilder, BlocksOutOfOrderMatchFromPositions) {
     }
 }
 
+// `ref` built block by block in order through bitset_builder: a valid set of those bits whose
+// saved bytes are those of the same bits through from_positions (the same encodings and
+// payloads).
+void expect_builder_saves_as_from_positions(const ref_bits& ref) {
+    bitplane::detail::bitset_builder builder(ref.size());
+    for (std::size_t b = 0; b < builder.block_count(); ++b) builder.set_block(b, block_of(ref, b));
+    const bitset s = builder.finish();
+    ASSERT_NO_THROW(s.validate());
+    ASSERT_TRUE(matches(s, ref));
+    const bitset expected = make_set(ref);
+    EXPECT_EQ(s, expected);
+    std::vector<std::byte> got, want;
+    bitplane::save(s, got);
+    bitplane::save(expected, want);
+    ASSERT_EQ(got, want);
+}
+
 // Dense blocks stored as runs (written from the block's transitions): 1 .. 63 runs, runs
 // that touch bit 0, bit 2047 or the end of a partial last block, and the neighbouring
 // encodings (64 runs: raw; all-but-one, alternating, one-bit blocks). Built in block order,
@@ -667,17 +684,7 @@ TEST(BitsetBuilder, DenseBlocksWithFewRunsSaveAsFromPositions) {
                     }
                 }
                 SCOPED_TRACE("n=" + std::to_string(n) + " round " + std::to_string(round));
-                bitplane::detail::bitset_builder builder(n);
-                for (std::size_t b = 0; b < builder.block_count(); ++b) builder.set_block(b, block_of(ref, b));
-                const bitset s = builder.finish();
-                ASSERT_NO_THROW(s.validate());
-                ASSERT_TRUE(matches(s, ref));
-                const bitset expected = make_set(ref);
-                EXPECT_EQ(s, expected);
-                std::vector<std::byte> got, want;
-                bitplane::save(s, got);
-                bitplane::save(expected, want);
-                ASSERT_EQ(got, want);
+                expect_builder_saves_as_from_positions(ref);
             }
         }
     });
@@ -716,17 +723,7 @@ TEST(BitsetBuilder, EveryDensityAndRunShapeSavesAsFromPositions) {
                     }
                 }
                 SCOPED_TRACE("n=" + std::to_string(n) + " round " + std::to_string(round));
-                bitplane::detail::bitset_builder builder(n);
-                for (std::size_t b = 0; b < builder.block_count(); ++b) builder.set_block(b, block_of(ref, b));
-                const bitset s = builder.finish();
-                ASSERT_NO_THROW(s.validate());
-                ASSERT_TRUE(matches(s, ref));
-                const bitset expected = make_set(ref);
-                EXPECT_EQ(s, expected);
-                std::vector<std::byte> got, want;
-                bitplane::save(s, got);
-                bitplane::save(expected, want);
-                ASSERT_EQ(got, want);
+                expect_builder_saves_as_from_positions(ref);
             }
         }
     });
