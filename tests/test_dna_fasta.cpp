@@ -5,6 +5,7 @@
 #include "test_dna_support.hpp"
 
 #include "core/file_header.hpp"
+#include "dna/base_model.hpp"
 #include "dna/gzip.hpp"
 
 #include <bitplane/error.hpp>
@@ -344,15 +345,23 @@ TEST(DnaFasta, UnpackBoundsModeledBasesByCodedBytes) {
 
 // Issue #14, finding 4: the modeled coder's mixer summed its unclamped weights in plain int,
 // which overflowed (undefined behaviour) on a 1 Mb "ACAC..." repeat and on forged coded bytes.
-// The sums wrap as defined arithmetic now, bit for bit as before (format v1 was coded so):
-// run under UBSan (the asan preset), these must pass without a report.
-TEST(DnaFasta, ModeledMixerArithmeticIsDefined) {
+// Coder v1 wraps the sums as defined arithmetic now, bit for bit as before (files were coded
+// so); coder v2 bounds the weights and sums in 64 bits. Run under UBSan (the asan preset),
+// both must pass without a report.
+class DnaModeledCoder : public ::testing::TestWithParam<bitplane::dna::detail::modeled_coder> {};
+INSTANTIATE_TEST_SUITE_P(Coders, DnaModeledCoder,
+                         ::testing::Values(bitplane::dna::detail::modeled_coder::v1, bitplane::dna::detail::modeled_coder::v2),
+                         [](const auto& coder_info) { return "v" + std::to_string(static_cast<int>(coder_info.param)); });
+
+TEST_P(DnaModeledCoder, MixerArithmeticIsDefined) {
+    const auto coder = GetParam();
     std::string acac;
     for (std::size_t i = 0; i < 500'000; ++i) acac += "AC";
     const std::string text = ">acac\n" + acac + "\n";
     std::vector<std::byte> bytes;
-    bitplane::dna::pack(fasta::parse(text), bytes, bitplane::dna::pack_mode::modeled);
-    EXPECT_LT(bytes.size(), 4096u);  // the repeat is cheap (2226 bytes in format v1)
+    bitplane::dna::detail::pack_with_coder(fasta::parse(text), bytes, bitplane::dna::pack_mode::modeled, coder);
+    // The repeat is cheap: 2226 bytes under v1, 1587 under v2.
+    EXPECT_LT(bytes.size(), coder == bitplane::dna::detail::modeled_coder::v1 ? 4096u : 2048u);
     ASSERT_EQ(bitplane::dna::unpack(bytes).to_text(), text);
     // Forged coded bytes (checksum recomputed): some letters or a format error, never UB.
     std::uint64_t meta = 0, rest = 0;
@@ -472,13 +481,115 @@ TEST(DnaFasta, ModeledBytesAreThoseOfFormatV1) {
     for (const auto& g : golden) {
         const std::string text = modeled_golden_text(g.letters);
         std::vector<std::byte> bytes;
-        bitplane::dna::pack(fasta::parse(text), bytes, bitplane::dna::pack_mode::modeled);
+        bitplane::dna::detail::pack_with_coder(fasta::parse(text), bytes, bitplane::dna::pack_mode::modeled,
+                                               bitplane::dna::detail::modeled_coder::v1);
+        EXPECT_EQ(static_cast<unsigned>(bytes[11]) & 0x10u, 0u);  // flag bit 4 clear: coder v1
         ASSERT_EQ(bytes.size(), g.bytes) << g.letters;
         std::uint64_t checksum = 0;
         std::memcpy(&checksum, bytes.data() + 56, 8);
         EXPECT_EQ(checksum, g.checksum) << g.letters;
         EXPECT_EQ(bitplane::dna::unpack(bytes).to_text(), text) << g.letters;
     }
+}
+
+// `copies` copies of a random ACGT sequence of `unit` letters, in lines of 60.
+std::string exact_repeat_text(std::size_t unit, std::size_t copies, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::string one;
+    for (std::size_t i = 0; i < unit; ++i) one += "ACGT"[rng() % 4];
+    std::string all;
+    for (std::size_t c = 0; c < copies; ++c) all += one;
+    std::string text = ">repeat\n";
+    for (std::size_t i = 0; i < all.size(); i += 60) text += all.substr(i, 60) + "\n";
+    return text;
+}
+
+// Coder v2 (flag bit 4, what pack writes): the same sequences as the v1 golden test (the same
+// sizes: v2 differs from v1 only where the mixer saturates, which they never drive it to; the
+// checksums differ by the flag), and an exact repeat, where v1 saturates, pinned the same way.
+TEST(DnaFasta, ModeledBytesAreThoseOfCoderV2) {
+    const struct {
+        std::size_t letters, bytes;
+        std::uint64_t checksum;
+    } golden[] = {{300, 188, 0xbec1d936de9a5cd8ull},    {1000, 394, 0xe0909ace94fa7859ull},
+                  {1080, 402, 0x681880be39352856ull},   {3000, 790, 0x87b3dab2da4a996aull},
+                  {5000, 1199, 0xbe8bea6f43411af8ull},  {100000, 22795, 0xd15dced7082c545eull},
+                  {0, 1136, 0x40cf911b33dd7e61ull}};  // 0: 500 copies of 1 kb (v1: 11,842 bytes)
+    for (const auto& g : golden) {
+        const std::string text = g.letters != 0 ? modeled_golden_text(g.letters) : exact_repeat_text(1000, 500, 8);
+        std::vector<std::byte> bytes;
+        bitplane::dna::pack(fasta::parse(text), bytes, bitplane::dna::pack_mode::modeled);
+        EXPECT_EQ(static_cast<unsigned>(bytes[11]) & 0x14u, 0x14u);  // modeled, coder v2
+        std::uint64_t checksum = 0;
+        std::memcpy(&checksum, bytes.data() + 56, 8);
+        EXPECT_EQ(bytes.size(), g.bytes) << g.letters;
+        EXPECT_EQ(checksum, g.checksum) << g.letters;
+        EXPECT_EQ(bitplane::dna::unpack(bytes).to_text(), text) << g.letters;
+    }
+}
+
+// Issue #14, finding 8: on long exact repeats coder v1's mixer weights grew without bound until
+// its sums wrapped, and the copies cost more than 2 bits a base. Under v2 the copies after the
+// first cost little: 500 copies of a random 1 kb sequence cost, beyond what the first copy
+// alone costs, under 0.02 bit a base (v2: 0.013; v1: 0.18, on the way to its collapse, which
+// 20 copies of 200 kb show: 2.44 bits a base).
+TEST(DnaFasta, ModeledCoderV2CompressesLongExactRepeats) {
+    using bitplane::dna::detail::modeled_coder;
+    auto packed_size = [](const std::string& text, modeled_coder coder) {
+        std::vector<std::byte> bytes;
+        const fasta f = fasta::parse(text);
+        bitplane::dna::detail::pack_with_coder(f, bytes, bitplane::dna::pack_mode::modeled, coder);
+        EXPECT_TRUE(bitplane::dna::unpack(bytes) == f);
+        return bytes.size();
+    };
+    const std::string text = exact_repeat_text(1000, 500, 8);
+    const std::size_t one = packed_size(exact_repeat_text(1000, 1, 8), modeled_coder::v2);
+    const std::size_t all = packed_size(text, modeled_coder::v2);
+    const std::size_t copied_bases = 499 * 1000;
+    EXPECT_LT(static_cast<double>(8 * (all - one)) / copied_bases, 0.02) << one << " bytes for one copy, " << all << " for 500";
+    // The same file under v1 (kept for old files) fails the bound: the test tells the coders apart.
+    const std::size_t all_v1 = packed_size(text, modeled_coder::v1);
+    EXPECT_GT(static_cast<double>(8 * (all_v1 - one)) / copied_bases, 0.02) << all_v1 << " bytes under v1";
+}
+
+// Round trips under both coders of every letter shape and size, long exact repeats, N runs,
+// lower case, IUPAC letters and empty records; each file says which coder wrote it.
+TEST_P(DnaModeledCoder, RoundTripsEveryShape) {
+    const auto coder = GetParam();
+    auto check = [&](const std::string& text) {
+        const fasta f = fasta::parse(text);
+        std::vector<std::byte> bytes;
+        bitplane::dna::detail::pack_with_coder(f, bytes, bitplane::dna::pack_mode::modeled, coder);
+        ASSERT_EQ((static_cast<unsigned>(bytes[11]) & 0x10u) != 0, coder == bitplane::dna::detail::modeled_coder::v2);
+        const fasta g = bitplane::dna::unpack(bytes);
+        ASSERT_TRUE(g == f);
+        ASSERT_EQ(g.to_text(), text);
+    };
+    std::uint64_t seed = 1;
+    for (const auto shape : all_letter_shapes()) {
+        for (const std::size_t n : dna_sizes()) {
+            SCOPED_TRACE(shape_name(shape) + " " + std::to_string(n));
+            check(">r\n" + make_letters(shape, n, ++seed) + "\n");
+        }
+    }
+    check(">a\n>b\nACGT\n>c\n\n>d\nNNNN\n");  // empty records, an empty line
+    check(exact_repeat_text(3000, 30, 5));
+    std::string mixed = ">m\n";
+    for (int c = 0; c < 8; ++c) mixed += make_letters(letters_shape::mixed, 4000, 77) + "\n";  // repeats of N runs, IUPAC, case
+    check(mixed);
+    for (std::uint64_t k = 0; k < 6; ++k) check(random_fasta(900 + k, 1 + k, k % 2 == 0, k % 3 != 0));
+}
+
+// Flag bit 4 (coder v2) means nothing without bit 2 (modeled letters): refused.
+TEST(DnaFasta, UnpackRefusesCoderFlagWithoutModeledLetters) {
+    std::vector<std::byte> bytes;
+    bitplane::dna::pack(fasta::parse(">r\nACGTN\n"), bytes, bitplane::dna::pack_mode::planes);
+    bytes[11] = static_cast<std::byte>(static_cast<unsigned>(bytes[11]) | 0x10u);
+    reseal(bytes);
+    EXPECT_THROW((void)bitplane::dna::unpack(bytes), bitplane::format_error);
+    bytes[11] = static_cast<std::byte>(static_cast<unsigned>(bytes[11]) | 0x20u);  // bits 5-7 still unknown
+    reseal(bytes);
+    EXPECT_THROW((void)bitplane::dna::unpack(bytes), bitplane::format_error);
 }
 
 }  // namespace

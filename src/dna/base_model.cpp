@@ -31,11 +31,12 @@ using bitplane::detail::store_le;
 
 // ---- the model -------------------------------------------------------------------------------
 
-// The mixer's weights are never clamped, and on long exact repeats they grow until the dot
-// product passes 32 bits (a 1 Mb "ACAC..." repeat does). Format version 1 was coded with
-// 32-bit two's-complement sums that wrap there; the model is part of the format (docs/format.md
-// section 6), so the wrap is kept, as defined arithmetic instead of signed overflow (undefined
-// behaviour, which UBSan reported). Results are bit for bit what the compiled code gave before.
+// Coder v1 (modeled_coder::v1): the mixer's weights are never clamped, and on long exact
+// repeats they grow until the dot product passes 32 bits (a 1 Mb "ACAC..." repeat does). Files
+// coded by v1 were coded with 32-bit two's-complement sums that wrap there; the model is part of
+// the format (docs/format.md section 6), so v1 keeps the wrap, as defined arithmetic instead of
+// signed overflow (undefined behaviour, which UBSan reported): bit for bit what the compiled
+// code gave before. Coder v2 fixes the cause (model::update says how).
 [[nodiscard]] constexpr int wrapping_add(int a, int b) noexcept {
     return static_cast<int>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
 }
@@ -151,7 +152,22 @@ private:
     std::size_t mask_ = 0;
 };
 
+// The mixer's output is squash(clamp(dot >> 16, -2047, 2047)): past +-2047 (a probability of
+// 4094/4096 or 1/4096) it saturates. v1 stepped the weights by the coding error even there, and
+// that error never vanishes (the probability cannot pass 4094/4096, so a predicted 1 still has
+// err = 4): on a perfectly predicted stretch (a long exact repeat) every decision pushed the
+// weights further out, without bound, until the 32-bit sums wrapped and the predictions turned
+// to noise (20 copies of a random 200 kb sequence: 2.44 bits per base, more than 2-bit
+// packing). v2 takes no mixer step where the output is saturated and already agrees with the
+// bit (the gradient of the clamped output is zero there), clamps every weight to
+// +-max_weight (a bound for any input, forged ones included; ordinary genomes stay far below
+// it) and sums in 64 bits (|w| <= 2^20, |st| <= 2307, 7 inputs: |dot| < 2^35).
+constexpr int max_weight = 1 << 20;  // 16.0 in the weights' 16.16 fixed point
+
+template <modeled_coder Coder>
 class model {
+    static constexpr bool bounded = Coder != modeled_coder::v1;
+
 public:
     explicit model(std::uint64_t plain) {
         // Tables of high orders: about one slot per base, 2^16 .. 2^22 slots.
@@ -174,15 +190,28 @@ public:
     int predict(unsigned node) {
         node_ = node;
         const logistic& l = logit();
-        int dot = 0;
         const int* w = &weights_[weight_set(node) * inputs];
-        for (unsigned m = 0; m < model_count; ++m) {
-            st_[m] = l.stretch(counter_of(current_[m]->node[node]) >> 4);
-            dot = wrapping_add(dot, wrapping_mul(w[m], st_[m]));
+        if constexpr (bounded) {
+            std::int64_t dot = 0;
+            for (unsigned m = 0; m < model_count; ++m) {
+                st_[m] = l.stretch(counter_of(current_[m]->node[node]) >> 4);
+                dot += std::int64_t{w[m]} * st_[m];
+            }
+            st_[model_count] = 256;
+            dot += std::int64_t{w[model_count]} * 256;
+            const std::int64_t x = dot >> 16;
+            saturated_ = x >= 2047 ? 1 : x <= -2047 ? -1 : 0;
+            p_ = squasher()(static_cast<int>(std::clamp<std::int64_t>(x, -2047, 2047)));
+        } else {
+            int dot = 0;
+            for (unsigned m = 0; m < model_count; ++m) {
+                st_[m] = l.stretch(counter_of(current_[m]->node[node]) >> 4);
+                dot = wrapping_add(dot, wrapping_mul(w[m], st_[m]));
+            }
+            st_[model_count] = 256;
+            dot = wrapping_add(dot, wrapping_mul(w[model_count], 256));
+            p_ = squasher()(dot >> 16);
         }
-        st_[model_count] = 256;
-        dot = wrapping_add(dot, wrapping_mul(w[model_count], 256));
-        p_ = squasher()(dot >> 16);
         return p_;
     }
 
@@ -190,7 +219,14 @@ public:
         // Mixer: gradient step on coding cost (a small rate: DNA is noisy).
         const int err = ((bit << 12) - p_) * 2;
         int* w = &weights_[weight_set(node_) * inputs];
-        for (unsigned m = 0; m < inputs; ++m) w[m] = wrapping_add(w[m], (st_[m] * err) >> 12);  // |st * err| < 2^25
+        if constexpr (bounded) {
+            if (saturated_ != (bit ? 1 : -1)) {
+                for (unsigned m = 0; m < inputs; ++m)
+                    w[m] = std::clamp(w[m] + ((st_[m] * err) >> 12), -max_weight, max_weight);  // |st * err| < 2^25
+            }
+        } else {
+            for (unsigned m = 0; m < inputs; ++m) w[m] = wrapping_add(w[m], (st_[m] * err) >> 12);  // |st * err| < 2^25
+        }
         for (unsigned m = 0; m < model_count; ++m) learn(current_[m]->node[node_], bit, limit_[m]);
     }
 
@@ -248,6 +284,7 @@ private:
     std::uint64_t reverse_ = 0;  // their complements, newest in the high bits
     unsigned node_ = 0;
     int p_ = 2048;
+    int saturated_ = 0;  // v2: +1 / -1 where the last prediction's dot >> 16 reached +2047 / -2047
 };
 
 // Soft-masking, one binary decision a letter ("lower case?"), predicted from the previous
@@ -351,9 +388,8 @@ std::uint32_t code_of(std::uint32_t rest, std::uint32_t base, std::uint32_t lowe
 
 constexpr codec::encode_options rest_options{false, false, false, false, true, true};
 
-}  // namespace
-
-void write_modeled(const sequence& s, std::vector<std::byte>& out) {
+template <modeled_coder Coder>
+void write_modeled_with(const sequence& s, std::vector<std::byte>& out) {
     const std::size_t n = s.size();
     const std::size_t blocks = (n + block_values - 1) / block_values;
     // Pass 1: the rest-part, and the plain base count.
@@ -383,7 +419,7 @@ void write_modeled(const sequence& s, std::vector<std::byte>& out) {
     const std::size_t count_at = out.size();
     out.resize(count_at + 8);
     store_le<std::uint64_t>(out.data() + count_at, plain);
-    model m(plain);
+    model<Coder> m(plain);
     case_model cases;
     encoder enc(out);
     for (std::size_t b = 0; b < blocks; ++b) {
@@ -411,7 +447,8 @@ void write_modeled(const sequence& s, std::vector<std::byte>& out) {
 // docs/format.md section 6 (modeled payload): the most plain bases a coded byte may announce.
 constexpr std::uint64_t max_plain_bases_per_coded_byte = 8192;
 
-bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload, std::uint64_t base, std::uint64_t letters) {
+template <modeled_coder Coder>
+bitplane::vector<std::uint32_t> read_modeled_with(std::span<const std::byte> payload, std::uint64_t base, std::uint64_t letters) {
     bitplane::detail::byte_reader in(payload, base);
     const auto rest_bytes = in.read<std::uint64_t>("rest-part size");
     in.need(rest_bytes, "rest-part");
@@ -440,7 +477,7 @@ bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload,
                                std::to_string(coded_bytes) + " bytes",
                            in.offset() - 8);
     decoder dec(payload.subspan(in.position()));
-    model m(plain);
+    model<Coder> m(plain);
     case_model cases;
     bitplane::vector<std::uint32_t> out;
     std::array<std::uint32_t, block_values> rest, codes;
@@ -493,6 +530,22 @@ bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload,
     }
     if (decoded != plain) throw format_error("packed DNA: fewer plain letters than the count says", base);
     return out;
+}
+
+}  // namespace
+
+void write_modeled(const sequence& s, std::vector<std::byte>& out, modeled_coder coder) {
+    if (coder == modeled_coder::v1) {
+        write_modeled_with<modeled_coder::v1>(s, out);
+    } else {
+        write_modeled_with<modeled_coder::v2>(s, out);
+    }
+}
+
+bitplane::vector<std::uint32_t> read_modeled(std::span<const std::byte> payload, std::uint64_t base, std::uint64_t letters,
+                                             modeled_coder coder) {
+    return coder == modeled_coder::v1 ? read_modeled_with<modeled_coder::v1>(payload, base, letters)
+                                      : read_modeled_with<modeled_coder::v2>(payload, base, letters);
 }
 
 }  // namespace bitplane::dna::detail

@@ -30,7 +30,8 @@ constexpr std::uint8_t flag_crlf = 0x01;
 constexpr std::uint8_t flag_final_newline = 0x02;
 constexpr std::uint8_t flag_modeled = 0x04;
 constexpr std::uint8_t flag_deflated = 0x08;
-constexpr std::uint8_t flags_known = 0x0F;
+constexpr std::uint8_t flag_modeled_v2 = 0x10;  // with flag_modeled: coded by modeled_coder::v2
+constexpr std::uint8_t flags_known = 0x1F;
 // zlib cannot expand data by more than about 1032:1; a larger claim is a lie.
 constexpr std::uint64_t max_inflate_ratio = 1032;
 // Records a file may hold per byte of stored metadata, beyond a fixed allowance: each record
@@ -257,6 +258,12 @@ bitplane::vector<std::uint32_t> read_planes(std::span<const std::byte> payload, 
 }  // namespace
 
 void pack(const fasta& f, std::vector<std::byte>& out, pack_mode mode) {
+    detail::pack_with_coder(f, out, mode, detail::modeled_coder::v2);
+}
+
+void detail::pack_with_coder(const fasta& f, std::vector<std::byte>& out, pack_mode mode, modeled_coder coder) {
+    const bool modeled = mode == pack_mode::modeled;
+    const bool v2 = modeled && coder != modeled_coder::v1;
     const std::size_t start = out.size();
     out.resize(start + file::header_bytes);
     const std::string meta = write_metadata(f);
@@ -266,15 +273,15 @@ void pack(const fasta& f, std::vector<std::byte>& out, pack_mode mode) {
     const auto* m = reinterpret_cast<const std::byte*>(stored.data());
     out.insert(out.end(), m, m + stored.size());
     const std::size_t payload_start = out.size();
-    if (mode == pack_mode::modeled) {
-        detail::write_modeled(f.letters(), out);
+    if (modeled) {
+        detail::write_modeled(f.letters(), out, v2 ? modeled_coder::v2 : modeled_coder::v1);
     } else {
         write_planes(f.letters(), out);
     }
     std::byte* h = out.data() + start;
     file::write_header_start(h, file::kind_dna,
                              static_cast<std::uint8_t>((f.crlf() ? flag_crlf : 0) | (f.final_newline() ? flag_final_newline : 0) |
-                                                       (mode == pack_mode::modeled ? flag_modeled : 0) |
+                                                       (modeled ? flag_modeled : 0) | (v2 ? flag_modeled_v2 : 0) |
                                                        (use_deflated ? flag_deflated : 0)));
     store_le<std::uint64_t>(h + 16, f.letters().size());
     store_le<std::uint64_t>(h + 24, f.size());
@@ -292,6 +299,8 @@ fasta unpack(std::span<const std::byte> bytes) {
     file::check_header(bytes, file::kind_dna, "packed DNA");
     const auto flags = static_cast<std::uint8_t>(h[11]);
     if ((flags & ~flags_known) != 0) throw format_error("unknown flags", 11);
+    if ((flags & flag_modeled_v2) != 0 && (flags & flag_modeled) == 0)
+        throw format_error("flag bit 4 (modeled coder 2) without bit 2 (modeled letters)", 11);
     const auto letters = load_le<std::uint64_t>(h + 16);
     const auto record_count = load_le<std::uint64_t>(h + 24);
     const auto meta_bytes = load_le<std::uint64_t>(h + 32);
@@ -338,7 +347,9 @@ fasta unpack(std::span<const std::byte> bytes) {
     const std::uint64_t payload_base = file::header_bytes + meta_bytes;
     const auto payload = bytes.subspan(payload_base, payload_bytes);
     bitplane::vector<std::uint32_t> codes = (flags & flag_modeled) != 0
-                                                ? detail::read_modeled(payload, payload_base, letters)
+                                                ? detail::read_modeled(payload, payload_base, letters,
+                                                                       (flags & flag_modeled_v2) != 0 ? detail::modeled_coder::v2
+                                                                                                      : detail::modeled_coder::v1)
                                                 : read_planes(payload, payload_base, letters);
     try {
         fasta_access::letters(f) = sequence::from_codes(std::move(codes));

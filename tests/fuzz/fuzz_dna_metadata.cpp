@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<std::byte>& model = packed_letters(letters, (flags & 8) != 0);
     const auto payload_bytes = load_le<std::uint64_t>(model.data() + 48);
     std::vector<std::byte> bytes(model.begin(), model.begin() + file::header_bytes);
-    bytes[11] = static_cast<std::byte>((flags & 3) | ((flags & 8) != 0 ? 0x04 : 0) | (deflated ? 0x08 : 0));
+    bytes[11] = static_cast<std::byte>((flags & 3) | ((flags & 8) != 0 ? 0x14 : 0) | (deflated ? 0x08 : 0));  // 0x14: modeled, coder 2 (pack's)
     store_le<std::uint64_t>(bytes.data() + 24, records);
     store_le<std::uint64_t>(bytes.data() + 32, stored.size());
     store_le<std::uint64_t>(bytes.data() + 40, table.size());

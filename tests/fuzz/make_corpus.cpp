@@ -4,6 +4,7 @@
 #include <bitplane/bitplane.hpp>
 
 #include "codec/byte_io.hpp"
+#include "dna/base_model.hpp"
 #include "dna/gzip.hpp"
 
 #include <cstdint>
@@ -147,6 +148,10 @@ int main(int argc, char** argv) {
             bitplane::dna::pack(file, packed, mode);
             write(dna / ("packed_" + std::to_string(static_cast<int>(mode)) + "_" + std::to_string(n)), packed);
         }
+        std::vector<std::byte> v1{std::byte{0}};  // modeled coder 1: the files written before flag bit 4
+        bitplane::dna::detail::pack_with_coder(file, v1, bitplane::dna::pack_mode::modeled,
+                                               bitplane::dna::detail::modeled_coder::v1);
+        write(dna / ("packed_v1_" + std::to_string(n)), v1);
         std::vector<std::byte> saved{std::byte{1}};
         bitplane::dna::save(file.letters(), saved);
         write(dna / ("sequence_" + std::to_string(n)), saved);
@@ -185,6 +190,13 @@ int main(int argc, char** argv) {
                                      std::byte{static_cast<std::uint8_t>(letters >> 8)}};
         coded.insert(coded.end(), packed.end() - static_cast<std::ptrdiff_t>(payload), packed.end());
         write(modeled / ("modeled_" + std::to_string(n)), coded);
+        // The same letters under coder 1 (bit 13 of the letter count, fuzz_dna_modeled.cpp).
+        std::vector<std::byte> v1;
+        bitplane::dna::detail::write_modeled(file.letters(), v1, bitplane::dna::detail::modeled_coder::v1);
+        coded.resize(2);
+        coded[1] |= std::byte{0x20};
+        coded.insert(coded.end(), v1.begin(), v1.end());
+        write(modeled / ("modeled_v1_" + std::to_string(n)), coded);
         ++n;
     }
     // A longer sequence: four blocks (three block boundaries) of mostly N runs (across the
