@@ -725,6 +725,43 @@ std::vector<valid_case> hand_made_blocks() {
         for (std::uint32_t i : {2u, 303u, 304u}) e[i] = 0x21;
         out.push_back({"gaps with escape + plane reference", 2048, b.b, e});
     }
+    {  // long gap lists, decoded 16 gaps at a time where no escape is among them: plane 0
+       // from 70 gaps with escapes at gaps 20 and 50 (in the second and fourth run of 16);
+       // plane 3 = ones with 40 gaps; plane 6 = plane 0 with 17 gaps (one run of 16 + 1).
+        std::mt19937_64 rng(5);
+        words e(2048, 0);
+        std::vector<std::uint8_t> gaps0, gaps3, gaps6;
+        auto list = [&](std::vector<std::uint8_t>& list_bytes, std::size_t n, std::uint32_t bit, std::size_t escape_a,
+                        std::size_t escape_b) {
+            std::uint32_t next = 0;
+            for (std::size_t k = 0; k < n; ++k) {
+                std::uint32_t gap = static_cast<std::uint32_t>(rng() % 20);
+                if (k == escape_a || k == escape_b) {
+                    gap = 260 + static_cast<std::uint32_t>(k);
+                    list_bytes.push_back(255);
+                    list_bytes.push_back(static_cast<std::uint8_t>(gap & 0xFF));
+                    list_bytes.push_back(static_cast<std::uint8_t>(gap >> 8));
+                } else {
+                    list_bytes.push_back(static_cast<std::uint8_t>(gap));
+                }
+                e[next + gap] ^= bit;
+                next += gap + 1;
+            }
+        };
+        list(gaps0, 70, 1u, 20, 50);
+        for (std::uint32_t i = 0; i < 2048; ++i) e[i] ^= (e[i] & 1u) << 6;  // plane 6 starts as plane 0
+        for (std::uint32_t i = 0; i < 2048; ++i) e[i] ^= 8u;                // plane 3 starts all one
+        list(gaps3, 40, 8u, 99, 99);
+        list(gaps6, 17, 64u, 99, 99);
+        builder b;
+        b.u8(0x00).u32(0x49);
+        b.desc(0, payload_kind::gaps).u16(static_cast<unsigned>(gaps0.size()));
+        b.desc(3, payload_kind::gaps, base_kind::one).u16(static_cast<unsigned>(gaps3.size()));
+        b.desc(6, payload_kind::gaps, base_kind::plane, 0).u16(static_cast<unsigned>(gaps6.size()));
+        for (const auto* g : {&gaps0, &gaps3, &gaps6})
+            for (std::uint8_t x : *g) b.u8(x);
+        out.push_back({"long gap lists with escapes, ones and plane bases", 2048, b.b, e});
+    }
     {  // delta (first 1000, min 7), plane 0 all one, plane 1 raw bits 1,2
         builder b;
         b.u8(0x02 | 0x08 | 0x10).u32(1000).u32(7).u32(0x2).u32(0x1).u8(0b00110);
@@ -1020,6 +1057,16 @@ std::vector<malformed_case> malformed_blocks() {
     add("gap escape cut off (0 of 2 bytes)", 2048, gaps_block({255}));
     add("gap beyond the length", 16, gaps_block({16}));
     add("gaps reach beyond the length", 16, gaps_block({10, 10}));
+    // Runs of 16 gaps are checked together (the last position inside the plane, no escape):
+    // the error still names the first gap past the end (offset 9 = the payload's start).
+    add("gaps reach beyond the length in a run of 16", 2048,
+        gaps_block({200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200}), 9 + 10);
+    add("gaps reach beyond the length after runs of 16", 2048,
+        gaps_block({100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100,  //
+                    100, 100, 100, 100, 100, 100, 100, 100}),
+        9 + 20);
+    add("gap escape cut off after a run of 16", 2048,
+        gaps_block({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 255, 1}), 9 + 17);
     {
         builder b;
         b.u8(0x10).u32(0x1).u8(0x00).u8(0x04);

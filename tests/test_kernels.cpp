@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <bit>
 #include <random>
 #include <set>
 #include <span>
@@ -281,6 +282,41 @@ TEST(Kernels, UntransposeIgnoresPlanesOutsideLive) {
             words out(block_values, garbage);
             k.untranspose(planes.data(), live, out.data());
             EXPECT_TRUE(same(out, ref_untranspose(planes.data(), live)));
+        }
+    });
+}
+
+// Every live-plane count 1..32, as the low planes and as random ones, on both sides of the
+// count where the AVX2 path changes method (8x8 bit-matrix transposes from 6 live planes):
+// every path gives the scalar path's values.
+TEST(Kernels, UntransposeMatchesScalarAtEveryWidth) {
+    const words planes = random_words(block_words, 11);
+    std::mt19937_64 rng(base_seed() ^ 11);
+    std::vector<std::uint32_t> masks;
+    for (std::size_t w = 1; w <= 32; ++w) {
+        masks.push_back(low_bits(w));
+        masks.push_back(~low_bits(32 - w));  // the top w planes
+        std::uint32_t m = 0;
+        while (static_cast<std::size_t>(std::popcount(m)) < w) m |= 1u << (rng() % 32);
+        masks.push_back(m);
+    }
+    std::vector<words> expected;
+    {
+        path_guard guard;
+        bitplane::set_simd_path(simd_path::scalar);
+        for (const std::uint32_t live : masks) {
+            words out(block_values, garbage);
+            bitplane::detail::active_kernels().untranspose(planes.data(), live, out.data());
+            expected.push_back(out);
+        }
+    }
+    for_each_path([&](const kernel_table& k) {
+        for (std::size_t i = 0; i < masks.size(); ++i) {
+            SCOPED_TRACE("live " + hex(masks[i]) + " " + seed_note(11));
+            words out(block_values, garbage);
+            k.untranspose(planes.data(), masks[i], out.data());
+            EXPECT_TRUE(same(out, expected[i]));
+            EXPECT_TRUE(same(out, ref_untranspose(planes.data(), masks[i])));
         }
     });
 }
