@@ -9,6 +9,7 @@
 #include "test_support.hpp"
 
 #include "codec/plane_bits.hpp"
+#include "codec/plane_gaps.hpp"
 #include "ops/scan_block.hpp"
 #include "simd/kernels.hpp"
 
@@ -20,6 +21,7 @@
 #include <bitplane/vector.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -652,6 +654,119 @@ TEST(Scan, SortedBlockEdges) {
     check_sorted_block_edges<std::uint32_t>();
     if (HasFatalFailure()) return;
     check_sorted_block_edges<std::int32_t>();
+}
+
+// Repeated blocks (runs columns): blocks with identical bytes share a block table entry, and
+// the scans take a repeated block's answer from the block before it (src/ops/scan.cpp). Runs of
+// a non-constant block, two blocks alternating, constant runs, fresh blocks, a partial tail
+// that repeats the last block, and a pending write-back block inside a run of repeats (its
+// stale entry must not be reused, nor reused by the block after it); thread counts 1 and 2
+// (a task's first block never reuses); every SIMD path.
+template <class T>
+void check_repeated_blocks(std::size_t threads, simd_path path) {
+    const threads_guard guard(threads);
+    bitplane::set_simd_path(path);
+    const std::vector<shape> shapes = representative_shapes();
+    std::mt19937_64 rng(case_seed("scan-repeated", threads));
+    for (int round = 0; round < 3; ++round) {
+        std::vector<T> values;
+        const auto block_of = [&](std::uint64_t s) {
+            return make_typed<T>(shapes[s % shapes.size()], block_values, splitmix64(s));
+        };
+        while (values.size() < 80 * block_values) {
+            const std::size_t run = 1 + rng() % 40;
+            const std::vector<T> a = block_of(rng());
+            const std::vector<T> b = block_of(rng());
+            const std::uint64_t kind = rng() % 5;  // 0, 4: a repeated; 1: a, b alternating; 2: constant; 3: fresh
+            const auto constant = static_cast<T>(rng() % 3);
+            for (std::size_t k = 0; k < run; ++k) {
+                if (kind == 2) {
+                    values.insert(values.end(), block_values, constant);
+                    continue;
+                }
+                const std::vector<T>& x = kind == 1 && k % 2 == 1 ? b : kind == 3 ? block_of(rng()) : a;
+                values.insert(values.end(), x.begin(), x.end());
+            }
+        }
+        const std::size_t tail = round == 0 ? 0 : 1 + rng() % (block_values - 1);
+        for (std::size_t i = 0; i < tail; ++i) values.push_back(values[values.size() - block_values]);
+        SCOPED_TRACE("round " + std::to_string(round) + ", " + std::to_string(values.size()) + " values");
+        bitplane::vector<T> v = make_vector(values);
+        std::size_t repeats = 0;
+        for (std::size_t b = 1; b < v.core().sealed_block_count(); ++b) repeats += v.core().same_as_previous(b) ? 1 : 0;
+        ASSERT_GT(repeats, 10u) << "too few repeated blocks: the reuse is not covered";
+        check_vector(v, values, case_seed("scan-repeated-probes", round, threads), 3, 6, false, 2);
+        if (::testing::Test::HasFatalFailure()) return;
+        // A write into a block inside a run of repeats stays pending in the write-back block.
+        std::size_t target = 1;
+        while (target + 1 < v.core().sealed_block_count() &&
+               !(v.core().same_as_previous(target) && v.core().same_as_previous(target + 1)))
+            ++target;
+        const std::size_t at = target * block_values + rng() % block_values;
+        const T x = values[at] == T(7) ? T(8) : T(7);
+        v.set(at, x);
+        values[at] = x;
+        SCOPED_TRACE("write at " + std::to_string(at));
+        check_probe(v, values, op::eq, x, x, false);
+        check_probe(v, values, op::eq, values[at + 1 < values.size() ? at + 1 : 0], values[at + 1 < values.size() ? at + 1 : 0], false);
+        check_probe(v, values, op::range, T(0), T(7), false);
+        check_vector(v, values, case_seed("scan-repeated-probes-pending", round, threads), 2, 3, false, 3);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+TEST(Scan, RepeatedBlocksOnEveryPathOneAndTwoThreads) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const std::vector<simd_path> paths = bitplane::available_simd_paths();
+    std::size_t turn = 0;
+    for (const std::size_t threads : {std::size_t{1}, std::size_t{2}}) {
+        check_repeated_blocks<std::uint32_t>(threads, paths[turn++ % paths.size()]);
+        if (HasFatalFailure()) return;
+        check_repeated_blocks<std::int32_t>(threads, paths[turn++ % paths.size()]);
+        if (HasFatalFailure()) return;
+    }
+}
+
+// The gap decoder of the scans (16 gaps at a time under SSE2, escapes one by one) against the
+// plain one, on planes of every density with holes of 255+ bits (escapes) anywhere, also
+// where an escape is the last byte of a 16-byte chunk, and on every prefix of a payload (lengths
+// that are not multiples of 16).
+TEST(ScanKernels, GapDecoderMatchesThePlainOne) {
+    BITPLANE_SEED_TRACE();
+    namespace gp = bitplane::detail::gaps_payload;
+    std::mt19937_64 rng(case_seed("scan-gap-decoder"));
+    std::size_t escapes = 0;
+    for (int round = 0; round < 400; ++round) {
+        plane p{};
+        const double density = std::array{0.002, 0.01, 0.05, 0.3, 0.9, 1.0}[round % 6];
+        for (std::uint32_t bit = 0; bit < block_values; ++bit) {
+            if (round % 7 == 3 && bit >= 300 && bit < 300 + (rng() % 600)) continue;  // a long hole
+            if (std::uniform_real_distribution<double>(0, 1)(rng) < density) p[bit / 32] |= 1u << (bit % 32);
+        }
+        if (round % 5 == 0) p[plane_words - 1] |= 0x80000000u;  // the last position
+        std::vector<std::byte> bytes(gp::max_payload_bytes(block_values) + 16);
+        const std::uint32_t n = gp::write(p, bytes.data());
+        // Every item boundary as the payload's end (a list cut there is a list of fewer items).
+        std::vector<std::uint32_t> ends;
+        for (std::uint32_t i = 0; i < n;) {
+            const bool escape = bytes[i] == std::byte{255};
+            escapes += escape ? 1 : 0;
+            i += escape ? 3 : 1;
+            ends.push_back(i);
+        }
+        for (std::size_t e = 0; e < ends.size(); e += (round % 3 == 0 ? 1 : 1 + ends.size() / 20)) {
+            const std::uint32_t len = ends[e];
+            std::vector<std::uint32_t> want, got;
+            gp::for_each_position(bytes.data(), len, [&](std::uint32_t x) {
+                want.push_back(x);
+                return true;
+            });
+            gp::for_each_position_all(bytes.data(), len, [&](std::uint32_t x) { got.push_back(x); });
+            ASSERT_EQ(want, got) << "round " << round << ", " << len << " of " << n << " bytes";
+        }
+    }
+    EXPECT_GT(escapes, 50u) << "too few escapes: their path is not covered";
 }
 
 TEST(Scan, EmptyVector) {
