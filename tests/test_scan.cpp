@@ -9,7 +9,6 @@
 #include "test_support.hpp"
 
 #include "codec/plane_bits.hpp"
-#include "codec/plane_gaps.hpp"
 #include "ops/scan_block.hpp"
 #include "simd/kernels.hpp"
 
@@ -21,7 +20,6 @@
 #include <bitplane/vector.hpp>
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -726,47 +724,6 @@ TEST(Scan, RepeatedBlocksOnEveryPathOneAndTwoThreads) {
         check_repeated_blocks<std::int32_t>(threads, paths[turn++ % paths.size()]);
         if (HasFatalFailure()) return;
     }
-}
-
-// The gap decoder of the scans (16 gaps at a time under SSE2, escapes one by one) against the
-// plain one, on planes of every density with holes of 255+ bits (escapes) anywhere, also
-// where an escape is the last byte of a 16-byte chunk, and on every prefix of a payload (lengths
-// that are not multiples of 16).
-TEST(ScanKernels, GapDecoderMatchesThePlainOne) {
-    BITPLANE_SEED_TRACE();
-    namespace gp = bitplane::detail::gaps_payload;
-    std::mt19937_64 rng(case_seed("scan-gap-decoder"));
-    std::size_t escapes = 0;
-    for (int round = 0; round < 400; ++round) {
-        plane p{};
-        const double density = std::array{0.002, 0.01, 0.05, 0.3, 0.9, 1.0}[round % 6];
-        for (std::uint32_t bit = 0; bit < block_values; ++bit) {
-            if (round % 7 == 3 && bit >= 300 && bit < 300 + (rng() % 600)) continue;  // a long hole
-            if (std::uniform_real_distribution<double>(0, 1)(rng) < density) p[bit / 32] |= 1u << (bit % 32);
-        }
-        if (round % 5 == 0) p[plane_words - 1] |= 0x80000000u;  // the last position
-        std::vector<std::byte> bytes(gp::max_payload_bytes(block_values) + 16);
-        const std::uint32_t n = gp::write(p, bytes.data());
-        // Every item boundary as the payload's end (a list cut there is a list of fewer items).
-        std::vector<std::uint32_t> ends;
-        for (std::uint32_t i = 0; i < n;) {
-            const bool escape = bytes[i] == std::byte{255};
-            escapes += escape ? 1 : 0;
-            i += escape ? 3 : 1;
-            ends.push_back(i);
-        }
-        for (std::size_t e = 0; e < ends.size(); e += (round % 3 == 0 ? 1 : 1 + ends.size() / 20)) {
-            const std::uint32_t len = ends[e];
-            std::vector<std::uint32_t> want, got;
-            gp::for_each_position(bytes.data(), len, [&](std::uint32_t x) {
-                want.push_back(x);
-                return true;
-            });
-            gp::for_each_position_all(bytes.data(), len, [&](std::uint32_t x) { got.push_back(x); });
-            ASSERT_EQ(want, got) << "round " << round << ", " << len << " of " << n << " bytes";
-        }
-    }
-    EXPECT_GT(escapes, 50u) << "too few escapes: their path is not covered";
 }
 
 TEST(Scan, EmptyVector) {

@@ -12,11 +12,6 @@
 #include <cstdint>
 #include <span>
 
-#if defined(__SSE2__) && !defined(__CUDACC__)
-#include <emmintrin.h>
-#define BITPLANE_GAPS_SSE2 1
-#endif
-
 namespace bitplane::detail::gaps_payload {
 
 inline constexpr std::uint32_t escape = 255;
@@ -86,96 +81,6 @@ inline void for_each_position(const std::byte* payload, std::uint32_t bytes, F&&
         }
         const std::uint32_t position = next + gap;
         if (!f(position)) return;
-        next = position + 1;
-    }
-}
-
-#if defined(BITPLANE_GAPS_SSE2)
-/// The positions of 16 plain gaps `g` (no escape) that follow position next - 1, modulo 2^16:
-/// position k = next - 1 + the sum of (gap + 1) over gaps 0..k, where gaps whose byte of
-/// `keep` is zero count as nothing (they were taken before).
-inline void sixteen_positions(__m128i g, __m128i keep, std::uint32_t next, std::uint16_t* out) noexcept {
-    const __m128i zero = _mm_setzero_si128();
-    const __m128i one = _mm_set1_epi16(1);
-    __m128i lo = _mm_and_si128(_mm_add_epi16(_mm_unpacklo_epi8(g, zero), one), _mm_unpacklo_epi8(keep, keep));
-    __m128i hi = _mm_and_si128(_mm_add_epi16(_mm_unpackhi_epi8(g, zero), one), _mm_unpackhi_epi8(keep, keep));
-    lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 2));
-    hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 2));
-    lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 4));
-    hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 4));
-    lo = _mm_add_epi16(lo, _mm_slli_si128(lo, 8));
-    hi = _mm_add_epi16(hi, _mm_slli_si128(hi, 8));
-    lo = _mm_add_epi16(lo, _mm_set1_epi16(static_cast<short>(next - 1)));
-    const __m128i lo_last = _mm_shufflehi_epi16(lo, 0xFF);
-    hi = _mm_add_epi16(hi, _mm_unpackhi_epi64(lo_last, lo_last));
-    _mm_store_si128(reinterpret_cast<__m128i*>(out), lo);
-    _mm_store_si128(reinterpret_cast<__m128i*>(out + 8), hi);
-}
-#endif
-
-/// Calls f(position) for every position of a trusted payload of `bytes` bytes, without an
-/// early exit. Positions come modulo 2^16 (a forged list may run past the plane: callers mask
-/// them to it, as for_each_position's callers do). With SSE2, 16 gaps at a time: widened to
-/// 16 bits, prefix sums of gap + 1 in two registers (no chain of two adds per position, as the
-/// scalar loop has), then f on each; a chunk with an escape takes the items up to and
-/// including the escape one by one. The scans mark long gap lists this way (bam_mapq,
-/// geoip4_size: lists of 100-250 positions per plane).
-template <class F>
-inline void for_each_position_all(const std::byte* payload, std::uint32_t bytes, F&& f) {
-    std::uint32_t next = 0;
-    std::uint32_t i = 0;
-#if defined(BITPLANE_GAPS_SSE2)
-    const __m128i escapes = _mm_set1_epi8(static_cast<char>(escape));
-    while (bytes - i >= 16) {
-        const __m128i g = _mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + i));
-        const auto esc = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(g, escapes)));
-        if (esc != 0) {
-            // The bytes before the first 255 are plain gaps (each < 255), so it starts an item.
-            const std::uint32_t end = i + static_cast<std::uint32_t>(countr_zero32(esc));
-            for (; i < end; ++i) {
-                const std::uint32_t position = next + static_cast<std::uint32_t>(payload[i]);
-                f(position);
-                next = position + 1;
-            }
-            const std::uint32_t position = next + load_le<std::uint16_t>(payload + i + 1);
-            i += 3;
-            f(position);
-            next = position + 1;
-            if (i > bytes) return;  // a forged escape cut off at the end
-            continue;
-        }
-        alignas(16) std::uint16_t positions[16];
-        sixteen_positions(g, _mm_set1_epi8(-1), next, positions);
-        for (std::uint32_t k = 0; k < 16; ++k) f(std::uint32_t{positions[k]});
-        next = std::uint32_t{positions[15]} + 1;
-        i += 16;
-    }
-    // The last 1-15 gaps of a list of 16 bytes or more: the payload's last 16 bytes, with the
-    // gaps already taken counted as zero (lanes below 16 - left masked off), where no escape
-    // is among the new ones.
-    const std::uint32_t left = bytes - i;
-    if (left != 0 && bytes >= 16) {
-        alignas(16) static constexpr std::uint8_t masks[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                                               255, 255, 255, 255, 255, 255, 255, 255,
-                                                               255, 255, 255, 255, 255, 255, 255, 255};
-        const __m128i g = _mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + bytes - 16));
-        const auto esc = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(g, escapes)));
-        if ((esc >> (16 - left)) == 0) {
-            alignas(16) std::uint16_t positions[16];
-            sixteen_positions(g, _mm_loadu_si128(reinterpret_cast<const __m128i*>(masks + left)), next, positions);
-            for (std::uint32_t k = 16 - left; k < 16; ++k) f(std::uint32_t{positions[k]});
-            return;
-        }
-    }
-#endif
-    while (i < bytes) {
-        std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
-        if (gap == escape) {
-            gap = load_le<std::uint16_t>(payload + i);
-            i += 2;
-        }
-        const std::uint32_t position = next + gap;
-        f(position);
         next = position + 1;
     }
 }
