@@ -654,6 +654,78 @@ TEST(Scan, SortedBlockEdges) {
     check_sorted_block_edges<std::int32_t>();
 }
 
+// Repeated blocks (runs columns): blocks with identical bytes share a block table entry, and
+// the scans take a repeated block's answer from the block before it (src/ops/scan.cpp). Runs of
+// a non-constant block, two blocks alternating, constant runs, fresh blocks, a partial tail
+// that repeats the last block, and a pending write-back block inside a run of repeats (its
+// stale entry must not be reused, nor reused by the block after it); thread counts 1 and 2
+// (a task's first block never reuses); every SIMD path.
+template <class T>
+void check_repeated_blocks(std::size_t threads, simd_path path) {
+    const threads_guard guard(threads);
+    bitplane::set_simd_path(path);
+    const std::vector<shape> shapes = representative_shapes();
+    std::mt19937_64 rng(case_seed("scan-repeated", threads));
+    for (int round = 0; round < 3; ++round) {
+        std::vector<T> values;
+        const auto block_of = [&](std::uint64_t s) {
+            return make_typed<T>(shapes[s % shapes.size()], block_values, splitmix64(s));
+        };
+        while (values.size() < 80 * block_values) {
+            const std::size_t run = 1 + rng() % 40;
+            const std::vector<T> a = block_of(rng());
+            const std::vector<T> b = block_of(rng());
+            const std::uint64_t kind = rng() % 5;  // 0, 4: a repeated; 1: a, b alternating; 2: constant; 3: fresh
+            const auto constant = static_cast<T>(rng() % 3);
+            for (std::size_t k = 0; k < run; ++k) {
+                if (kind == 2) {
+                    values.insert(values.end(), block_values, constant);
+                    continue;
+                }
+                const std::vector<T>& x = kind == 1 && k % 2 == 1 ? b : kind == 3 ? block_of(rng()) : a;
+                values.insert(values.end(), x.begin(), x.end());
+            }
+        }
+        const std::size_t tail = round == 0 ? 0 : 1 + rng() % (block_values - 1);
+        for (std::size_t i = 0; i < tail; ++i) values.push_back(values[values.size() - block_values]);
+        SCOPED_TRACE("round " + std::to_string(round) + ", " + std::to_string(values.size()) + " values");
+        bitplane::vector<T> v = make_vector(values);
+        std::size_t repeats = 0;
+        for (std::size_t b = 1; b < v.core().sealed_block_count(); ++b) repeats += v.core().same_as_previous(b) ? 1 : 0;
+        ASSERT_GT(repeats, 10u) << "too few repeated blocks: the reuse is not covered";
+        check_vector(v, values, case_seed("scan-repeated-probes", round, threads), 3, 6, false, 2);
+        if (::testing::Test::HasFatalFailure()) return;
+        // A write into a block inside a run of repeats stays pending in the write-back block.
+        std::size_t target = 1;
+        while (target + 1 < v.core().sealed_block_count() &&
+               !(v.core().same_as_previous(target) && v.core().same_as_previous(target + 1)))
+            ++target;
+        const std::size_t at = target * block_values + rng() % block_values;
+        const T x = values[at] == T(7) ? T(8) : T(7);
+        v.set(at, x);
+        values[at] = x;
+        SCOPED_TRACE("write at " + std::to_string(at));
+        check_probe(v, values, op::eq, x, x, false);
+        check_probe(v, values, op::eq, values[at + 1 < values.size() ? at + 1 : 0], values[at + 1 < values.size() ? at + 1 : 0], false);
+        check_probe(v, values, op::range, T(0), T(7), false);
+        check_vector(v, values, case_seed("scan-repeated-probes-pending", round, threads), 2, 3, false, 3);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+}
+
+TEST(Scan, RepeatedBlocksOnEveryPathOneAndTwoThreads) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const std::vector<simd_path> paths = bitplane::available_simd_paths();
+    std::size_t turn = 0;
+    for (const std::size_t threads : {std::size_t{1}, std::size_t{2}}) {
+        check_repeated_blocks<std::uint32_t>(threads, paths[turn++ % paths.size()]);
+        if (HasFatalFailure()) return;
+        check_repeated_blocks<std::int32_t>(threads, paths[turn++ % paths.size()]);
+        if (HasFatalFailure()) return;
+    }
+}
+
 TEST(Scan, EmptyVector) {
     const bitplane::vector<std::uint32_t> v;
     EXPECT_EQ(bitplane::find_eq(v, 0u).size(), 0u);

@@ -68,16 +68,30 @@ detail::scan_scratch& thread_scratch() {
     return scratch;
 }
 
+// Whether sealed block b (> first, the task's first block) has the bytes of block b - 1, so
+// that the previous block's answer is its own. Blocks with identical bytes share one block
+// table entry (vector_core::same_as_previous); the write-back block's entry is stale, and
+// neither block may be it.
+bool repeats_previous(const detail::vector_core& v, std::size_t b, std::size_t first) noexcept {
+    return b > first && b < v.sealed_block_count() && v.same_as_previous(b) && v.write_back_values(b).empty() &&
+           v.write_back_values(b - 1).empty();
+}
+
 bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
     detail::bitset_builder builder(v.size());
     if (test.what == detail::scan_test::kind::none) return builder.finish();
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
         plane bits;
+        detail::block_answer answer = detail::block_answer::none;
         for (std::size_t b = first; b < last; ++b) {
-            detail::block_answer answer = answer_by_summary(v, b, test);
-            // Not exact: set_block counts the plane anyway, and stores an empty or full one as such.
-            if (answer == detail::block_answer::some) answer = detail::scan_block(v, b, test, scratch, bits, false);
+            // A repeated block (runs columns: ucd_*) takes the previous answer, and `bits` still
+            // holds the previous block's plane where that was `some`.
+            if (!repeats_previous(v, b, first)) {
+                answer = answer_by_summary(v, b, test);
+                // Not exact: set_block counts the plane anyway, and stores an empty or full one as such.
+                if (answer == detail::block_answer::some) answer = detail::scan_block(v, b, test, scratch, bits, false);
+            }
             switch (answer) {
                 case detail::block_answer::none: break;
                 case detail::block_answer::all: builder.set_block_full(b); break;
@@ -95,12 +109,16 @@ std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& t
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
         std::uint64_t n = 0;
+        std::uint32_t previous = 0;  // the previous block's count
         for (std::size_t b = first; b < last; ++b) {
-            switch (answer_by_summary(v, b, test)) {
-                case detail::block_answer::none: break;
-                case detail::block_answer::all: n += block_values; break;
-                case detail::block_answer::some: n += detail::count_block(v, b, test, scratch); break;
+            if (!repeats_previous(v, b, first)) {
+                switch (answer_by_summary(v, b, test)) {
+                    case detail::block_answer::none: previous = 0; break;
+                    case detail::block_answer::all: previous = static_cast<std::uint32_t>(block_values); break;
+                    case detail::block_answer::some: previous = detail::count_block(v, b, test, scratch); break;
+                }
             }
+            n += previous;
         }
         total.fetch_add(n, std::memory_order_relaxed);
     });
