@@ -29,6 +29,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if !defined(__AVX2__)
 #error "dot_fused_avx2.cpp must be compiled with -mavx2"
@@ -40,7 +41,8 @@ namespace {
 constexpr std::size_t columns = plane_words;  // 64 columns of 32 values
 constexpr std::uint32_t narrow_bits = 15;     // pmaddwd multiplies signed 16-bit lanes
 constexpr std::uint32_t split_bits = 30;      // values of two such parts (dot_split)
-constexpr std::size_t prefetch_every = 8;     // columns per step of the next block's prefetch
+constexpr std::size_t prefetch_every = 8;
+constexpr std::uint32_t few_planes = 4;       // live planes of a byte spread one by one, not transposed     // columns per step of the next block's prefetch
 
 // The masks of the three delta swaps of an 8 x 8 bit transpose, read from memory as operands
 // of the AND: GCC otherwise rebuilds each broadcast constant through a general register
@@ -89,6 +91,9 @@ struct operand_reader {
     __m256i load_mask[4];
     __m256i place[4];
     __m256i ones[4];  // byte k of the all-one planes, in every byte
+    std::uint32_t few = 0;   // bit k: byte k has 1..few_planes live planes (spread, not transposed)
+    std::uint32_t count[4] = {};
+    __m256i plane_bit[4][few_planes];  // the i-th live plane of byte k: its bit, in every byte
 
     explicit operand_reader(const interleaved_operand& op) noexcept
         : payload(op.payload),
@@ -111,13 +116,41 @@ struct operand_reader {
             load_mask[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(mask));
             place[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(index));
             ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> (8 * k)) & 0xFFu));
+            count[k] = n;
+            if (n != 0 && n <= few_planes) {
+                few |= 1u << k;
+                std::uint32_t left = in_byte;
+                for (std::uint32_t i = 0; i < n; ++i, left &= left - 1) {
+                    plane_bit[k][i] = _mm256_set1_epi8(static_cast<char>(left & (0u - left)));
+                }
+            }
         }
     }
 
-    // Byte k of the values r | ones of column c. `Placed` is true only if `placed` is.
-    template <bool Placed>
+    // Byte k of the values r | ones of column c. `Placed` is true only if `placed` is; `Few`
+    // (bytes of few planes spread) only where some byte has few planes, which keeps the test
+    // out of the narrow kernels' loops.
+    template <bool Placed, bool Few = false>
     [[gnu::always_inline]] __m256i bytes(std::size_t c, unsigned k) const noexcept {
         if (((present >> k) & 1u) == 0) return ones[k];
+        if (Few && ((few >> k) & 1u) != 0) {
+            // Each live plane's word spread over the bytes (byte v = bit v: the transpose's
+            // order), 0xFF where set, kept at the plane's bit: ~5 operations a plane where
+            // the transpose takes ~22 whatever the number of planes.
+            const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                                    2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+            const __m256i select = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+            const std::uint8_t* at = payload + column_bytes * c + offset[k];
+            __m256i r = ones[k];
+#pragma GCC unroll 4
+            for (std::uint32_t i = 0; i < count[k]; ++i) {
+                std::int32_t word;
+                std::memcpy(&word, at + 4 * i, sizeof word);
+                const __m256i bits = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), spread), select);
+                r = _mm256_or_si256(r, _mm256_and_si256(_mm256_cmpeq_epi8(bits, select), plane_bit[k][i]));
+            }
+            return r;
+        }
         __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(payload + column_bytes * c + offset[k]), load_mask[k]);
         if constexpr (!Placed) w = _mm256_permutevar8x32_epi32(w, place[k]);
         return _mm256_or_si256(byte_plane(w), ones[k]);
@@ -218,12 +251,12 @@ struct split_flush {
 }
 
 // The operand's 16-bit lanes l and u of column c, and (Sums) its values' sum added to `sum`.
-template <bool Placed, bool Hi, bool Sums>
+template <bool Placed, bool Few, bool Hi, bool Sums>
 [[gnu::always_inline]] inline void split_values(const operand_reader& r, std::size_t c, __m256i (&l)[2], __m256i (&u)[2],
                                                 __m256i& sum) noexcept {
     const __m256i low15 = _mm256_set1_epi16(0x7FFF);
-    const __m256i b0 = r.template bytes<Placed>(c, 0);
-    const __m256i b1 = r.template bytes<Placed>(c, 1);
+    const __m256i b0 = r.template bytes<Placed, Few>(c, 0);
+    const __m256i b1 = r.template bytes<Placed, Few>(c, 1);
     // Values 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
     const __m256i x0 = _mm256_unpacklo_epi8(b0, b1);
     const __m256i x1 = _mm256_unpackhi_epi8(b0, b1);
@@ -234,8 +267,8 @@ template <bool Placed, bool Hi, bool Sums>
     __m256i b2 = _mm256_setzero_si256();
     __m256i b3 = b2;
     if constexpr (Hi) {
-        b2 = r.template bytes<Placed>(c, 2);
-        b3 = r.template bytes<Placed>(c, 3);
+        b2 = r.template bytes<Placed, Few>(c, 2);
+        b3 = r.template bytes<Placed, Few>(c, 3);
         const __m256i h0 = _mm256_unpacklo_epi8(b2, b3);
         const __m256i h1 = _mm256_unpackhi_epi8(b2, b3);
         u[0] = _mm256_or_si256(u[0], _mm256_add_epi16(h0, h0));
@@ -252,7 +285,7 @@ template <bool Placed, bool Hi, bool Sums>
     }
 }
 
-template <bool Placed, bool Same, bool Sums, bool Hi>
+template <bool Placed, bool Few, bool Same, bool Sums, bool Hi>
 narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_flush flush, spread_prefetch& ahead_a,
                       spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
@@ -273,7 +306,7 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
         }
         __m256i lx[2];
         __m256i ux[2];
-        split_values<Placed, Hi, Sums>(a, c, lx, ux, sum_a);
+        split_values<Placed, Few, Hi, Sums>(a, c, lx, ux, sum_a);
         if constexpr (Same) {
             ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], lx[0]), _mm256_madd_epi16(lx[1], lx[1])));
             ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], lx[0]), _mm256_madd_epi16(ux[1], lx[1])));
@@ -281,7 +314,7 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
         } else {
             __m256i ly[2];
             __m256i uy[2];
-            split_values<Placed, Hi, Sums>(b, c, ly, uy, sum_b);
+            split_values<Placed, Few, Hi, Sums>(b, c, ly, uy, sum_b);
             ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], ly[0]), _mm256_madd_epi16(lx[1], ly[1])));
             ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ly[0]), _mm256_madd_epi16(ux[1], ly[1])));
             lu = _mm256_add_epi32(lu, _mm256_add_epi32(_mm256_madd_epi16(lx[0], uy[0]), _mm256_madd_epi16(lx[1], uy[1])));
@@ -518,13 +551,13 @@ narrow_fn pick_narrow(bool placed, bool same, bool sums) noexcept {
 }
 
 template <bool... Flags>
-split_fn pick_split(bool placed, bool same, bool sums, bool hi) noexcept {
-    if constexpr (sizeof...(Flags) == 4) {
+split_fn pick_split(bool placed, bool few, bool same, bool sums, bool hi) noexcept {
+    if constexpr (sizeof...(Flags) == 5) {
         return &dot_split<Flags...>;
     } else {
-        const bool flags[] = {placed, same, sums, hi};
-        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, same, sums, hi)
-                                       : pick_split<Flags..., false>(placed, same, sums, hi);
+        const bool flags[] = {placed, few, same, sums, hi};
+        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, few, same, sums, hi)
+                                       : pick_split<Flags..., false>(placed, few, same, sums, hi);
     }
 }
 
@@ -539,8 +572,8 @@ wide_fn pick_wide(bool placed, bool is_signed, bool same) noexcept {
 }
 
 narrow_fn narrow_kernel(bool placed, bool same, bool sums) noexcept { return pick_narrow<>(placed, same, sums); }
-split_fn split_kernel(bool placed, bool same, bool sums, bool hi) noexcept {
-    return pick_split<>(placed, same, sums, hi);
+split_fn split_kernel(bool placed, bool few, bool same, bool sums, bool hi) noexcept {
+    return pick_split<>(placed, few, same, sums, hi);
 }
 
 // 2^(30 - bits) columns, at most a block's: how long a 32-bit lane may take 4 products of
@@ -579,7 +612,7 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
             const std::uint32_t high = std::max(ua + ub, std::max(ua + lb, la + ub));
             const split_flush flush{flush_columns(la + lb) - 1, flush_columns(high) - 1};
             const bool hi = wa > narrow_bits + 1 || wb > narrow_bits + 1;
-            s = split_kernel(ra.placed && rb.placed, same, sums, hi)(ra, rb, flush, ahead_a, ahead_b);
+            s = split_kernel(ra.placed && rb.placed, (ra.few | rb.few) != 0, same, sums, hi)(ra, rb, flush, ahead_a, ahead_b);
         }
         const signed_wide ba = as_integer(a.base, is_signed);
         const signed_wide bb = as_integer(b.base, is_signed);
