@@ -497,6 +497,28 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceOnSplitOperands) {
                 }
             }
         }
+        // Scattered live planes below 2^w (bytes of a few planes, which the AVX2 kernel reads
+        // plane by plane, beside full ones), with all-one planes among them.
+        for (std::uint32_t w = 9; w <= 30; ++w) {
+            const std::uint32_t below = (1u << w) - 1u;
+            const auto scattered = [&] {
+                return (static_cast<std::uint32_t>(rng() & rng()) & below) | (1u << (w - 1)) | (rng() % 2 == 0 ? 0xFFu : 0u);
+            };
+            const std::uint32_t live_a = scattered();
+            const std::uint32_t live_b = scattered();
+            SCOPED_TRACE("live " + std::to_string(live_a) + " x " + std::to_string(live_b));
+            const std::vector<std::uint8_t> a = interleaved_payload(live_a, case_seed("scattered-a", w));
+            const std::vector<std::uint8_t> b = interleaved_payload(live_b, case_seed("scattered-b", w));
+            const auto ones_a = static_cast<std::uint32_t>(rng()) & below & ~live_a;
+            const auto ones_b = static_cast<std::uint32_t>(rng()) & below & ~live_b;
+            for (const bool is_signed : {false, true}) {
+                expect_interleaved_dot(k, {a.data(), live_a, 0, 0, nullptr, 0}, {b.data(), live_b, 0, 0, nullptr, 0}, is_signed);
+                expect_interleaved_dot(k, {a.data(), live_a, ones_a, 99, nullptr, 0}, {b.data(), live_b, ones_b, 0, nullptr, 0},
+                                       is_signed);
+                expect_interleaved_dot(k, {a.data(), live_a, ones_a, 0, nullptr, 0}, {a.data(), live_a, ones_a, 0, nullptr, 0},
+                                       is_signed);
+            }
+        }
     });
     if (!fused_somewhere) GTEST_SKIP() << "no SIMD path of this CPU has a fused interleaved_dot kernel";
 }

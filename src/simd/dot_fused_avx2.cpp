@@ -8,14 +8,19 @@
 // 8 x 32 bit matrix, become byte k of the column's 32 values by one byte shuffle, one lane
 // permute and three delta swaps per 64-bit lane (an 8 x 8 bit transpose each): ~20 operations
 // per 8 planes and 32 values, where the movemask way costs 32 movemasks per column whatever
-// the width. Then
-//   - narrow operands (every value below 2^16 after its all-one planes, and the base added
-//     without wrapping: uniform data up to 16 bits, the common case): bytes 0 and 1 interleave
-//     into 16-bit values and pmaddwd multiplies 16 pairs and adds them pairwise (16-bit values
-//     as their low 15 bits and top bit, pmaddwd being signed). The base (frame of reference)
-//     stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb, ra = residual | ones.
-//     When both operands' planes above their first byte fit 8 lanes, they share one transpose.
-//   - wide operands (anything else, including bases that wrap around 2^32): four bytes
+// the width. A byte of 1-4 live planes (the top byte of most widths) is built plane by plane
+// instead: each plane's word broadcast, spread to bytes by a shuffle and a compare (~5
+// operations a plane). Then
+//   - narrow operands (every value below 2^15 after its all-one planes, and the base added
+//     without wrapping: uniform data up to 15 bits, the common case): bytes 0 and 1 interleave
+//     into 16-bit values and pmaddwd multiplies 16 pairs and adds them pairwise. The base
+//     (frame of reference) stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb,
+//     ra = residual | ones. When both operands' planes above their first byte fit 8 lanes, they
+//     share one transpose.
+//   - split operands (values of 16 to 30 bits): each value is cut into its low 15 bits and the
+//     rest, both below 2^15, and pmaddwd multiplies the four pairs of parts (dot_split): half
+//     the unpacks of 32-bit values and no 64-bit product halves.
+//   - wide operands (anything else: 31-32 bits, bases that wrap around 2^32): four bytes
 //     interleave into 32-bit values, (r | ones) + base, multiplied by pmuludq into 64-bit lanes
 //     as 32-bit halves, as the AVX-512 kernel does.
 // Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; only the AVX2 table points here.
@@ -40,7 +45,8 @@ namespace {
 
 constexpr std::size_t columns = plane_words;  // 64 columns of 32 values
 constexpr std::uint32_t narrow_bits = 15;     // pmaddwd multiplies signed 16-bit lanes
-constexpr std::uint32_t split_bits = 30;      // values of two such parts (dot_split)
+constexpr std::uint32_t split_bits = 30;      // values of two such parts (dot_split; the cost
+                                              // model's thresholds::dot_fused_avx2_split_bits)
 constexpr std::size_t prefetch_every = 8;
 constexpr std::uint32_t few_planes = 4;       // live planes of a byte spread one by one, not transposed     // columns per step of the next block's prefetch
 
