@@ -450,6 +450,79 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceOnNarrowOperands) {
     if (!fused_somewhere) GTEST_SKIP() << "no SIMD path of this CPU has a fused interleaved_dot kernel";
 }
 
+// Operands of 15 to 32 bits (the AVX2 kernel splits values below 2^30 into 15-bit halves,
+// multiplies them in 16-bit lanes and widens its 32-bit sums before they can overflow; wider
+// values take 32-bit products): every pair of widths 14..32 and some narrow ones against them,
+// on random payloads and on all-one payloads (every value 2^w - 1: the largest products and
+// sums), with all-one planes just above the live ones, bases that keep the values within the
+// type or push them past 2^30, negative int32 bases, and one block with itself.
+TEST(ReduceKernels, InterleavedDotMatchesReferenceOnSplitOperands) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("dot-split"));
+    std::vector<std::uint32_t> widths = {0, 1, 7, 8, 9};
+    for (std::uint32_t w = 14; w <= 32; ++w) widths.push_back(w);
+    bool fused_somewhere = false;
+    for_each_path([&](const kernel_table& k) {
+        if (k.interleaved_dot == nullptr) return;
+        fused_somewhere = true;
+        for (const std::uint32_t wa : widths) {
+            for (const std::uint32_t wb : widths) {
+                if (wa < 15 && wb < 15) continue;  // the narrow test's
+                const std::uint32_t live_a = wa == 32 ? 0xFFFFFFFFu : (1u << wa) - 1u;
+                const std::uint32_t live_b = wb == 32 ? 0xFFFFFFFFu : (1u << wb) - 1u;
+                for (const bool full : {false, true}) {
+                    SCOPED_TRACE("widths " + std::to_string(wa) + " x " + std::to_string(wb) + (full ? ", all ones" : ""));
+                    const auto payload = [&](std::uint32_t live, std::uint64_t seed) {
+                        return full ? std::vector<std::uint8_t>(4 * plane_words * static_cast<std::size_t>(std::popcount(live)), 0xFF)
+                                    : interleaved_payload(live, seed);
+                    };
+                    const std::vector<std::uint8_t> a = payload(live_a, case_seed("split-a", wa));
+                    const std::vector<std::uint8_t> b = payload(live_b, case_seed("split-b", wb));
+                    const std::uint32_t above_a = wa < 31 && rng() % 2 == 0 ? 1u << wa : 0u;
+                    const std::uint32_t above_b = wb < 31 && rng() % 2 == 0 ? 1u << wb : 0u;
+                    const auto small = [&] { return static_cast<std::uint32_t>(rng() % 5000); };
+                    const auto large = [&] { return static_cast<std::uint32_t>(rng() % 0x40000000u); };
+                    const auto negative = [&] { return static_cast<std::uint32_t>(-static_cast<std::int32_t>(rng() % 70000)); };
+                    for (const bool is_signed : {false, true}) {
+                        SCOPED_TRACE(is_signed ? "signed" : "unsigned");
+                        expect_interleaved_dot(k, {a.data(), live_a, 0, 0, nullptr, 0}, {b.data(), live_b, 0, 0, nullptr, 0},
+                                               is_signed);
+                        expect_interleaved_dot(k, {a.data(), live_a, above_a, small(), nullptr, 0},
+                                               {b.data(), live_b, above_b, 0, nullptr, 0}, is_signed);
+                        expect_interleaved_dot(k, {a.data(), live_a, 0, is_signed ? negative() : small(), nullptr, 0},
+                                               {b.data(), live_b, 0, is_signed ? negative() : large(), nullptr, 0}, is_signed);
+                        expect_interleaved_dot(k, {a.data(), live_a, above_a, 7, nullptr, 0},
+                                               {a.data(), live_a, above_a, 7, nullptr, 0}, is_signed);
+                    }
+                }
+            }
+        }
+        // Scattered live planes below 2^w (bytes of a few planes, which the AVX2 kernel reads
+        // plane by plane, beside full ones), with all-one planes among them.
+        for (std::uint32_t w = 9; w <= 30; ++w) {
+            const std::uint32_t below = (1u << w) - 1u;
+            const auto scattered = [&] {
+                return (static_cast<std::uint32_t>(rng() & rng()) & below) | (1u << (w - 1)) | (rng() % 2 == 0 ? 0xFFu : 0u);
+            };
+            const std::uint32_t live_a = scattered();
+            const std::uint32_t live_b = scattered();
+            SCOPED_TRACE("live " + std::to_string(live_a) + " x " + std::to_string(live_b));
+            const std::vector<std::uint8_t> a = interleaved_payload(live_a, case_seed("scattered-a", w));
+            const std::vector<std::uint8_t> b = interleaved_payload(live_b, case_seed("scattered-b", w));
+            const auto ones_a = static_cast<std::uint32_t>(rng()) & below & ~live_a;
+            const auto ones_b = static_cast<std::uint32_t>(rng()) & below & ~live_b;
+            for (const bool is_signed : {false, true}) {
+                expect_interleaved_dot(k, {a.data(), live_a, 0, 0, nullptr, 0}, {b.data(), live_b, 0, 0, nullptr, 0}, is_signed);
+                expect_interleaved_dot(k, {a.data(), live_a, ones_a, 99, nullptr, 0}, {b.data(), live_b, ones_b, 0, nullptr, 0},
+                                       is_signed);
+                expect_interleaved_dot(k, {a.data(), live_a, ones_a, 0, nullptr, 0}, {a.data(), live_a, ones_a, 0, nullptr, 0},
+                                       is_signed);
+            }
+        }
+    });
+    if (!fused_somewhere) GTEST_SKIP() << "no SIMD path of this CPU has a fused interleaved_dot kernel";
+}
+
 TEST(ReduceKernels, InterleavedDotMatchesReference) {
     BITPLANE_SEED_TRACE();
     const std::vector<std::uint32_t> masks = interleaved_live_masks(case_seed("dot-masks"));

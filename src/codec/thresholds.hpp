@@ -125,17 +125,21 @@ inline constexpr std::uint32_t dot_multiply_ns = 300;           // 2048 exact pr
 // switch between 4 and 5 live planes per operand, where that run measured it.
 inline constexpr std::uint32_t dot_fused_block_ns = 700;
 // The avx2 path's fused kernel (simd/dot_fused_avx2.cpp) costs per byte of width of each
-// operand (one 8 x 8 bit transpose per 32 values and byte), plus the 32-bit multiply when a
-// value passes 2^16. Timed alone on cached payloads (development VM, loaded): ~640 ns per block
-// pair at 1-8 bits (one byte each; ~610 at 1-4 bits, where both operands share one transpose),
-// ~1070 ns at 9-12 bits, ~1220 at 15, ~1470 at 16, ~2250 at 17-24, ~2800 at 25-32; in the
-// units of the plane constants above, whose ratio to these timings
+// operand (one 8 x 8 bit transpose per 32 values and byte, or ~1/5 of one per plane for a byte
+// of 1-4 planes), plus the 32-bit multiply when a value passes 2^30 (`dot_fused_avx2_split_bits`;
+// below it, 15-bit halves multiply in 16-bit lanes). Timed alone on cached payloads (stop 26,
+// development VM, TSC cycles per block pair of two k-bit operands, minimum of 5 rounds of
+// 1000): ~1330 at 1-4 bits (both operands share one transpose), ~1750 at 5-8, ~2270 at 9-12,
+// ~2850-3100 at 13-15, ~3650 at 16, ~4100-4400 at 17-19, ~4600-5100 at 20-24, ~5150-5450 at
+// 25-27, ~5650-6400 at 28-30, ~6800 at 31-32 (stop 25, before the split: ~5650 at 17-24,
+// ~6800 at 25-32). In the units of the plane constants above, whose ratio to these timings
 // BM_ReduceDotMethod/{planes,decode}/k measured (planes 9.3 vs decode 10.5 ms at k = 2, planes
 // 13.4 vs decode 7.7 ms at k = 3; the switch goes between 2 and 3 live planes per operand):
 // 100 + 120 per byte (+ 480 wide) puts it there and keeps the kernel's proportions.
 inline constexpr std::uint32_t dot_fused_avx2_block_ns = 100;
 inline constexpr std::uint32_t dot_fused_avx2_byte_ns = 120;
 inline constexpr std::uint32_t dot_fused_avx2_wide_ns = 480;
+inline constexpr std::uint32_t dot_fused_avx2_split_bits = 30;
 inline constexpr std::uint32_t dot_compact_plane_ns = 60;       // a plane compacted to shared positions
 
 }  // namespace bitplane::detail::thresholds

@@ -337,7 +337,8 @@ dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b,
                                      : t::dot_transpose32_block_ns;
     };
     // The AVX2 fused kernel transposes a byte of every operand's values at a time (up to the
-    // highest non-zero plane); values of more than 16 bits take the 32-bit multiply.
+    // highest non-zero plane); values of more than 30 bits take the 32-bit multiply (below,
+    // 15-bit halves multiply in 16-bit lanes).
     auto width = [](std::uint32_t planes) { return planes == 0 ? 0u : 32u - static_cast<std::uint32_t>(std::countl_zero(planes)); };
     auto bytes = [&](std::uint32_t planes) -> std::uint64_t { return (width(planes) + 7) / 8; };
     std::uint64_t decode_cost = 0;
@@ -349,7 +350,8 @@ dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b,
             decode_cost = t::dot_fused_block_ns;
             break;
         case fused_dot::avx2: {
-            const bool wide = width(planes_a) > 16 || (!same && width(planes_b) > 16);
+            const bool wide = width(planes_a) > t::dot_fused_avx2_split_bits ||
+                              (!same && width(planes_b) > t::dot_fused_avx2_split_bits);
             decode_cost = t::dot_fused_avx2_block_ns + (wide ? t::dot_fused_avx2_wide_ns : 0) +
                           (bytes(planes_a) + (same ? 0 : bytes(planes_b))) * t::dot_fused_avx2_byte_ns;
             break;

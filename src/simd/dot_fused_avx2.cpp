@@ -8,14 +8,19 @@
 // 8 x 32 bit matrix, become byte k of the column's 32 values by one byte shuffle, one lane
 // permute and three delta swaps per 64-bit lane (an 8 x 8 bit transpose each): ~20 operations
 // per 8 planes and 32 values, where the movemask way costs 32 movemasks per column whatever
-// the width. Then
-//   - narrow operands (every value below 2^16 after its all-one planes, and the base added
-//     without wrapping: uniform data up to 16 bits, the common case): bytes 0 and 1 interleave
-//     into 16-bit values and pmaddwd multiplies 16 pairs and adds them pairwise (16-bit values
-//     as their low 15 bits and top bit, pmaddwd being signed). The base (frame of reference)
-//     stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb, ra = residual | ones.
-//     When both operands' planes above their first byte fit 8 lanes, they share one transpose.
-//   - wide operands (anything else, including bases that wrap around 2^32): four bytes
+// the width. A byte of 1-4 live planes (the top byte of most widths) is built plane by plane
+// instead: each plane's word broadcast, spread to bytes by a shuffle and a compare (~5
+// operations a plane). Then
+//   - narrow operands (every value below 2^15 after its all-one planes, and the base added
+//     without wrapping: uniform data up to 15 bits, the common case): bytes 0 and 1 interleave
+//     into 16-bit values and pmaddwd multiplies 16 pairs and adds them pairwise. The base
+//     (frame of reference) stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb,
+//     ra = residual | ones. When both operands' planes above their first byte fit 8 lanes, they
+//     share one transpose.
+//   - split operands (values of 16 to 30 bits): each value is cut into its low 15 bits and the
+//     rest, both below 2^15, and pmaddwd multiplies the four pairs of parts (dot_split): half
+//     the unpacks of 32-bit values and no 64-bit product halves.
+//   - wide operands (anything else: 31-32 bits, bases that wrap around 2^32): four bytes
 //     interleave into 32-bit values, (r | ones) + base, multiplied by pmuludq into 64-bit lanes
 //     as 32-bit halves, as the AVX-512 kernel does.
 // Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; only the AVX2 table points here.
@@ -25,9 +30,11 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if !defined(__AVX2__)
 #error "dot_fused_avx2.cpp must be compiled with -mavx2"
@@ -38,7 +45,10 @@ namespace {
 
 constexpr std::size_t columns = plane_words;  // 64 columns of 32 values
 constexpr std::uint32_t narrow_bits = 15;     // pmaddwd multiplies signed 16-bit lanes
-constexpr std::size_t prefetch_every = 8;     // columns per step of the next block's prefetch
+constexpr std::uint32_t split_bits = 30;      // values of two such parts (dot_split; the cost
+                                              // model's thresholds::dot_fused_avx2_split_bits)
+constexpr std::size_t prefetch_every = 8;
+constexpr std::uint32_t few_planes = 4;       // live planes of a byte spread one by one, not transposed     // columns per step of the next block's prefetch
 
 // The masks of the three delta swaps of an 8 x 8 bit transpose, read from memory as operands
 // of the AND: GCC otherwise rebuilds each broadcast constant through a general register
@@ -87,6 +97,9 @@ struct operand_reader {
     __m256i load_mask[4];
     __m256i place[4];
     __m256i ones[4];  // byte k of the all-one planes, in every byte
+    std::uint32_t few = 0;   // bit k: byte k has 1..few_planes live planes (spread, not transposed)
+    std::uint32_t count[4] = {};
+    __m256i plane_bit[4][few_planes];  // the i-th live plane of byte k: its bit, in every byte
 
     explicit operand_reader(const interleaved_operand& op) noexcept
         : payload(op.payload),
@@ -109,13 +122,41 @@ struct operand_reader {
             load_mask[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(mask));
             place[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(index));
             ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> (8 * k)) & 0xFFu));
+            count[k] = n;
+            if (n != 0 && n <= few_planes) {
+                few |= 1u << k;
+                std::uint32_t left = in_byte;
+                for (std::uint32_t i = 0; i < n; ++i, left &= left - 1) {
+                    plane_bit[k][i] = _mm256_set1_epi8(static_cast<char>(left & (0u - left)));
+                }
+            }
         }
     }
 
-    // Byte k of the values r | ones of column c. `Placed` is true only if `placed` is.
-    template <bool Placed>
+    // Byte k of the values r | ones of column c. `Placed` is true only if `placed` is; `Few`
+    // (bytes of few planes spread) only where some byte has few planes, which keeps the test
+    // out of the narrow kernels' loops.
+    template <bool Placed, bool Few = false>
     [[gnu::always_inline]] __m256i bytes(std::size_t c, unsigned k) const noexcept {
         if (((present >> k) & 1u) == 0) return ones[k];
+        if (Few && ((few >> k) & 1u) != 0) {
+            // Each live plane's word spread over the bytes (byte v = bit v: the transpose's
+            // order), 0xFF where set, kept at the plane's bit: ~5 operations a plane where
+            // the transpose takes ~22 whatever the number of planes.
+            const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                                    2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+            const __m256i select = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+            const std::uint8_t* at = payload + column_bytes * c + offset[k];
+            __m256i r = ones[k];
+#pragma GCC unroll 4
+            for (std::uint32_t i = 0; i < count[k]; ++i) {
+                std::int32_t word;
+                std::memcpy(&word, at + 4 * i, sizeof word);
+                const __m256i bits = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), spread), select);
+                r = _mm256_or_si256(r, _mm256_and_si256(_mm256_cmpeq_epi8(bits, select), plane_bit[k][i]));
+            }
+            return r;
+        }
         __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(payload + column_bytes * c + offset[k]), load_mask[k]);
         if constexpr (!Placed) w = _mm256_permutevar8x32_epi32(w, place[k]);
         return _mm256_or_si256(byte_plane(w), ones[k]);
@@ -127,34 +168,29 @@ std::uint64_t lane_total(__m256i v) noexcept {
     return static_cast<std::uint64_t>(_mm_cvtsi128_si64(s)) + static_cast<std::uint64_t>(_mm_extract_epi64(s, 1));
 }
 
-__extension__ typedef unsigned __int128 wide;
-__extension__ typedef __int128 signed_wide;
-
 // ---- narrow: values below 2^15, 16-bit products --------------------------------------------
 //
 // Exactness: a 32-bit lane of pmaddwd's result holds two products below 2^(wa + wb) (at most
 // 2^31 - 2^17 + 2: a signed lane cannot overflow); a column adds 4 products to each lane of
 // `acc`, which is widened into 64-bit lanes every `flush` columns, before 4 flush products can
 // pass 2^32.
+__extension__ typedef unsigned __int128 wide;
+__extension__ typedef __int128 signed_wide;
+
 struct narrow_sums {
-    std::uint64_t products = 0;  // sum of ra rb
-    std::uint64_t sum_a = 0;     // sum of ra (when asked for)
+    wide products = 0;        // sum of ra rb
+    std::uint64_t sum_a = 0;  // sum of ra (when asked for)
     std::uint64_t sum_b = 0;
 };
 
-// Values of 16 bits (`Top`) are split into their low 15 bits l and top bit h, which pmaddwd
-// can multiply: x y = lx ly + 2^15 (hx ly + hy lx) + 2^30 hx hy.
-template <bool Placed, bool Same, bool Sums, bool Top>
+template <bool Placed, bool Same, bool Sums>
 narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::size_t flush, spread_prefetch& ahead_a,
                        spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
-    const __m256i low15 = _mm256_set1_epi16(0x7FFF);
     __m256i products = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
-    __m256i cross = zero;  // Top: hx ly + hy lx, 32-bit lanes (at most 2^18 a column)
-    __m256i top = zero;    // Top: hx hy
     for (std::size_t c0 = 0; c0 < columns; c0 += flush) {
         __m256i acc = zero;
         for (std::size_t c = c0; c < c0 + flush; ++c) {
@@ -183,31 +219,126 @@ narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::si
                 sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
                                                                  _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
             }
-            if constexpr (Top) {
-                const __m256i hx0 = _mm256_srli_epi16(x0, 15);
-                const __m256i hx1 = _mm256_srli_epi16(x1, 15);
-                const __m256i hy0 = _mm256_srli_epi16(y0, 15);
-                const __m256i hy1 = _mm256_srli_epi16(y1, 15);
-                const __m256i lx0 = _mm256_and_si256(x0, low15);
-                const __m256i lx1 = _mm256_and_si256(x1, low15);
-                const __m256i ly0 = _mm256_and_si256(y0, low15);
-                const __m256i ly1 = _mm256_and_si256(y1, low15);
-                acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(lx0, ly0), _mm256_madd_epi16(lx1, ly1)));
-                cross = _mm256_add_epi32(cross, _mm256_add_epi32(_mm256_madd_epi16(hx0, ly0), _mm256_madd_epi16(hx1, ly1)));
-                cross = _mm256_add_epi32(cross, _mm256_add_epi32(_mm256_madd_epi16(hy0, lx0), _mm256_madd_epi16(hy1, lx1)));
-                top = _mm256_add_epi32(top, _mm256_add_epi32(_mm256_madd_epi16(hx0, hy0), _mm256_madd_epi16(hx1, hy1)));
-            } else {
-                acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
-            }
+            acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
         }
         products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
     }
     narrow_sums s;
     s.products = lane_total(products);
-    if constexpr (Top) {
-        const auto widen = [&](__m256i v) { return lane_total(_mm256_add_epi64(_mm256_and_si256(v, low), _mm256_srli_epi64(v, 32))); };
-        s.products += (widen(cross) << 15) + (widen(top) << 30);
+    if constexpr (Sums) {
+        s.sum_a = lane_total(sum_a);
+        s.sum_b = Same ? s.sum_a : lane_total(sum_b);
     }
+    return s;
+}
+
+// ---- split: values of 16 to 30 bits, 16-bit products ------------------------------------------
+//
+// A value x below 2^30 is split into its low 15 bits l and the rest u = x >> 15 (below 2^15),
+// which pmaddwd multiplies as it does narrow values:
+//   x y = lx ly + 2^15 (ux ly + lx uy) + 2^30 ux uy.
+// Bytes 0 and 1 interleave into 16-bit lanes (l: their low 15 bits), bytes 2 and 3 into h, and
+// u = (bytes 0..1 >> 15) | 2 h. Values of 16 bits (`Hi` false) have no h: u is their top bit.
+// This takes half the unpacks of 32-bit values and no 64-bit product halves: the wide kernel
+// below is left to values of 31 and 32 bits and to bases that wrap.
+//
+// Exactness: every pmaddwd lane adds two products below 2^30 (lower than 2^31: no signed
+// overflow). Four 32-bit accumulators (ll, ux ly, lx uy, uu) get 4 products a column per
+// lane and are widened into 64-bit lanes every 2^(30 - bits) columns, bits = the widths of
+// the product's two factors (`flush_low` for ll, `flush_high` for the other three), before
+// they can pass 2^32. The three sums each stay below 2^43 a block; the result is 128-bit.
+struct split_flush {
+    std::size_t low_mask;   // flush ll after column c when (c + 1) & low_mask == 0
+    std::size_t high_mask;  // the three others
+};
+
+[[gnu::always_inline]] inline __m256i widen(__m256i sum, __m256i acc, __m256i low) noexcept {
+    return _mm256_add_epi64(sum, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
+}
+
+// The operand's 16-bit lanes l and u of column c, and (Sums) its values' sum added to `sum`.
+template <bool Placed, bool Few, bool Hi, bool Sums>
+[[gnu::always_inline]] inline void split_values(const operand_reader& r, std::size_t c, __m256i (&l)[2], __m256i (&u)[2],
+                                                __m256i& sum) noexcept {
+    const __m256i low15 = _mm256_set1_epi16(0x7FFF);
+    const __m256i b0 = r.template bytes<Placed, Few>(c, 0);
+    const __m256i b1 = r.template bytes<Placed, Few>(c, 1);
+    // Values 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
+    const __m256i x0 = _mm256_unpacklo_epi8(b0, b1);
+    const __m256i x1 = _mm256_unpackhi_epi8(b0, b1);
+    l[0] = _mm256_and_si256(x0, low15);
+    l[1] = _mm256_and_si256(x1, low15);
+    u[0] = _mm256_srli_epi16(x0, 15);
+    u[1] = _mm256_srli_epi16(x1, 15);
+    __m256i b2 = _mm256_setzero_si256();
+    __m256i b3 = b2;
+    if constexpr (Hi) {
+        b2 = r.template bytes<Placed, Few>(c, 2);
+        b3 = r.template bytes<Placed, Few>(c, 3);
+        const __m256i h0 = _mm256_unpacklo_epi8(b2, b3);
+        const __m256i h1 = _mm256_unpackhi_epi8(b2, b3);
+        u[0] = _mm256_or_si256(u[0], _mm256_add_epi16(h0, h0));
+        u[1] = _mm256_or_si256(u[1], _mm256_add_epi16(h1, h1));
+    }
+    if constexpr (Sums) {
+        const __m256i zero = _mm256_setzero_si256();
+        __m256i s = _mm256_add_epi64(_mm256_sad_epu8(b0, zero), _mm256_slli_epi64(_mm256_sad_epu8(b1, zero), 8));
+        if constexpr (Hi) {
+            s = _mm256_add_epi64(s, _mm256_add_epi64(_mm256_slli_epi64(_mm256_sad_epu8(b2, zero), 16),
+                                                     _mm256_slli_epi64(_mm256_sad_epu8(b3, zero), 24)));
+        }
+        sum = _mm256_add_epi64(sum, s);
+    }
+}
+
+template <bool Placed, bool Few, bool Same, bool Sums, bool Hi>
+narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_flush flush, spread_prefetch& ahead_a,
+                      spread_prefetch& ahead_b) noexcept {
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    __m256i ll = zero;  // 32-bit accumulators
+    __m256i ul = zero;
+    __m256i lu = zero;
+    __m256i uu = zero;
+    __m256i sum_ll = zero;  // 64-bit lanes
+    __m256i sum_cross = zero;
+    __m256i sum_uu = zero;
+    __m256i sum_a = zero;
+    __m256i sum_b = zero;
+    for (std::size_t c = 0; c < columns; ++c) {
+        if (c % prefetch_every == 0) {
+            ahead_a.step();
+            ahead_b.step();
+        }
+        __m256i lx[2];
+        __m256i ux[2];
+        split_values<Placed, Few, Hi, Sums>(a, c, lx, ux, sum_a);
+        if constexpr (Same) {
+            ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], lx[0]), _mm256_madd_epi16(lx[1], lx[1])));
+            ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], lx[0]), _mm256_madd_epi16(ux[1], lx[1])));
+            uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ux[0]), _mm256_madd_epi16(ux[1], ux[1])));
+        } else {
+            __m256i ly[2];
+            __m256i uy[2];
+            split_values<Placed, Few, Hi, Sums>(b, c, ly, uy, sum_b);
+            ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], ly[0]), _mm256_madd_epi16(lx[1], ly[1])));
+            ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ly[0]), _mm256_madd_epi16(ux[1], ly[1])));
+            lu = _mm256_add_epi32(lu, _mm256_add_epi32(_mm256_madd_epi16(lx[0], uy[0]), _mm256_madd_epi16(lx[1], uy[1])));
+            uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], uy[0]), _mm256_madd_epi16(ux[1], uy[1])));
+        }
+        if (((c + 1) & flush.low_mask) == 0) {
+            sum_ll = widen(sum_ll, ll, low);
+            ll = zero;
+        }
+        if (((c + 1) & flush.high_mask) == 0) {
+            sum_cross = widen(widen(sum_cross, ul, low), lu, low);
+            sum_uu = widen(sum_uu, uu, low);
+            ul = lu = uu = zero;
+        }
+    }
+    narrow_sums s;
+    const wide cross = Same ? 2 * wide{lane_total(sum_cross)} : wide{lane_total(sum_cross)};
+    s.products = wide{lane_total(sum_ll)} + (cross << 15) + (wide{lane_total(sum_uu)} << 30);
     if constexpr (Sums) {
         s.sum_a = lane_total(sum_a);
         s.sum_b = Same ? s.sum_a : lane_total(sum_b);
@@ -409,17 +540,30 @@ signed_wide as_integer(std::uint32_t base, bool is_signed) noexcept {
 // The instantiation for the flags, chosen once per block.
 using narrow_fn = narrow_sums (*)(const operand_reader&, const operand_reader&, std::size_t, spread_prefetch&,
                                   spread_prefetch&) noexcept;
+using split_fn = narrow_sums (*)(const operand_reader&, const operand_reader&, split_flush, spread_prefetch&,
+                                 spread_prefetch&) noexcept;
 using wide_fn = wide (*)(const operand_reader&, const operand_reader&, std::uint32_t, std::uint32_t, spread_prefetch&,
                          spread_prefetch&) noexcept;
 
 template <bool... Flags>
-narrow_fn pick_narrow(bool placed, bool same, bool sums, bool top) noexcept {
-    if constexpr (sizeof...(Flags) == 4) {
+narrow_fn pick_narrow(bool placed, bool same, bool sums) noexcept {
+    if constexpr (sizeof...(Flags) == 3) {
         return &dot_narrow<Flags...>;
     } else {
-        const bool flags[] = {placed, same, sums, top};
-        return flags[sizeof...(Flags)] ? pick_narrow<Flags..., true>(placed, same, sums, top)
-                                       : pick_narrow<Flags..., false>(placed, same, sums, top);
+        const bool flags[] = {placed, same, sums};
+        return flags[sizeof...(Flags)] ? pick_narrow<Flags..., true>(placed, same, sums)
+                                       : pick_narrow<Flags..., false>(placed, same, sums);
+    }
+}
+
+template <bool... Flags>
+split_fn pick_split(bool placed, bool few, bool same, bool sums, bool hi) noexcept {
+    if constexpr (sizeof...(Flags) == 5) {
+        return &dot_split<Flags...>;
+    } else {
+        const bool flags[] = {placed, few, same, sums, hi};
+        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, few, same, sums, hi)
+                                       : pick_split<Flags..., false>(placed, few, same, sums, hi);
     }
 }
 
@@ -433,8 +577,15 @@ wide_fn pick_wide(bool placed, bool is_signed, bool same) noexcept {
     }
 }
 
-narrow_fn narrow_kernel(bool placed, bool same, bool sums, bool top) noexcept {
-    return pick_narrow<>(placed, same, sums, top);
+narrow_fn narrow_kernel(bool placed, bool same, bool sums) noexcept { return pick_narrow<>(placed, same, sums); }
+split_fn split_kernel(bool placed, bool few, bool same, bool sums, bool hi) noexcept {
+    return pick_split<>(placed, few, same, sums, hi);
+}
+
+// 2^(30 - bits) columns, at most a block's: how long a 32-bit lane may take 4 products of
+// `bits` bits a column.
+std::size_t flush_columns(std::uint32_t bits) noexcept {
+    return bits >= 24 ? std::size_t{1} << (30 - bits) : columns;
 }
 wide_fn wide_kernel(bool placed, bool is_signed, bool same) noexcept { return pick_wide<>(placed, is_signed, same); }
 
@@ -446,24 +597,33 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
     const bool same = same_operand(a, b);
     const std::uint32_t wa = width(a.live | a.ones);
     const std::uint32_t wb = width(b.live | b.ones);
-    if (wa <= narrow_bits + 1 && wb <= narrow_bits + 1 && fits_type(a, is_signed) && fits_type(b, is_signed)) {
-        // 4 flush products below 2^(wa + wb) each stay below 2^32 (16-bit values multiply
-        // as 15 bits and a top bit).
-        const bool top = wa > narrow_bits || wb > narrow_bits;
-        const std::uint32_t bits = (wa < narrow_bits ? wa : narrow_bits) + (wb < narrow_bits ? wb : narrow_bits);
-        const std::size_t flush = bits >= 24 ? std::size_t{1} << (30 - bits) : columns;
+    if (wa <= split_bits && wb <= split_bits && fits_type(a, is_signed) && fits_type(b, is_signed)) {
         const bool sums = a.base != 0 || b.base != 0;
-        const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa >= 8, wb >= 8,
-                                   wa >= 8 ? wa - 8 : wa, wb >= 8 ? wb - 8 : wb};
-        const bool share = !same && !top && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 &&
-                           shared.left_a + shared.left_b != 0 && shared.left_a + shared.left_b <= 8;
-        const narrow_sums s = share ? (sums ? dot_narrow_shared<true>(shared, flush, ahead_a, ahead_b)
-                                            : dot_narrow_shared<false>(shared, flush, ahead_a, ahead_b))
-                                    : narrow_kernel(ra.placed && rb.placed, same, sums, top)(ra, rb, flush, ahead_a, ahead_b);
+        const std::uint32_t la = wa < narrow_bits ? wa : narrow_bits;  // widths of l and u
+        const std::uint32_t lb = wb < narrow_bits ? wb : narrow_bits;
+        const std::uint32_t ua = wa - la;
+        const std::uint32_t ub = wb - lb;
+        narrow_sums s;
+        if (ua == 0 && ub == 0) {
+            // 4 flush products below 2^(wa + wb) each stay below 2^32.
+            const std::size_t flush = flush_columns(wa + wb);
+            const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa >= 8, wb >= 8,
+                                       wa >= 8 ? wa - 8 : wa, wb >= 8 ? wb - 8 : wb};
+            const bool share = !same && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 &&
+                               shared.left_a + shared.left_b != 0 && shared.left_a + shared.left_b <= 8;
+            s = share ? (sums ? dot_narrow_shared<true>(shared, flush, ahead_a, ahead_b)
+                              : dot_narrow_shared<false>(shared, flush, ahead_a, ahead_b))
+                      : narrow_kernel(ra.placed && rb.placed, same, sums)(ra, rb, flush, ahead_a, ahead_b);
+        } else {
+            const std::uint32_t high = std::max(ua + ub, std::max(ua + lb, la + ub));
+            const split_flush flush{flush_columns(la + lb) - 1, flush_columns(high) - 1};
+            const bool hi = wa > narrow_bits + 1 || wb > narrow_bits + 1;
+            s = split_kernel(ra.placed && rb.placed, (ra.few | rb.few) != 0, same, sums, hi)(ra, rb, flush, ahead_a, ahead_b);
+        }
         const signed_wide ba = as_integer(a.base, is_signed);
         const signed_wide bb = as_integer(b.base, is_signed);
-        const signed_wide total = signed_wide{s.products} + bb * signed_wide{s.sum_a} + ba * signed_wide{s.sum_b} +
-                                  signed_wide{block_values} * ba * bb;
+        const signed_wide total = static_cast<signed_wide>(s.products) + bb * signed_wide{s.sum_a} +
+                                  ba * signed_wide{s.sum_b} + signed_wide{block_values} * ba * bb;
         return static_cast<wide>(total);
     }
     return wide_kernel(ra.placed && rb.placed, is_signed, same)(ra, rb, a.base, b.base, ahead_a, ahead_b);
