@@ -101,33 +101,74 @@ inline bool gaps_resolve16(__m128i x, std::uint32_t valid, std::uint32_t bit, ga
 }
 #endif
 
-// Skip entries of a gaps payload of `bytes` bytes (direct_access.hpp).
-constexpr std::uint32_t skip_entries(std::uint32_t bytes) noexcept {
-    constexpr std::uint32_t stride = thresholds::gaps_skip_stride_bytes;
-    return bytes > stride ? (bytes - 1) / stride : 0;
-}
-
-// `skips` (may be null): the payload's skip entries; the seek starts at the last one below bit.
 // Gap bytes left up to which a seek walks them one by one (short lists, e.g. near-constant
 // planes). Callgrind, instructions per random read, 0 / 4 / 12 / 20 bytes: bam_ref_span
 // 1212 / 1190 / 1092 / 979, bam_mapq 1367 / 1361 / 1255 / 1110, geoip4_size 3547 / 3547 /
 // 3435 / 3090 (without skip entries and chunks: 1125, 1379, 4445).
 constexpr std::uint32_t gaps_short_bytes = 20;
+// Payload bytes per bucket of skip entries (below), and the longest payload they index.
+constexpr std::uint32_t gaps_bucket_bytes = 32;
+constexpr std::uint32_t gaps_indexed_bytes = 2047;
 
+// Skip entries of a gaps payload (direct_access.hpp): one per bucket of positions, bucket
+// width 2048 >> shift, so that a seek finds its entry by one load instead of a scan. Entry b
+// describes the first item at or after position b * width: its byte (bits 0-10), the items
+// before it (bits 11-21), and its position minus b * width (bits 22-31; gaps_index_none when
+// it lies past the bucket).
+inline constexpr std::uint32_t gaps_index_none = 1023;
+
+// Buckets of a payload of `bytes` bytes: about one per gaps_bucket_bytes bytes, 4 to 64
+// (width 512 to 32 positions); none for short lists (walked) or ones the entry fields cannot
+// address (never written by the library: a gaps payload is below raw's 256 bytes).
+constexpr std::uint32_t skip_shift(std::uint32_t bytes) noexcept {
+    std::uint32_t shift = 2;  // the least in 2..6 with gaps_bucket_bytes << shift >= bytes
+    while (shift < 6 && (gaps_bucket_bytes << shift) < bytes) ++shift;
+    return shift;
+}
+static_assert(skip_shift(21) == 2 && skip_shift(128) == 2 && skip_shift(129) == 3 && skip_shift(256) == 3 &&
+              skip_shift(257) == 4 && skip_shift(1024) == 5 && skip_shift(1025) == 6 && skip_shift(2047) == 6);
+constexpr std::uint32_t skip_entries(std::uint32_t bytes) noexcept {
+    return bytes <= gaps_short_bytes || bytes > gaps_indexed_bytes ? 0 : 1u << skip_shift(bytes);
+}
+
+// The cursor on the item at byte `at` whose position is `position`.
+inline void gaps_place(const std::byte* payload, std::uint32_t at, std::uint32_t position, gaps_cursor& c) noexcept {
+    std::uint32_t gap = static_cast<std::uint8_t>(payload[at]);
+    if (gap == gaps_payload::escape) gap = load_le<std::uint16_t>(payload + at + 1);
+    c.at = at;
+    c.next = position - gap;
+}
+
+// `skips` (may be null): the payload's skip entries. Without `cursor`, only rank and set are
+// meant (a point read), and at / next may be left anywhere.
 // `end`: the end of the block, up to which 16-byte loads may run past the payload.
+template <bool cursor = true>
 gaps_cursor gaps_seek(const std::byte* payload, std::uint32_t bytes, std::uint32_t bit, const std::uint32_t* skips,
                       const std::byte* end) noexcept {
     gaps_cursor c;
-    if (skips != nullptr) {
-        const std::uint32_t entries = skip_entries(bytes);
-        std::uint32_t j = 0;
-        while (j < entries && (skips[j] & 0xFFFu) <= bit) ++j;
-        if (j != 0) {
-            const std::uint32_t e = skips[j - 1];
-            c.next = e & 0xFFFu;
-            c.rank = (e >> 12) & 0xFFFu;
-            c.at = thresholds::gaps_skip_stride_bytes * j + (e >> 24);
+    const std::uint32_t entries = skips != nullptr ? skip_entries(bytes) : 0;
+    if (entries != 0) {
+        const std::uint32_t shift = 11 - skip_shift(bytes);  // log2 of the bucket width
+        std::uint32_t b = bit >> shift;
+        std::uint32_t e = skips[b];
+        // The bucket holds no item: bit is not listed. The cursor goes on to the next item.
+        while ((e >> 22) == gaps_index_none) {
+            c.rank = (e >> 11) & 0x7FFu;
+            if (!cursor) return c;
+            if (++b == entries) {
+                c.at = bytes;
+                return c;
+            }
+            e = skips[b];
         }
+        const std::uint32_t position = (b << shift) + (e >> 22);
+        c.rank = (e >> 11) & 0x7FFu;
+        if (position >= bit) {
+            c.set = position == bit;
+            if (cursor) gaps_place(payload, e & 0x7FFu, position, c);
+            return c;
+        }
+        gaps_place(payload, e & 0x7FFu, position, c);
     }
 #if defined(__SSE2__)
     while (c.at < bytes) {
@@ -247,7 +288,7 @@ rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t
             }
             break;
         case payload_kind::gaps: {
-            const gaps_cursor c = gaps_seek(payload, items, bit, skips, block_end);
+            const gaps_cursor c = gaps_seek<false>(payload, items, bit, skips, block_end);
             out.rank = c.rank;
             out.set = c.set;
             break;
@@ -263,7 +304,7 @@ bool payload_bit(payload_kind kind, const std::byte* payload, std::uint32_t item
         case payload_kind::positions: return positions_payload::contains(payload, items, bit);
         case payload_kind::runs: return runs_payload::contains(payload, items, bit);
         case payload_kind::raw: return raw_payload::contains(payload, bit);
-        case payload_kind::gaps: return gaps_seek(payload, items, bit, skips, end).set;
+        case payload_kind::gaps: return gaps_seek<false>(payload, items, bit, skips, end).set;
     }
     return false;
 }
@@ -340,40 +381,39 @@ rank_bit mask_rank(const block_descriptor& d, const std::byte* block, std::uint3
 
 // ---- delta blocks: sums of residuals over windows of stored positions ----------------------
 // v[i] = first + r[0] + ... + r[i] + i * min, and a sum of residuals is a weighted sum of plane
-// popcounts. A window [from, to) of stored positions (from a multiple of 32) is rebuilt as
-// plane words, references resolved, and counted; the vector keeps the sums at every
-// delta_checkpoint_stride positions, so that a random read counts less than one stride.
+// popcounts. A window [from, to) of at most 64 stored positions (from a multiple of 32) is
+// rebuilt as one 64-bit word per plane, references resolved, and counted; the vector keeps the
+// sums at every delta_checkpoint_stride (64) positions, so that a random read counts at most
+// 32 positions (its nearer checkpoint).
+static_assert(delta_checkpoint_stride <= 64);
 
-// Sets bits [from, to) of a window whose word 0 holds positions from..from+31.
-void set_window_range(std::uint32_t* win, std::uint32_t from, std::uint32_t first, std::uint32_t last) noexcept {
-    for (std::uint32_t p = first; p < last;) {
-        const std::uint32_t bit = (p - from) % 32;
-        const std::uint32_t span = std::min<std::uint32_t>(32 - bit, last - p);
-        win[(p - from) / 32] ^= (span == 32 ? ~0u : ((1u << span) - 1)) << bit;
-        p += span;
-    }
+// Set bits of a 64-bit word without a library call (see ones_in).
+constexpr std::uint32_t ones_in64(std::uint64_t x) noexcept {
+    x = x - ((x >> 1) & 0x5555555555555555u);
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    return static_cast<std::uint32_t>((((x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Fu) * 0x0101010101010101u) >> 56);
 }
 
-// XORs the payload's bits at positions [from, to) into `win` (word w: positions from + 32w ...).
-void payload_window(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t length,
-                    std::uint32_t from, std::uint32_t to, std::uint32_t* win, const std::uint32_t* skips,
-                    const std::byte* block_end) noexcept {
+// Bits [first, last) of a window that starts at position `from` (last - from <= 64).
+constexpr std::uint64_t window_range(std::uint32_t from, std::uint32_t first, std::uint32_t last) noexcept {
+    if (last <= first) return 0;
+    const std::uint32_t span = last - first;
+    return (span == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << span) - 1) << (first - from);
+}
+
+// The payload's bits at positions [from, to) (to - from <= 64), bit k = position from + k.
+std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t length,
+                             std::uint32_t from, std::uint32_t to, const std::uint32_t* skips,
+                             const std::byte* block_end) noexcept {
+    std::uint64_t win = 0;
     switch (kind) {
         case payload_kind::none: break;
         case payload_kind::raw: {
             const std::uint32_t bytes = payload_size(payload_kind::raw, 0, length);
-            const std::uint32_t words = (to - from + 31) / 32;
-            for (std::uint32_t w = 0; w < words; ++w) {
-                const std::uint32_t at = from / 8 + 4 * w;
-                if (at + 4 <= bytes) {
-                    win[w] ^= load_le<std::uint32_t>(payload + at);
-                } else {
-                    std::uint32_t x = 0;
-                    for (std::uint32_t k = 0; at + k < bytes && k < 4; ++k)
-                        x |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(payload[at + k])) << (8 * k);
-                    win[w] ^= x;
-                }
-            }
+            const std::uint32_t at = from / 8;  // from is a multiple of 32: whole bytes
+            if (at + 8 <= bytes) return load_le<std::uint64_t>(payload + at);
+            for (std::uint32_t k = 0; at + k < bytes && k < 8; ++k)
+                win |= std::uint64_t{static_cast<std::uint8_t>(payload[at + k])} << (8 * k);
             break;
         }
         case payload_kind::positions: {
@@ -385,7 +425,7 @@ void payload_window(payload_kind kind, const std::byte* payload, std::uint32_t i
             for (std::uint32_t i = lo; i < items; ++i) {
                 const std::uint32_t p = load_le<std::uint16_t>(payload + 2 * i);
                 if (p >= to) break;
-                win[(p - from) / 32] ^= 1u << ((p - from) % 32);
+                win |= std::uint64_t{1} << (p - from);
             }
             break;
         }
@@ -399,7 +439,7 @@ void payload_window(payload_kind kind, const std::byte* payload, std::uint32_t i
                 const std::uint32_t start = load_le<std::uint16_t>(payload + 4 * r);
                 const std::uint32_t end = load_le<std::uint16_t>(payload + 4 * r + 2);
                 if (start >= to) break;
-                set_window_range(win, from, std::max(start, from), std::min(end, to));
+                win |= window_range(from, std::max(start, from), std::min(end, to));
             }
             break;
         }
@@ -415,70 +455,62 @@ void payload_window(payload_kind kind, const std::byte* payload, std::uint32_t i
                 }
                 const std::uint32_t p = next + gap;
                 if (p >= to) break;
-                win[(p - from) / 32] ^= 1u << ((p - from) % 32);
+                win |= std::uint64_t{1} << (p - from);
                 next = p + 1;
             }
             break;
         }
     }
+    return win;
 }
 
-// Sum (mod 2^32) of the stored residuals at positions [from, to); from is a multiple of 32.
-// `skips`: the planes' skip entries (may be null). Positions [from, from + lead) (lead < 32)
-// are left out.
+// Sum (mod 2^32) of the stored residuals at positions [from, to), to - from <= 64; from is a
+// multiple of 32. `skips`: the planes' skip entries (may be null). Positions
+// [from, from + lead) (lead < 32) are left out.
 std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std::uint32_t from, std::uint32_t to,
                          const std::uint32_t* skips, std::uint32_t lead = 0) noexcept {
     if (to <= from + lead) return 0;
     const std::uint32_t n = to - from;
-    const std::uint32_t words = (n + 31) / 32;
-    const std::uint32_t last_mask = n % 32 ? (1u << (n % 32)) - 1 : ~0u;
-    const std::uint32_t first_mask = ~0u << lead;
-    auto count = [&](std::uint32_t* w) {
-        w[words - 1] &= last_mask;
-        w[0] &= first_mask;
-        return ones_in(w, words);
-    };
+    const std::uint64_t keep = window_range(from, from + lead, to);
     std::uint32_t sum = 0;
     for (std::uint32_t ones = d.ones; ones; ones &= ones - 1) sum += (n - lead) << std::countr_zero(ones);
     if (d.stored == 0) return sum;
     if (d.interleaved()) {
-        // Columns [from / 32, ...) hold every plane's words side by side: gather each plane's.
+        // Columns from / 32 and the next hold every plane's words side by side.
         const std::byte* column = block + d.payloads_at + interleaved_offset(from / 32, 0, d.stored);
-        alignas(64) std::uint32_t plane_run[plane_words];
+        const bool two = n > 32;
         std::uint32_t r = 0;
         for (std::uint32_t live = d.live; live; live &= live - 1, ++r) {
-            for (std::uint32_t c = 0; c < words; ++c) plane_run[c] = load_le<std::uint32_t>(column + interleaved_offset(c, r, d.stored));
-            sum += count(plane_run) << std::countr_zero(live);
+            std::uint64_t w = load_le<std::uint32_t>(column + interleaved_offset(0, r, d.stored));
+            if (two) w |= std::uint64_t{load_le<std::uint32_t>(column + interleaved_offset(1, r, d.stored))} << 32;
+            sum += ones_in64(w & keep) << std::countr_zero(live);
         }
         return sum;
     }
-    alignas(64) std::uint32_t win[plane_count][plane_words];
     if (d.all_raw()) {
         const std::uint32_t stride = payload_size(payload_kind::raw, 0, d.length);
         const std::byte* payload = block + d.payloads_at;
-        for (std::uint32_t live = d.live; live; live &= live - 1, payload += stride) {
-            std::uint32_t* w = win[0];
-            for (std::uint32_t k = 0; k < words; ++k) w[k] = 0;
-            payload_window(payload_kind::raw, payload, 0, d.length, from, to, w, nullptr, nullptr);
-            sum += count(w) << std::countr_zero(live);
-        }
+        for (std::uint32_t live = d.live; live; live &= live - 1, payload += stride)
+            sum += ones_in64(payload_window(payload_kind::raw, payload, 0, d.length, from, to, nullptr, nullptr) & keep)
+                   << std::countr_zero(live);
         return sum;
     }
+    std::uint64_t win[plane_count];
     plane_walker walk(d, block);
     for (std::uint32_t i = 0; i < d.stored; ++i) {
         const plane_entry e = walk.next();
-        std::uint32_t* w = win[e.code.index];
-        const std::uint32_t* ref = win[e.code.reference];
+        std::uint64_t w = 0;
         switch (e.code.base_kind()) {
-            case base_kind::zero: for (std::uint32_t k = 0; k < words; ++k) w[k] = 0; break;
-            case base_kind::one: for (std::uint32_t k = 0; k < words; ++k) w[k] = ~0u; break;
-            case base_kind::plane: for (std::uint32_t k = 0; k < words; ++k) w[k] = ref[k]; break;
-            case base_kind::complement: for (std::uint32_t k = 0; k < words; ++k) w[k] = ~ref[k]; break;
+            case base_kind::zero: break;
+            case base_kind::one: w = ~std::uint64_t{0}; break;
+            case base_kind::plane: w = win[e.code.reference]; break;
+            case base_kind::complement: w = ~win[e.code.reference]; break;
         }
-        payload_window(e.code.payload_kind(), block + e.payload_offset, e.items, d.length, from, to, w, skips,
-                       block + d.end);
+        w ^= payload_window(e.code.payload_kind(), block + e.payload_offset, e.items, d.length, from, to, skips,
+                            block + d.end);
         skips = skip_past(skips, e.code.payload_kind(), e.items);
-        sum += count(w) << e.code.index;
+        win[e.code.index] = w;
+        sum += ones_in64(w & keep) << e.code.index;
     }
     return sum;
 }
@@ -493,9 +525,14 @@ std::uint32_t delta_value(const block_descriptor& d, const std::byte* block, std
         skips = skip_past(skips, d.mask_payload(), d.mask_items);
     }
     constexpr std::uint32_t stride = delta_checkpoint_stride;
-    const std::uint32_t k = checkpoints ? stored / stride : 0;
-    std::uint32_t sum;
-    if (checkpoints && k < delta_checkpoint_count && stored % stride > stride / 2) {
+    std::uint32_t sum = 0;
+    if (checkpoints == nullptr) {
+        for (std::uint32_t from = 0; from < stored; from += stride)
+            sum += window_sum(d, block, from, std::min(from + stride, stored), skips);
+        return d.base + sum + index * d.delta_min;
+    }
+    const std::uint32_t k = stored / stride;
+    if (k < delta_checkpoint_count && stored % stride > stride / 2) {
         // Nearer the next checkpoint: count back from it (at most half a stride either way).
         const std::uint32_t to = std::min<std::uint32_t>((k + 1) * stride, d.length);
         sum = checkpoints[k] - window_sum(d, block, stored & ~31u, to, skips, stored % 32);
@@ -519,24 +556,32 @@ void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::u
 
 namespace {
 
-// Appends the skip entries of one gaps payload at `out` (direct_access.hpp); returns the end.
+// Appends the skip entries of one gaps payload at `out` (skip_entries above); returns the end.
 std::uint32_t* payload_skips(const std::byte* payload, std::uint32_t bytes, std::uint32_t* out) noexcept {
-    constexpr std::uint32_t stride = thresholds::gaps_skip_stride_bytes;
     const std::uint32_t entries = skip_entries(bytes);
-    gaps_cursor c;
-    for (std::uint32_t j = 1; j <= entries; ++j) {
-        while (c.at < stride * j) {
-            const std::uint32_t gap = static_cast<std::uint8_t>(payload[c.at]);
+    if (entries == 0) return out;
+    const std::uint32_t shift = 11 - skip_shift(bytes);
+    std::uint32_t at = 0, rank = 0, next = 0;
+    for (std::uint32_t b = 0; b < entries; ++b) {
+        const std::uint32_t start = b << shift;
+        // Items before the bucket are passed; the entry names the next one, if in the bucket.
+        std::uint32_t position = 0;
+        std::uint32_t step = 0;
+        while (at < bytes) {
+            std::uint32_t gap = static_cast<std::uint8_t>(payload[at]);
+            step = 1;
             if (gap == gaps_payload::escape) {
-                c.next += load_le<std::uint16_t>(payload + c.at + 1) + 1;
-                c.at += 3;
-            } else {
-                c.next += gap + 1;
-                c.at += 1;
+                gap = load_le<std::uint16_t>(payload + at + 1);
+                step = 3;
             }
-            ++c.rank;
+            position = next + gap;
+            if (position >= start) break;
+            at += step;
+            next = position + 1;
+            ++rank;
         }
-        *out++ = c.next | c.rank << 12 | (c.at - stride * j) << 24;
+        const std::uint32_t offset = at < bytes && position - start < (1u << shift) ? position - start : gaps_index_none;
+        *out++ = at | rank << 11 | offset << 22;
     }
     return out;
 }

@@ -1,0 +1,149 @@
+// Point reads of single blocks (codec/direct_access.hpp: read_value) with and without the
+// in-memory side tables a vector keeps beside each block (delta checkpoints every
+// delta_checkpoint_stride positions, gap-list skip entries per bucket of positions), against
+// the values, on every shape and SIMD path; gap lists with items at and around every bucket
+// edge, empty buckets and escapes.
+#include "codec/block_layout.hpp"
+#include "codec/direct_access.hpp"
+#include "test_support.hpp"
+
+#include <bitplane/codec.hpp>
+#include <bitplane/simd.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace bitplane_test;
+using bitplane::detail::block_descriptor;
+
+struct read_counts {
+    std::size_t delta_blocks = 0;
+    std::size_t indexed_blocks = 0;  // blocks with gap-list skip entries
+};
+
+// Encodes `values` as one block and checks every read_value against them: with both side
+// tables, with none, and with each alone, on every SIMD path.
+void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_counts& counts, const std::string& what) {
+    SCOPED_TRACE(what);
+    std::vector<std::byte> out(bitplane::codec::max_block_bytes);
+    const std::size_t n = bitplane::codec::encode_block(values, is_signed, out);
+    ASSERT_GT(n, 0u);
+    // A buffer of exactly the block's size, so that ASan sees any read past it.
+    const std::vector<std::byte> block(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n));
+    const block_descriptor d = bitplane::detail::read_descriptor(block.data(), static_cast<std::uint32_t>(values.size()),
+                                                                 static_cast<std::uint32_t>(block.size()));
+    std::vector<std::uint32_t> checkpoints;
+    if (d.transform() == bitplane::codec::transform::delta) {
+        checkpoints.resize(bitplane::detail::delta_checkpoint_count);
+        bitplane::detail::delta_checkpoints(d, block.data(), checkpoints.data());
+        ++counts.delta_blocks;
+    }
+    std::vector<std::uint32_t> skips(bitplane::detail::gaps_skip_count(d, block.data()));
+    if (!skips.empty()) {
+        bitplane::detail::gaps_skips(d, block.data(), skips.data());
+        ++counts.indexed_blocks;
+    }
+    const std::uint32_t* sums = checkpoints.empty() ? nullptr : checkpoints.data();
+    const std::uint32_t* entries = skips.empty() ? nullptr : skips.data();
+    const bitplane::simd_path saved = bitplane::active_simd_path();
+    for (const auto path : bitplane::available_simd_paths()) {
+        bitplane::set_simd_path(path);
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        for (std::uint32_t i = 0; i < values.size(); ++i) {
+            ASSERT_EQ(bitplane::detail::descriptor_value(d, block.data(), i, sums, entries), values[i]) << "index " << i;
+            ASSERT_EQ(bitplane::detail::descriptor_value(d, block.data(), i), values[i]) << "index " << i << ", no tables";
+            ASSERT_EQ(bitplane::detail::descriptor_value(d, block.data(), i, nullptr, entries), values[i])
+                << "index " << i << ", skips only";
+            ASSERT_EQ(bitplane::detail::descriptor_value(d, block.data(), i, sums, nullptr), values[i])
+                << "index " << i << ", checkpoints only";
+        }
+    }
+    bitplane::set_simd_path(saved);
+}
+
+TEST(RandomRead, EveryShapeAndSizeWithAndWithoutSideTables) {
+    BITPLANE_SEED_TRACE();
+    read_counts counts;
+    for (const shape& s : all_shapes()) {
+        for (const std::size_t count : {std::size_t{2048}, std::size_t{2047}, std::size_t{1000}, std::size_t{65},
+                                        std::size_t{33}, std::size_t{1}}) {
+            const auto values = make_values(s, count, case_seed("random-read", count, static_cast<std::uint64_t>(s.kind), s.bits));
+            for (const bool is_signed : {false, true}) {
+                expect_reads(values, is_signed, counts, case_name(s, count, is_signed ? "signed" : "unsigned"));
+                if (::testing::Test::HasFatalFailure()) return;
+            }
+        }
+    }
+    EXPECT_GT(counts.delta_blocks, 0u) << "no shape gave a delta block";
+    EXPECT_GT(counts.indexed_blocks, 0u) << "no shape gave gap-list skip entries";
+}
+
+// Bits at, just before and just after bucket edges of every width the skip entries use (32
+// .. 512 positions), stretches without any (empty buckets, escapes of 255+ positions), as the
+// residual planes of plain blocks, a sparse block's mask, and the steps of delta blocks
+// (increasing, and with negative steps).
+TEST(RandomRead, GapListsAroundBucketEdges) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("random-read-gaps"));
+    read_counts counts;
+    auto plane_bits = [&](std::uint32_t length, unsigned edge_width, unsigned density_per_mille, bool holes) {
+        std::vector<bool> bits(length, false);
+        for (std::uint32_t i = 0; i < length; ++i) {
+            const std::uint32_t off = i % edge_width;
+            const bool edge = off == 0 || off == 1 || off == edge_width - 1;
+            if ((edge && rng() % 3 != 0) || rng() % 1000 < density_per_mille) bits[i] = true;
+        }
+        if (holes) {  // empty stretches: whole buckets and gaps past the escape
+            const std::uint32_t from = static_cast<std::uint32_t>(rng() % length);
+            const std::uint32_t span = 300 + static_cast<std::uint32_t>(rng() % 700);
+            for (std::uint32_t i = from; i < length && i < from + span; ++i) bits[i] = false;
+        }
+        return bits;
+    };
+    for (int round = 0; round < 60; ++round) {
+        const std::uint32_t length = round % 5 == 4 ? 1 + static_cast<std::uint32_t>(rng() % 2048) : 2048;
+        const unsigned edge_width = 32u << (round % 5);
+        const unsigned density = static_cast<unsigned>(rng() % 80);
+        const bool holes = round % 2 == 0;
+        std::vector<std::uint32_t> values(length, 0);
+        switch (round % 3) {
+            case 0:  // plain: several gap-list planes
+                for (unsigned plane = 0; plane < 5; ++plane) {
+                    const auto bits = plane_bits(length, edge_width, density / (plane + 1), holes);
+                    for (std::uint32_t i = 0; i < length; ++i)
+                        if (bits[i]) values[i] |= 1u << (2 * plane + 1);
+                }
+                break;
+            case 1: {  // sparse: the mask is the gap list
+                const auto mask = plane_bits(length, edge_width, density / 4, holes);
+                for (std::uint32_t i = 0; i < length; ++i)
+                    if (mask[i]) values[i] = 1 + static_cast<std::uint32_t>(rng() % 5000);
+                break;
+            }
+            default: {  // delta: steps where the plane is set; every other round some negative
+                const auto steps = plane_bits(length, edge_width, density / 2, holes);
+                std::uint32_t at = 1u << 30;
+                const bool negative = round % 2 == 1;
+                for (std::uint32_t i = 0; i < length; ++i) {
+                    if (steps[i]) at += 1 + static_cast<std::uint32_t>(rng() % 200);
+                    else if (negative && rng() % 50 == 0) at -= 3;
+                    values[i] = at;
+                }
+                break;
+            }
+        }
+        expect_reads(values, round % 4 == 3, counts, "round " + std::to_string(round) + " length " + std::to_string(length));
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_GT(counts.delta_blocks, 0u) << "no round gave a delta block";
+    EXPECT_GT(counts.indexed_blocks, 10u) << "the rounds should give gap-list skip entries";
+}
+
+}  // namespace
