@@ -27,8 +27,8 @@ struct save_options {
     /// within the loader's bounds (section 4); otherwise as version 2. Levels outside [0, 22]
     /// throw argument_error.
     int zstd_level = default_zstd_level;
-    /// The default, by measurement (bench_corpus --levels): near level 19 sizes, ~1/80 its save time.
-    static constexpr int default_zstd_level = 3;
+    /// The default, by measurement (bench_corpus --levels): sizes of level 3, 3-20x faster to save.
+    static constexpr int default_zstd_level = 1;
 };
 
 /// Appends the encoded vector to `out`. Seals nothing in `v` (a pending write-back block is
