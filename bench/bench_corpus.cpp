@@ -21,8 +21,11 @@
 // Ratios are baseline / bitplane: above 1, bitplane is faster (or smaller).
 //
 //   bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd] [--layouts] [--sizes]
+//                [--levels] [--level=N]
 // (--layouts: only how each column's blocks are stored, from vector_stats, no timing;
-//  --sizes: only file and memory sizes in bytes beside zstd -19 and BitMagic, no timing)
+//  --sizes: only file and memory sizes in bytes beside zstd -19 and BitMagic, no timing;
+//  --levels: file bits/value, save and load time at save_options::zstd_level 0, 1, 3, 9, 19;
+//  --level=N: the zstd level of every other save, default save_options' default)
 // BITPLANE_SIMD=avx2 forces a SIMD path. Output is Markdown (docs/benchmarks.md).
 #include <bitplane/bitplane.hpp>
 #include <bitplane/codec.hpp>
@@ -146,6 +149,7 @@ std::vector<column> synthetic_columns() {
 // ---- timing ----------------------------------------------------------------------------------------
 
 int g_reps = 7;
+bitplane::save_options g_save;  // --level
 volatile std::uint64_t g_sink = 0;
 
 using job = std::function<std::uint64_t()>;
@@ -297,7 +301,7 @@ void print_sizes(const column& c, bool with_zstd, size_totals& t) {
     const std::span<const T> values(reinterpret_cast<const T*>(c.bits.data()), n);
     const bitplane::vector<T> v{values};
     std::vector<std::byte> file;
-    bitplane::save(v, file);
+    bitplane::save(v, file, g_save);
     std::vector<T> back(n);
     bitplane::load<T>(std::span<const std::byte>(file)).decode(0, std::span<T>(back));
     if (!std::equal(back.begin(), back.end(), values.begin())) fail(c.name, "the saved file's values");
@@ -316,6 +320,55 @@ void print_sizes(const column& c, bool with_zstd, size_totals& t) {
     t.bm_file += bm_file;
     t.over_zstd += zstd > 0 && f > 1.25 * zstd ? 1 : 0;
     t.over_bm_memory += bm_memory > 0 && m >= bm_memory ? 1 : 0;
+    ++t.columns;
+}
+
+// --levels: per zstd level, the file's bits per value and the median save and load times
+// (save into a reserved byte vector; load from it, which validates and decodes every block).
+constexpr std::array<int, 5> level_list{0, 1, 3, 9, 19};
+struct level_totals {
+    std::array<double, level_list.size()> file{}, save{}, load{}, log_ratio{};
+    std::array<int, level_list.size()> over{};
+    double zstd = 0;
+    int columns = 0;
+};
+
+template <class T>
+void print_levels(const column& c, bool with_zstd, level_totals& t) {
+    const std::size_t n = c.bits.size();
+    const std::span<const T> values(reinterpret_cast<const T*>(c.bits.data()), n);
+    const bitplane::vector<T> v{values};
+    const double zstd = static_cast<double>(with_zstd ? zstd19_bytes(c) : 0);
+    const double bits_per = 8.0 / static_cast<double>(n);
+    std::printf("| %s | %.3f |", c.name.c_str(), zstd * bits_per);
+    for (std::size_t l = 0; l < level_list.size(); ++l) {
+        const bitplane::save_options options{.zstd_level = level_list[l]};
+        std::vector<std::byte> file;
+        auto save_once = [&] {
+            file.clear();
+            bitplane::save(v, file, options);
+            return static_cast<std::uint64_t>(file.size());
+        };
+        auto load_once = [&] { return static_cast<std::uint64_t>(bitplane::load<T>(std::span<const std::byte>(file)).size()); };
+        save_once();
+        std::vector<T> back(n);
+        bitplane::load<T>(std::span<const std::byte>(file)).decode(0, std::span<T>(back));
+        if (!std::equal(back.begin(), back.end(), values.begin())) fail(c.name, "the saved file's values");
+        const double save_s = median_seconds(save_once, job{}, job{})[0];
+        const double load_s = median_seconds(load_once, job{}, job{})[0];
+        const double f = static_cast<double>(file.size());
+        std::printf(" %.3f / %.0f / %.0f |", f * bits_per, save_s * 1e6, load_s * 1e6);
+        t.file[l] += f;
+        t.save[l] += save_s;
+        t.load[l] += load_s;
+        if (zstd > 0) {
+            t.log_ratio[l] += std::log(f / zstd);
+            t.over[l] += f > 1.25 * zstd ? 1 : 0;
+        }
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+    t.zstd += zstd;
     ++t.columns;
 }
 
@@ -515,7 +568,7 @@ column_result run_column(const column& c, bool with_zstd) {
 
     // sizes, bits per value
     std::vector<std::byte> file;
-    bitplane::save(v, file);
+    bitplane::save(v, file, g_save);
     const double bits_per = 8.0 / static_cast<double>(n);
     const double zstd = static_cast<double>(with_zstd ? zstd19_bytes(c) : 0) * bits_per;
     double bm_file = 0, bm_memory = 0;
@@ -577,7 +630,7 @@ void print_summary(const std::vector<column_result>& results, bool synthetic, bo
 
 int main(int argc, char** argv) {
     std::string filter;
-    bool with_synthetic = true, with_zstd = true, layouts_only = false, sizes_only = false;
+    bool with_synthetic = true, with_zstd = true, layouts_only = false, sizes_only = false, levels_only = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a.rfind("--filter=", 0) == 0) filter = a.substr(9);
@@ -586,8 +639,10 @@ int main(int argc, char** argv) {
         else if (a == "--no-zstd") with_zstd = false;
         else if (a == "--layouts") layouts_only = true;
         else if (a == "--sizes") sizes_only = true;
+        else if (a == "--levels") levels_only = true;
+        else if (a.rfind("--level=", 0) == 0) g_save.zstd_level = std::atoi(a.c_str() + 8);
         else {
-            std::fprintf(stderr, "usage: bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd] [--layouts] [--sizes]\n");
+            std::fprintf(stderr, "usage: bench_corpus [--filter=SUBSTRING] [--reps=N] [--no-synthetic] [--no-zstd] [--layouts] [--sizes] [--levels] [--level=N]\n");
             return 2;
         }
     }
@@ -622,6 +677,27 @@ int main(int argc, char** argv) {
                 : layout_of(bitplane::vector<std::uint32_t>(std::span<const std::uint32_t>(c.bits)));
             std::printf("| %s | %s |\n", c.name.c_str(), row.c_str());
         }
+        return 0;
+    }
+    if (levels_only) {
+        std::printf("File bits/value / save us / load us by save_options::zstd_level (0: format version 2, no zstd).\n\n"
+                    "| column | zstd -19 of raw |");
+        for (int l : level_list) std::printf(" level %d |", l);
+        std::printf("\n|---|---:|");
+        for (std::size_t l = 0; l < level_list.size(); ++l) std::printf("---:|");
+        std::printf("\n");
+        level_totals t;
+        for (const column& c : columns) {
+            if ((!filter.empty() && c.name.find(filter) == std::string::npos) || c.bits.empty()) continue;
+            if (c.is_signed) print_levels<std::int32_t>(c, with_zstd, t);
+            else print_levels<std::uint32_t>(c, with_zstd, t);
+        }
+        std::printf("\n| level | total file bytes | vs zstd -19 total | geomean file / zstd | columns > 1.25x zstd | "
+                    "total save ms | total load ms |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (std::size_t l = 0; l < level_list.size(); ++l)
+            std::printf("| %d | %.0f | %.3fx | %.3fx | %d of %d | %.1f | %.1f |\n", level_list[l], t.file[l],
+                        t.zstd > 0 ? t.file[l] / t.zstd : 0.0, std::exp(t.log_ratio[l] / std::max(1, t.columns)),
+                        t.over[l], t.columns, t.save[l] * 1e3, t.load[l] * 1e3);
         return 0;
     }
     if (sizes_only) {

@@ -1,7 +1,8 @@
 // vector_writer against save(): for every shape and standard size, and for columns of repeated
 // blocks, however the values are cut into append calls and whatever the thread count, the
-// streamed file must be byte-for-byte the file save() writes for a vector of the same values,
-// and load back to those values.
+// streamed file must be byte-for-byte the file save() writes for a vector of the same values
+// with the same save_options (the kept form: the zstd stage, version 3, by default; the
+// placed form: version 2, save()'s bytes with zstd_level 0), and load back to those values.
 // Plus the writer's own rules: finished writers refuse work, stream failures are io_error,
 // and the memory it holds follows the encoded size, not the input size.
 #include "test_support.hpp"
@@ -33,17 +34,19 @@ struct thread_count_guard {
     ~thread_count_guard() { bitplane::set_thread_count(0); }
 };
 
+const bitplane::save_options v2_options{.zstd_level = 0};
+
 template <class T>
-bytes saved(const std::vector<T>& values) {
+bytes saved(const std::vector<T>& values, const bitplane::save_options& options = {}) {
     bytes out;
-    bitplane::save(bitplane::vector<T>(std::span<const T>(values)), out);
+    bitplane::save(bitplane::vector<T>(std::span<const T>(values)), out, options);
     return out;
 }
 
 // Streams `values` in pieces of `piece` values (the last one shorter).
 template <class T>
-bytes streamed(const std::vector<T>& values, std::size_t piece) {
-    bitplane::vector_writer<T> writer;
+bytes streamed(const std::vector<T>& values, std::size_t piece, const bitplane::save_options& options = {}) {
+    bitplane::vector_writer<T> writer(options);
     for (std::size_t at = 0; at < values.size(); at += piece)
         writer.append(std::span<const T>(values).subspan(at, std::min(piece, values.size() - at)));
     EXPECT_EQ(writer.size(), values.size());
@@ -112,6 +115,7 @@ void check_all_shapes() {
             SCOPED_TRACE(case_name(s, count));
             const std::vector<T> values = make_typed<T>(s, count, case_seed("stream_writer", count));
             const bytes expected = saved(values);
+            const bytes expected_v2 = saved(values, v2_options);
             // Whole, one block, odd pieces that straddle blocks, single values (small sizes only).
             for (const std::size_t piece : {std::max<std::size_t>(count, 1), block_values, std::size_t{777}, std::size_t{1}}) {
                 if (piece == 1 && count > 3 * block_values) continue;
@@ -119,7 +123,8 @@ void check_all_shapes() {
                 const bytes got = streamed(values, piece);
                 ASSERT_EQ(got, expected);
                 EXPECT_EQ(bitplane::load<T>(got).to_std_vector(), values);
-                ASSERT_EQ(placed(values, piece), expected);
+                ASSERT_EQ(placed(values, piece), expected_v2);
+                ASSERT_EQ(streamed(values, piece, v2_options), expected_v2);
             }
         }
     }
@@ -132,14 +137,14 @@ TEST(StreamWriter, SameBytesAsSaveSigned) { check_all_shapes<std::int32_t>(); }
 TEST(StreamWriter, SameBytesForEveryThreadCount) {
     thread_count_guard guard;
     const auto values = make_typed<std::uint32_t>(of(shape_kind::mixed), 3000 * block_values + 5, case_seed("threads"));
-    const bytes expected = saved(values);
+    const bytes expected = saved(values), expected_v2 = saved(values, v2_options);
     for (const std::size_t threads : {1, 2, 3}) {
         bitplane::set_thread_count(threads);
         SCOPED_TRACE(threads);
         EXPECT_EQ(streamed(values, values.size()), expected);
         EXPECT_EQ(streamed(values, 1500 * block_values + 3), expected);
-        EXPECT_EQ(placed(values, values.size()), expected);
-        EXPECT_EQ(placed(values, 1500 * block_values + 3), expected);
+        EXPECT_EQ(placed(values, values.size()), expected_v2);
+        EXPECT_EQ(placed(values, 1500 * block_values + 3), expected_v2);
     }
 }
 
@@ -157,7 +162,7 @@ TEST(StreamWriter, PlacedFinishSplitsHashAtEveryEnd) {
                                     std::size_t{32} * block_values}) {
         SCOPED_TRACE(count);
         const std::vector<std::uint32_t> prefix(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(count));
-        const bytes expected = saved(prefix);
+        const bytes expected = saved(prefix, v2_options);
         EXPECT_EQ(placed(prefix, prefix.size()), expected);
         EXPECT_EQ(placed(prefix, 300 * block_values + 11), expected);
         EXPECT_EQ((placed<std::uint32_t, concurrent_memory_output>(prefix, prefix.size())), expected);
@@ -183,9 +188,10 @@ TEST(StreamWriter, RepeatedBlocksSameBytesAsSave) {
         values.insert(values.end(), block.begin(), block.end());
     }
     values.insert(values.end(), pool[2].begin(), pool[2].begin() + 1000);
-    const bytes expected = saved(values);
-    const bytes unique = saved(make_typed<std::uint32_t>(uniform(14), values.size(), case_seed("writer-unique")));
-    EXPECT_LT(expected.size() * 20, unique.size()) << "repeats did not shrink the file";
+    const bytes expected = saved(values), expected_v2 = saved(values, v2_options);
+    const bytes unique = saved(make_typed<std::uint32_t>(uniform(14), values.size(), case_seed("writer-unique")), v2_options);
+    EXPECT_LT(expected_v2.size() * 20, unique.size()) << "repeats did not shrink the file";
+    EXPECT_LT(expected.size(), expected_v2.size()) << "the zstd stage did not shrink the file";
     EXPECT_EQ(bitplane::load<std::uint32_t>(expected).to_std_vector(), values);
     for (const std::size_t threads : {1, 2, 3}) {
         bitplane::set_thread_count(threads);
@@ -193,18 +199,49 @@ TEST(StreamWriter, RepeatedBlocksSameBytesAsSave) {
         for (const std::size_t piece : {values.size(), 700 * block_values + 3, std::size_t{5000}}) {
             SCOPED_TRACE(piece);
             EXPECT_EQ(streamed(values, piece), expected);
-            EXPECT_EQ(placed(values, piece), expected);
-            EXPECT_EQ((placed<std::uint32_t, concurrent_memory_output>(values, piece)), expected);
+            EXPECT_EQ(placed(values, piece), expected_v2);
+            EXPECT_EQ((placed<std::uint32_t, concurrent_memory_output>(values, piece)), expected_v2);
         }
     }
     // One large block repeated: the block map is padded to the bound on bytes of blocks per
     // file byte (docs/format.md section 4), in the writer as in save().
     std::vector<std::uint32_t> repeated;
     for (std::size_t b = 0; b < 6000; ++b) repeated.insert(repeated.end(), pool[2].begin(), pool[2].end());
+    // With the zstd stage the padding would be squeezed out, below the bound: both keep
+    // version 2.
     const bytes padded = saved(repeated);
+    EXPECT_EQ(padded[8], std::byte{2});
+    EXPECT_EQ(padded, saved(repeated, v2_options));
     EXPECT_GT(padded.size(), 2 * (64 + bitplane::codec::max_block_bytes / 4)) << "no padding: the case tests nothing";
     EXPECT_EQ(streamed(repeated, repeated.size()), padded);
     EXPECT_EQ(placed(repeated, 777 * block_values + 1), padded);
+}
+
+// The kept form at every zstd level writes save()'s bytes for the same options (the frame
+// does not depend on how the blocks are cut into the writer's chunks: more than one 4 MiB
+// chunk here); levels outside [0, 22] are refused when the writer is made.
+TEST(StreamWriter, ZstdLevelsSameBytesAsSave) {
+    // 2500 distinct blocks of 16-bit values (about 10 MB encoded), each one of 40 blocks with
+    // one value changed: zstd finds them again, the block map does not.
+    std::vector<std::vector<std::uint32_t>> pool;
+    for (std::size_t k = 0; k < 40; ++k) pool.push_back(make_typed<std::uint32_t>(uniform(16), block_values, case_seed("levels-pool", k)));
+    std::vector<std::uint32_t> values;
+    for (std::size_t b = 0; b < 2500; ++b) {
+        values.insert(values.end(), pool[b % pool.size()].begin(), pool[b % pool.size()].end());
+        values[values.size() - 1 - b % 1000] ^= static_cast<std::uint32_t>(b + 1);
+    }
+    values.resize(values.size() - 2039);
+    for (const int level : {0, 1, 3, 9}) {
+        SCOPED_TRACE(level);
+        const bitplane::save_options options{.zstd_level = level};
+        const bytes expected = saved(values, options);
+        EXPECT_EQ(static_cast<int>(expected[8]), level == 0 ? 2 : 3);
+        EXPECT_EQ(streamed(values, values.size(), options), expected);
+        EXPECT_EQ(streamed(values, 300 * block_values + 1, options), expected);
+        EXPECT_EQ(bitplane::load<std::uint32_t>(expected).to_std_vector(), values);
+    }
+    for (const int level : {-1, 23})
+        EXPECT_THROW(bitplane::vector_writer<std::uint32_t>(bitplane::save_options{.zstd_level = level}), bitplane::argument_error);
 }
 
 TEST(StreamWriter, EmptyWriterWritesAnEmptyVector) {

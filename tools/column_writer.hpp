@@ -14,9 +14,15 @@ namespace bitplane::cli {
 
 class column_writer {
 public:
-    /// Keeps the encoded blocks until finish().
+    /// Keeps the encoded blocks until finish(). Writes format version 2 (no zstd stage), as
+    /// the placed form below must: a pack gives the same file from a file and from a pipe.
     explicit column_writer(bool is_signed) {
-        if (is_signed) writer_.emplace<vector_writer<std::int32_t>>();
+        const save_options v2{.zstd_level = 0};
+        if (is_signed) {
+            writer_.emplace<vector_writer<std::int32_t>>(v2);
+        } else {
+            writer_.emplace<vector_writer<std::uint32_t>>(v2);
+        }
     }
     /// Exactly `values` values, each batch of blocks written into `out` as soon as it is
     /// encoded (out.placeable() must hold); nothing is kept.

@@ -2,7 +2,10 @@
 // arrive in pieces, without ever holding the values themselves. For inputs larger than memory
 // (`bitplane pack` streams files through it): append chunks as they are read, then finish().
 //
-// The file is byte-for-byte the one save() writes for a vector holding the same values.
+// The file is byte-for-byte the one save() writes for a vector holding the same values, with
+// the same save_options (the zstd stage, format version 3, included). The placed form below
+// writes its blocks where they belong as they are encoded, so it writes version 2 (no zstd
+// stage): the bytes of save() with save_options{.zstd_level = 0}.
 //
 // Each distinct block is stored once (format version 2): a block equal to one stored before
 // is found through a hash of its bytes and becomes a run of the block map.
@@ -29,6 +32,7 @@
 // Thread safety: one writer is used by one thread at a time.
 #pragma once
 
+#include <bitplane/serialize.hpp>
 #include <bitplane/vector.hpp>
 
 #include <cstddef>
@@ -66,10 +70,16 @@ public:
     /// Receives the file's bytes, in order, in pieces of any size.
     using sink = std::function<void(std::span<const std::byte>)>;
 
-    /// A writer that keeps the encoded blocks until finish(const sink&) or finish(std::ostream&).
+    /// A writer that keeps the encoded blocks until finish(const sink&) or finish(std::ostream&),
+    /// with the default save_options (the zstd stage at its default level).
     vector_writer();
+    /// The same, writing the file as save() does with `options`; throws argument_error for a
+    /// zstd level outside [0, 22]. finish() then compresses the kept blocks (zstd's memory:
+    /// about the compressed size, at most the uncompressed one, beside the blocks).
+    explicit vector_writer(const save_options& options);
     /// A writer of exactly `expected_values` values into `out` (which must outlive it), each
     /// batch of blocks written to its place as soon as it is encoded; finished by finish().
+    /// The file is version 2 (no zstd stage: its blocks are written before the last is known).
     /// append throws argument_error when the values would exceed `expected_values`.
     vector_writer(std::uint64_t expected_values, placed_output& out);
     vector_writer(vector_writer&&) noexcept;

@@ -26,6 +26,7 @@ namespace bitplane::detail::file {
 inline constexpr std::array<char, 8> magic = {'B', 'I', 'T', 'P', 'L', 'A', 'N', 'E'};
 inline constexpr std::uint16_t format_version = 1;         // bitset and packed DNA files
 inline constexpr std::uint16_t vector_format_version = 2;  // vector files (docs/format.md section 3)
+inline constexpr std::uint16_t vector_zstd_version = 3;    // vector files whose body is a zstd frame (section 3)
 inline constexpr std::uint8_t kind_vector = 1;
 inline constexpr std::uint8_t kind_bitset = 2;
 inline constexpr std::uint8_t kind_dna = 3;

@@ -1,6 +1,7 @@
 // The vector file (docs/format.md section 3): a 64-byte header, the distinct encoded blocks,
-// their sizes and the block map that says which stored block each block is (version 2; load
-// also reads version 1: an offsets table, then every block). Every size in an untrusted file is checked against the bytes actually present
+// their sizes and the block map that says which stored block each block is (version 2), or
+// those three as one zstd frame after the header and the frame's size (version 3); load
+// also reads version 1 (an offsets table, then every block). Every size in an untrusted file is checked against the bytes actually present
 // before it is used, and every block is validated, so load() either returns the vector that
 // was saved or throws format_error. Validation decodes every block, so the block summaries
 // (min, max, sum: block_summary.hpp) are taken from those values instead of a second decode.
@@ -52,6 +53,8 @@ struct file_header {
     std::uint64_t payload_bytes = 0;
     std::uint64_t stored = 0;     // version 2: stored blocks D
     std::uint64_t map_bytes = 0;  // version 2: block map size M
+    std::uint64_t frame_bytes = 0;  // version 3: the zstd frame's size C
+    std::uint64_t body_bytes() const { return payload_bytes + 2 * stored + map_bytes; }  // versions 2, 3: S + 2D + M
     std::uint64_t total = 0;      // the file's size
     std::uint64_t total_bytes() const { return total; }
 };
@@ -63,7 +66,7 @@ file_header parse_header(std::span<const std::byte> bytes) {
     detail::byte_reader r(bytes);
     r.need(header_bytes, "file header");
     file_header h;
-    h.version = detail::file::check_header(bytes, kind_vector, "a vector", detail::file::vector_format_version);
+    h.version = detail::file::check_header(bytes, kind_vector, "a vector", detail::file::vector_zstd_version);
     const auto type = static_cast<std::uint8_t>(bytes[11]);
     if (type != value_type_code<T>)
         throw format_error(std::string("file holds ") + (type == 1 ? "int32" : type == 0 ? "uint32" : "unknown") +
@@ -95,9 +98,27 @@ file_header parse_header(std::span<const std::byte> bytes) {
             throw format_error("payload size " + std::to_string(h.payload_bytes) + " invalid for " +
                                    std::to_string(h.stored) + " stored blocks",
                                48);
-        h.total = checked_add(checked_add(header_bytes, h.payload_bytes, "file size", 48),
-                              checked_add(checked_mul(2, h.stored, "sizes table", 32), h.map_bytes, "file size", 40),
-                              "file size", 40);
+        const std::uint64_t body =
+            checked_add(checked_add(h.payload_bytes, checked_mul(2, h.stored, "sizes table", 32), "file size", 48),
+                        h.map_bytes, "file size", 40);
+        if (h.version == detail::file::vector_zstd_version) {
+            // Version 3: the body is a zstd frame of C bytes after the header and C; the
+            // body's size is bounded by the file's before anything is allocated for it.
+            if (bytes.size() < detail::file::zstd_frame_at)
+                throw format_error("truncated file header: version 3 needs the zstd frame size at bytes 64-71",
+                                   bytes.size());
+            h.frame_bytes = load_le<std::uint64_t>(bytes.data() + header_bytes);
+            if (h.frame_bytes == 0) throw format_error("zstd frame size 0", header_bytes);
+            h.total = checked_add(detail::file::zstd_frame_at, h.frame_bytes, "file size", header_bytes);
+            if (body / detail::file::body_bytes_per_file_byte > h.total ||
+                (body / detail::file::body_bytes_per_file_byte == h.total && body % detail::file::body_bytes_per_file_byte != 0))
+                throw format_error("payload, sizes table and block map of " + std::to_string(body) +
+                                       " bytes too large for a file of " + std::to_string(h.total) + " bytes (at most " +
+                                       std::to_string(detail::file::body_bytes_per_file_byte) + " per file byte)",
+                                   48);
+        } else {
+            h.total = checked_add(header_bytes, body, "file size", 40);
+        }
         constexpr std::uint64_t per_byte = detail::file::blocks_per_file_byte;
         if (h.total < h.blocks / per_byte + (h.blocks % per_byte != 0))
             throw format_error("block count " + std::to_string(h.blocks) + " too large for a file of " +
@@ -194,10 +215,15 @@ struct map_run {
     bool repeat = false;
 };
 
+// The body of a version 2 or 3 file: `bytes` holds the payload, the sizes table and the
+// block map (S + 2D + M bytes, as the header announces); `base` is the body's offset in the
+// file, which error offsets add (64 for version 2; 0 for the decompressed body of version 3,
+// whose errors the caller places at the frame).
 template <class T>
-vector<T> parse_v2(std::span<const std::byte> bytes, const file_header& h) {
-    const std::span<const std::byte> payload = bytes.subspan(header_bytes, h.payload_bytes);
-    const std::uint64_t sizes_at = header_bytes + h.payload_bytes;
+vector<T> parse_body(std::span<const std::byte> body, const file_header& h, std::uint64_t base) {
+    const std::span<const std::byte> bytes = body;
+    const std::span<const std::byte> payload = bytes.first(h.payload_bytes);
+    const std::uint64_t sizes_at = h.payload_bytes;
     const std::uint64_t map_at = sizes_at + 2 * h.stored;
     // Sizes table: offsets of the stored blocks by a prefix sum; every size in
     // [1, max_block_bytes], the sizes adding up to S exactly.
@@ -208,13 +234,13 @@ vector<T> parse_v2(std::span<const std::byte> bytes, const file_header& h) {
             throw format_error("stored block " + std::to_string(s) + " size " + std::to_string(size) +
                                    " invalid (at " + std::to_string(stored_offset[s]) + " of a " +
                                    std::to_string(h.payload_bytes) + "-byte payload)",
-                               sizes_at + 2 * s);
+                               base + sizes_at + 2 * s);
         stored_offset[s + 1] = stored_offset[s] + size;
     }
     if (stored_offset[h.stored] != h.payload_bytes)
         throw format_error("stored block sizes add up to " + std::to_string(stored_offset[h.stored]) +
                                ", payload size is " + std::to_string(h.payload_bytes),
-                           sizes_at);
+                           base + sizes_at);
     // Block map: runs until the blocks add up to B, then zero padding to the map's end. A
     // repeat names a stored block already introduced, so stored blocks appear in the order of
     // their first use; all must be used.
@@ -226,8 +252,8 @@ vector<T> parse_v2(std::span<const std::byte> bytes, const file_header& h) {
         checked_mul(h.total_bytes(), detail::file::expanded_bytes_per_file_byte, "expanded bound", 24);
     std::size_t at = 0;
     while (blocks < h.blocks) {
-        const std::uint64_t run_at = map_at + at;
-        const std::uint64_t head = read_varint(map, at, map_at);
+        const std::uint64_t run_at = base + map_at + at;
+        const std::uint64_t head = read_varint(map, at, base + map_at);
         map_run run;
         run.first_block = blocks;
         run.count = (head >> 1) + 1;  // head >> 1 < 2^63: no wrap
@@ -237,7 +263,7 @@ vector<T> parse_v2(std::span<const std::byte> bytes, const file_header& h) {
                                    std::to_string(h.blocks) + " blocks (at block " + std::to_string(blocks) + ")",
                                run_at);
         if (run.repeat) {
-            const std::int64_t delta = detail::file::unzigzag(read_varint(map, at, map_at));
+            const std::int64_t delta = detail::file::unzigzag(read_varint(map, at, base + map_at));
             const std::uint64_t s = previous + static_cast<std::uint64_t>(delta);  // wraps to a huge value if < 0
             if (s >= next)
                 throw format_error("block map repeats stored block " + std::to_string(static_cast<std::int64_t>(s)) +
@@ -266,11 +292,11 @@ vector<T> parse_v2(std::span<const std::byte> bytes, const file_header& h) {
         runs.push_back(run);
     }
     for (; at < map.size(); ++at)
-        if (map[at] != std::byte{0}) throw format_error("block map has bytes after its runs", map_at + at);
+        if (map[at] != std::byte{0}) throw format_error("block map has bytes after its runs", base + map_at + at);
     if (next != h.stored)
         throw format_error("stored blocks " + std::to_string(next) + " to " + std::to_string(h.stored - 1) +
                                " are never used",
-                           map_at + map.size());
+                           base + map_at + map.size());
 
     // Each stored block used by a full block is decoded once, for its summary; the partial
     // last block (whatever stored block it names) is decoded on its own, with its count.
@@ -289,7 +315,7 @@ vector<T> parse_v2(std::span<const std::byte> bytes, const file_header& h) {
     alignas(64) std::uint32_t values[block_values];
     auto decode = [&](std::uint64_t s, std::size_t count) {
         const std::span<const std::byte> block = payload.subspan(stored_offset[s], stored_offset[s + 1] - stored_offset[s]);
-        const std::uint64_t where = header_bytes + stored_offset[s];
+        const std::uint64_t where = base + stored_offset[s];
         const detail::parsed_block parsed = detail::parse_block(block, count, true, where);
         detail::decode_parsed(parsed, block, where, {values, count});
     };
@@ -328,13 +354,25 @@ template <class T>
 vector<T> parse_file(std::span<const std::byte> bytes) {
     const file_header h = parse_header<T>(bytes);
     check_size_and_checksum(bytes, h);
-    return h.version >= 2 ? parse_v2<T>(bytes, h) : parse_v1<T>(bytes, h);
+    if (h.version == 1) return parse_v1<T>(bytes, h);
+    if (h.version == 2) return parse_body<T>(bytes.subspan(header_bytes), h, header_bytes);
+    constexpr std::uint64_t frame_at = detail::file::zstd_frame_at;
+    const std::vector<std::byte> body =
+        detail::file::decompress_body(bytes.subspan(frame_at), h.body_bytes(), frame_at);
+    try {
+        return parse_body<T>(body, h, 0);
+    } catch (const format_error& e) {
+        throw format_error(std::string("in the zstd frame's content (payload, sizes table, block map), at its byte ") +
+                               std::to_string(e.offset()) + ": " + e.what(),
+                           frame_at);
+    }
 }
 
 }  // namespace
 
 template <column_value T>
-void save(const vector<T>& v, std::vector<std::byte>& out) {
+void save(const vector<T>& v, std::vector<std::byte>& out, const save_options& options) {
+    detail::file::check_zstd_level(options.zstd_level, "bitplane::save");
     // Version 2 (docs/format.md section 3): each distinct block once, in the order of first
     // use. A block equal to the previous one is found by one comparison; others through their
     // key (vector_file.hpp: block_key), compared byte by byte with the stored blocks of that
@@ -405,14 +443,31 @@ void save(const vector<T>& v, std::vector<std::byte>& out) {
     store_le<std::uint64_t>(h + 32, stored_sizes.size());
     store_le<std::uint64_t>(h + 40, map_bytes.size());
     store_le<std::uint64_t>(h + 48, payload);
+    // Version 3: the body (payload, sizes table, block map) as one zstd frame, kept when it
+    // is smaller and within the loader's bounds (vector_file.hpp).
+    if (options.zstd_level > 0) {
+        const std::uint64_t body = out.size() - start - header_bytes;
+        auto frame = detail::file::compress_body(options.zstd_level, body, [&](auto&& add) {
+            add(std::span<const std::byte>(out.data() + start + header_bytes, body));
+        });
+        if (frame && detail::file::zstd_file_in_bounds(blocks, map.expanded(), body, frame->size())) {
+            out.resize(start + header_bytes);
+            std::array<std::byte, 8> size;
+            store_le<std::uint64_t>(size.data(), frame->size());
+            out.insert(out.end(), size.begin(), size.end());
+            out.insert(out.end(), frame->begin(), frame->end());
+            h = out.data() + start;
+            store_le<std::uint16_t>(h + 8, detail::file::vector_zstd_version);
+        }
+    }
     const std::span<const std::byte> file(h, out.size() - start);
     store_le<std::uint64_t>(h + checksum_offset, checksum(file));
 }
 
 template <column_value T>
-void save(const vector<T>& v, std::ostream& out) {
+void save(const vector<T>& v, std::ostream& out, const save_options& options) {
     std::vector<std::byte> bytes;
-    save(v, bytes);
+    save(v, bytes, options);
     const std::string failed = "bitplane::save: writing " + std::to_string(bytes.size()) + " bytes to the stream failed";
     try {  // streams with exceptions() enabled throw instead of setting badbit
         out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -448,6 +503,14 @@ vector<T> load(std::istream& in) {
     const std::size_t got = read_some(in, bytes.data(), header_bytes);
     if (got != header_bytes)
         throw format_error("truncated file header: " + std::to_string(got) + " of 64 bytes", got);
+    if (load_le<std::uint16_t>(bytes.data() + 8) == detail::file::vector_zstd_version) {
+        // Version 3 keeps the zstd frame's size after the header (parse_header checks the rest).
+        bytes.resize(detail::file::zstd_frame_at);
+        const std::size_t more = read_some(in, bytes.data() + header_bytes, bytes.size() - header_bytes);
+        if (more != bytes.size() - header_bytes)
+            throw format_error("truncated file header: version 3 needs the zstd frame size at bytes 64-71",
+                               header_bytes + more);
+    }
     const file_header h = parse_header<T>(bytes);
     // The announced size is bounded by the header checks, but the stream may still be
     // shorter: read in chunks so that a lying header cannot make us allocate it all up front.
@@ -465,10 +528,10 @@ vector<T> load(std::istream& in) {
     return parse_file<T>(bytes);
 }
 
-template void save(const vector<std::uint32_t>&, std::vector<std::byte>&);
-template void save(const vector<std::int32_t>&, std::vector<std::byte>&);
-template void save(const vector<std::uint32_t>&, std::ostream&);
-template void save(const vector<std::int32_t>&, std::ostream&);
+template void save(const vector<std::uint32_t>&, std::vector<std::byte>&, const save_options&);
+template void save(const vector<std::int32_t>&, std::vector<std::byte>&, const save_options&);
+template void save(const vector<std::uint32_t>&, std::ostream&, const save_options&);
+template void save(const vector<std::int32_t>&, std::ostream&, const save_options&);
 template vector<std::uint32_t> load(std::span<const std::byte>);
 template vector<std::int32_t> load(std::span<const std::byte>);
 template vector<std::uint32_t> load(std::istream&);

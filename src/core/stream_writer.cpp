@@ -1,11 +1,13 @@
-// vector_writer: the file of docs/format.md section 3 (version 2) from values that arrive in
-// pieces. Full blocks are encoded as soon as they are complete (in parallel over blocks) and
-// kept encoded, a block equal to the one before it stored once; finish() writes header,
-// blocks, sizes table and block map, checksumming them on the way.
+// vector_writer: the file of docs/format.md section 3 (version 2, or 3 with the zstd stage)
+// from values that arrive in pieces. Full blocks are encoded as soon as they are complete (in
+// parallel over blocks) and kept encoded, a block equal to the one before it stored once;
+// finish() writes header, blocks, sizes table and block map (or their zstd frame),
+// checksumming them on the way.
 // tests/test_stream_writer.cpp checks that the bytes equal save()'s for the same values.
 #include <bitplane/stream_writer.hpp>
 
 #include <bitplane/codec.hpp>
+#include <bitplane/serialize.hpp>
 
 #include "codec/byte_io.hpp"
 #include "core/file_header.hpp"
@@ -111,6 +113,7 @@ struct vector_writer<T>::state {
     std::uint64_t payload_size = 0;    // bytes of blocks so far (either way)
     placed_output* placed = nullptr;   // where the blocks go at once, if anywhere
     std::uint64_t expected = 0;        // placed: the values that will come
+    int zstd_level = 0;                // kept form: save_options::zstd_level (placed: 0, version 2)
     // Each distinct block is stored once (docs/format.md section 3): a block equal to the one
     // before it is found by one comparison, others through their key (vector_file.hpp:
     // block_key), compared byte by byte with the stored blocks of that key (read back from
@@ -373,7 +376,12 @@ struct vector_writer<T>::state {
 };
 
 template <column_value T>
-vector_writer<T>::vector_writer() : state_(std::make_unique<state>()) {}
+vector_writer<T>::vector_writer() : vector_writer(save_options{}) {}
+template <column_value T>
+vector_writer<T>::vector_writer(const save_options& options) : state_(std::make_unique<state>()) {
+    file::check_zstd_level(options.zstd_level, "bitplane::vector_writer");
+    state_->zstd_level = options.zstd_level;
+}
 template <column_value T>
 vector_writer<T>::vector_writer(std::uint64_t expected_values, placed_output& out) : state_(std::make_unique<state>()) {
     state_->placed = &out;
@@ -440,6 +448,31 @@ std::uint64_t vector_writer<T>::finish(const sink& out) {
     std::array<std::byte, codec::max_block_bytes> tail_bytes;
     if (const std::size_t n = s.encode_tail(tail_bytes)) s.push_block(std::span<const std::byte>(tail_bytes).first(n));
     auto f = s.make_front();
+    if (s.zstd_level > 0) {
+        // Version 3 (vector_file.hpp, as save() writes it): the body as one zstd frame, kept
+        // when smaller and within the loader's bounds.
+        const std::uint64_t body = s.payload_size + f.footer.size();
+        auto frame = file::compress_body(s.zstd_level, body, [&](auto&& add) {
+            s.payload.for_each_piece(add);
+            add(f.table());
+        });
+        if (frame && file::zstd_file_in_bounds(s.map.blocks(), s.map.expanded(), body, frame->size())) {
+            s.payload = {};  // released before the output is handed over
+            std::array<std::byte, 8> size;
+            store_le<std::uint64_t>(size.data(), frame->size());
+            store_le<std::uint16_t>(f.header.data() + 8, file::vector_zstd_version);
+            XXH3_state_t hash;
+            XXH3_64bits_reset(&hash);
+            XXH3_64bits_update(&hash, f.header.data(), file::checksum_offset);
+            file::update(&hash, size.data(), size.size());
+            file::update(&hash, frame->data(), frame->size());
+            store_le<std::uint64_t>(f.header.data() + file::checksum_offset, XXH3_64bits_digest(&hash));
+            out(f.header);
+            out(size);
+            out(*frame);
+            return file::zstd_frame_at + frame->size();
+        }
+    }
     state::seal(f, [&](auto&& hash) { s.payload.for_each_piece(hash); });
     out(f.header);
     s.payload.for_each_piece([&](std::span<const std::byte> piece) { out(piece); });

@@ -1,8 +1,11 @@
-// The parts of the vector file (docs/format.md section 3, version 2) that save() and the
-// stream writer share: the block map's run encoding and the bound on blocks per file byte.
+// The parts of the vector file (docs/format.md section 3, versions 2 and 3) that save() and
+// the stream writer share: the block map's run encoding, the bound on blocks per file byte
+// and the zstd stage of version 3 (its writer and its bounded, checked reader).
 #pragma once
 
 #include "core/file_header.hpp"
+
+#include <zstd.h>
 
 #include <algorithm>
 #include <array>
@@ -10,6 +13,10 @@
 #include <span>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace bitplane::detail::file {
@@ -157,6 +164,8 @@ public:
         ++blocks_;
     }
     [[nodiscard]] std::uint64_t blocks() const noexcept { return blocks_; }
+    /// Bytes of the blocks added, each block counted (what min_file_bytes bounds).
+    [[nodiscard]] std::uint64_t expanded() const noexcept { return expanded_; }
 
     /// The map's bytes, padded with zero bytes so that a file of `other_bytes` besides the map
     /// meets min_file_bytes.
@@ -185,5 +194,111 @@ private:
     std::uint64_t blocks_ = 0;
     std::uint64_t expanded_ = 0;  // bytes of the blocks, each block counted
 };
+
+// ---- Version 3: the version 2 body (payload, sizes table, block map) as one zstd frame ----
+
+/// Bytes of a version 3 file before its frame: the header, then the frame's size C (u64).
+inline constexpr std::uint64_t zstd_frame_at = header_bytes + 8;
+/// A version 3 file's body (S + 2D + M bytes, decompressed) is at most this many times the
+/// file's size (docs/format.md section 4): the loader allocates the body before it
+/// decompresses the frame into it, so a zstd bomb of a few KB cannot announce gigabytes.
+/// (Version 2 already lets a file of F bytes load into ~31 KiB per byte through its block
+/// map; 1024 keeps the body a small part of that.) Writers keep version 2 when the frame
+/// would break it.
+inline constexpr std::uint64_t body_bytes_per_file_byte = 1024;
+
+/// Whether a version 3 file of `blocks` blocks, `expanded` bytes of blocks expanded, a body
+/// of `body` bytes and a frame of `frame` bytes meets the loader's bounds (section 4).
+constexpr bool zstd_file_in_bounds(std::uint64_t blocks, std::uint64_t expanded, std::uint64_t body,
+                                   std::uint64_t frame) noexcept {
+    const std::uint64_t total = zstd_frame_at + frame;
+    return total >= min_file_bytes(blocks, expanded) && body <= body_bytes_per_file_byte * total;
+}
+
+/// The zstd levels a writer takes: 0 (no zstd stage: version 2) or 1 to ZSTD_maxCLevel().
+/// argument_error naming `where` otherwise.
+inline void check_zstd_level(int level, const char* where) {
+    if (level < 0 || level > ZSTD_maxCLevel())
+        throw argument_error(std::string(where) + ": zstd level " + std::to_string(level) + " outside [0, " +
+                             std::to_string(ZSTD_maxCLevel()) + "] (0: no zstd stage)");
+}
+
+/// Compresses a body of `body_bytes` bytes, handed over in order by `each_piece(add)` (add
+/// takes a std::span<const std::byte>), into one zstd frame at `level` that declares its
+/// content size and has no zstd checksum (the file's XXH3 covers it). Pieces are always fed
+/// as a stream (ZSTD_e_continue, then an empty ZSTD_e_end), so that the frame does not depend
+/// on how the body is split: save() and vector_writer write the same bytes. Returns nothing
+/// when the frame and its size field would not be smaller than the body (the writer then
+/// keeps version 2); the
+/// output never holds more than the body's size.
+template <class Pieces>
+std::optional<std::vector<std::byte>> compress_body(int level, std::uint64_t body_bytes, Pieces&& each_piece) {
+    if (body_bytes == 0) return std::nullopt;
+    const std::unique_ptr<ZSTD_CCtx, std::size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    if (!cctx) throw std::bad_alloc();
+    auto ok = [](std::size_t r) {
+        if (ZSTD_isError(r)) throw error(std::string("bitplane: zstd compression failed: ") + ZSTD_getErrorName(r));
+    };
+    ok(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, level));
+    ok(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_contentSizeFlag, 1));
+    ok(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 0));
+    ok(ZSTD_CCtx_setPledgedSrcSize(cctx.get(), body_bytes));
+    std::vector<std::byte> out(static_cast<std::size_t>(body_bytes));
+    ZSTD_outBuffer o{out.data(), out.size(), 0};
+    bool full = false;
+    each_piece([&](std::span<const std::byte> piece) {
+        ZSTD_inBuffer in{piece.data(), piece.size(), 0};
+        while (!full && in.pos < in.size) {
+            ok(ZSTD_compressStream2(cctx.get(), &o, &in, ZSTD_e_continue));
+            if (o.pos == o.size) full = true;
+        }
+    });
+    if (full) return std::nullopt;
+    ZSTD_inBuffer none{nullptr, 0, 0};
+    for (;;) {
+        const std::size_t left = ZSTD_compressStream2(cctx.get(), &o, &none, ZSTD_e_end);
+        ok(left);
+        if (left == 0) break;
+        if (o.pos == o.size) return std::nullopt;
+    }
+    if (o.pos + (zstd_frame_at - header_bytes) >= body_bytes) return std::nullopt;  // the file would not shrink
+    out.resize(o.pos);
+    return out;
+}
+
+/// Decompresses the zstd frame of a version 3 file (`frame`, at file offset `frame_at`) into
+/// exactly `body_bytes` bytes, which the caller has bounded (body_bytes_per_file_byte).
+/// format_error at the frame when it is not exactly one zstd frame that declares a content
+/// size of `body_bytes`, or when it is truncated or corrupt; never more memory than the body
+/// and a zstd decompression context (single pass into the body: no window buffer).
+inline std::vector<std::byte> decompress_body(std::span<const std::byte> frame, std::uint64_t body_bytes,
+                                              std::uint64_t frame_at) {
+    const unsigned long long declared = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (declared == ZSTD_CONTENTSIZE_ERROR)
+        throw format_error("zstd frame of " + std::to_string(frame.size()) + " bytes: not a zstd frame (bad magic or header)", frame_at);
+    if (declared == ZSTD_CONTENTSIZE_UNKNOWN)
+        throw format_error("zstd frame does not declare its content size", frame_at);
+    if (declared != body_bytes)
+        throw format_error("zstd frame declares " + std::to_string(declared) + " bytes of content, the header " +
+                               std::to_string(body_bytes) + " (payload, sizes table and block map)",
+                           frame_at);
+    const std::size_t frame_bytes = ZSTD_findFrameCompressedSize(frame.data(), frame.size());
+    if (ZSTD_isError(frame_bytes))
+        throw format_error(std::string("zstd frame truncated or corrupt: ") + ZSTD_getErrorName(frame_bytes), frame_at);
+    if (frame_bytes != frame.size())
+        throw format_error("zstd frame ends after " + std::to_string(frame_bytes) + " of its " +
+                               std::to_string(frame.size()) + " bytes",
+                           frame_at + frame_bytes);
+    const std::unique_ptr<ZSTD_DCtx, std::size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (!dctx) throw std::bad_alloc();
+    std::vector<std::byte> body(static_cast<std::size_t>(body_bytes));
+    const std::size_t got = ZSTD_decompressDCtx(dctx.get(), body.data(), body.size(), frame.data(), frame.size());
+    if (ZSTD_isError(got))
+        throw format_error(std::string("zstd frame corrupt: ") + ZSTD_getErrorName(got), frame_at);
+    if (got != body_bytes)
+        throw format_error("zstd frame holds " + std::to_string(got) + " bytes, it declares " + std::to_string(body_bytes),
+                           frame_at);
+    return body;
+}
 
 }  // namespace bitplane::detail::file

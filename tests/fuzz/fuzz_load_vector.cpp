@@ -1,9 +1,11 @@
 // libFuzzer target: bitplane::load on arbitrary bytes, as uint32 and as int32 vectors.
 // load must either throw format_error or return a vector that decodes, reads element by
-// element the same way, and survives save + load unchanged. The input's checksum field is
-// rewritten first (fuzz_support.hpp), so mutations reach the tables and the blocks: the
-// version 2 sizes table and block map (seeds from make_corpus.cpp, runs of repeated blocks
-// among them) and the version 1 offsets table (checked-in seeds in tests/fuzz/corpus/).
+// element the same way, and survives save + load unchanged (at the default zstd level and
+// without the zstd stage). The input's checksum field is rewritten first (fuzz_support.hpp),
+// so mutations reach the tables and the blocks: the version 2 sizes table and block map
+// (seeds from make_corpus.cpp, runs of repeated blocks among them), the version 3 zstd frame
+// (seeds of make_corpus.cpp at the default level and at 1 and 19) and the version 1 offsets
+// table (checked-in seeds in tests/fuzz/corpus/).
 #include "fuzz_support.hpp"
 
 #include <bitplane/bitplane.hpp>
@@ -31,7 +33,22 @@ void check(std::span<const std::byte> bytes) {
     std::vector<std::byte> again;
     bitplane::save(v, again);
     if (bitplane::load<T>(again).to_std_vector() != values) std::abort();
+    again.clear();
+    bitplane::save(v, again, bitplane::save_options{.zstd_level = 0});
+    if (bitplane::load<T>(again).to_std_vector() != values) std::abort();
 }
+
+#if defined(BITPLANE_LIBFUZZER)
+// The size fields after a mutation: version 3's frame size C (bytes 64-71) = what follows
+// it, so that mutations reach the frame; versions 1 and 2 as fuzz_support.hpp fixes them.
+void fix_sizes(std::span<std::byte> file) {
+    if (file.size() >= 72 && bitplane::detail::load_le<std::uint16_t>(file.data() + 8) == 3) {
+        bitplane::detail::store_le<std::uint64_t>(file.data() + 64, file.size() - 72);
+        return;
+    }
+    bitplane::fuzz::fix_vector_sizes(file);
+}
+#endif
 
 }  // namespace
 
@@ -47,6 +64,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 // Structure-aware mutation (fuzz_support.hpp): libFuzzer's mutation, then the size field fixed.
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
                                                unsigned int seed) {
-    return bitplane::fuzz::mutate_then_fix(data, size, max_size, seed, bitplane::fuzz::fix_vector_sizes);
+    return bitplane::fuzz::mutate_then_fix(data, size, max_size, seed, fix_sizes);
 }
 #endif

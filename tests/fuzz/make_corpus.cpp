@@ -95,9 +95,14 @@ int main(int argc, char** argv) {
     for (const auto& dir : {vectors, blocks, sets, decode_paths}) std::filesystem::create_directories(dir);
     int n = 0;
     for (const auto& values : shapes()) {
+        // Version 3 (the zstd stage, save's default, where it pays) and version 2 of each.
         std::vector<std::byte> file;
         bitplane::save(bitplane::vector<std::uint32_t>(std::span<const std::uint32_t>(values)), file);
         write(vectors / ("u32_" + std::to_string(n)), file);
+        file.clear();
+        bitplane::save(bitplane::vector<std::uint32_t>(std::span<const std::uint32_t>(values)), file,
+                       bitplane::save_options{.zstd_level = 0});
+        write(vectors / ("u32_v2_" + std::to_string(n)), file);
         file.clear();
         std::vector<std::int32_t> signed_values(values.begin(), values.end());
         bitplane::save(bitplane::vector<std::int32_t>(std::span<const std::int32_t>(signed_values)), file);
@@ -128,10 +133,18 @@ int main(int argc, char** argv) {
         for (const auto* part : order) runs.insert(runs.end(), part->begin(), part->end());
         runs.insert(runs.end(), 100, 7u);
         std::vector<std::byte> file;
-        bitplane::save(bitplane::vector<std::uint32_t>(std::span<const std::uint32_t>(runs)), file);
+        bitplane::save(bitplane::vector<std::uint32_t>(std::span<const std::uint32_t>(runs)), file,
+                       bitplane::save_options{.zstd_level = 0});
         write(vectors / "u32_repeats", file);
+        for (const int level : {1, 19}) {  // version 3: the same body as a zstd frame
+            file.clear();
+            bitplane::save(bitplane::vector<std::uint32_t>(std::span<const std::uint32_t>(runs)), file,
+                           bitplane::save_options{.zstd_level = level});
+            write(vectors / ("u32_repeats_zstd" + std::to_string(level)), file);
+        }
         file.clear();
-        bitplane::save(bitplane::vector<std::uint32_t>(std::size_t{40} * 2048 + 9, 5u), file);
+        bitplane::save(bitplane::vector<std::uint32_t>(std::size_t{40} * 2048 + 9, 5u), file,
+                       bitplane::save_options{.zstd_level = 0});
         write(vectors / "u32_constant", file);
     }
     // fasta_parse: mode byte (0 FASTA, 1 FASTQ) + text;
