@@ -257,7 +257,7 @@ TYPED_TEST(VectorTest, CachedDescriptorsAndRandomReadsOnEveryLayoutAndPath) {
 
 // Gap-list planes (the usual payload of sparse planes and masks) of every length the planner
 // keeps, with escapes (gaps of 255+ bits) at every offset, so that the in-memory skip entries
-// (thresholds::gaps_skip_stride_bytes) start seeks everywhere: random reads of dense, sparse
+// (block_reader.cpp, one per bucket of positions) start seeks everywhere: random reads of dense, sparse
 // and delta blocks against the values, on every SIMD path, after writes that grow and shrink
 // the lists, after seal and after load.
 TYPED_TEST(VectorTest, RandomReadsOfGapListsWithSkipEntries) {
@@ -1100,7 +1100,7 @@ TEST(VectorMemory, BitsPerValueOnOneMillionValues) {
         // values (0.066 bits/value)
         {uniform(10), 10.0, 10.31},
         // entropy ~2.47 bits; the mask's gap list (~200 bytes) carries ~0.1 bit/value of skip
-        // entries in memory (thresholds::gaps_skip_stride_bytes), summaries 0.06
+        // entries in memory (block_reader.cpp, gaps_bucket_bytes), summaries 0.06
         {of(shape_kind::sparse_90), 2.4, 3.32},
         {of(shape_kind::full_range), 32.0, 32.3},       // nothing to gain
         {of(shape_kind::timestamps), 0.5, 11.0},        // delta: ~5 planes

@@ -50,16 +50,8 @@ inline constexpr unsigned zero_preserving_max_sixteenths = 14;
 inline constexpr unsigned zero_preserving_min_zero_sixteenths = 14;
 
 // ---- vector storage -----------------------------------------------------------------------
-// A random read of a block seeks `bit` in every gaps payload of it (up to ~250 bytes each, a
-// dozen per block on IP-range columns). The vector keeps beside each block, in memory only, a
-// skip entry for every this many gap bytes (4 bytes each: 1/8 of the gap bytes), so that a
-// seek starts at most this many bytes before its target. 32 = two 16-byte SSE2 chunks.
-// Measured on the corpus (callgrind, instructions per random read, with the SSE2 prefix-sum
-// resolve of the last chunk): geoip4_size 4445 -> 3547, geoip4_start 7431 -> 6026 (with the
-// nearer delta checkpoint); memory +7% on geoip4_size, geoip4_start and bam_mapq, <= 4%
-// elsewhere; encode +6% instructions on geoip4_size (building the entries). No other stride
-// was measured.
-inline constexpr std::uint32_t gaps_skip_stride_bytes = 32;
+// (The gap-list skip entries of random reads are sized in codec/block_reader.cpp,
+// gaps_bucket_bytes: one bucket of positions per ~32 payload bytes.)
 // The arena is compacted when superseded block versions take more than this share of it
 // (numerator / 4) and at least `compact_min_garbage_bytes`.
 inline constexpr unsigned compact_garbage_quarters = 2;

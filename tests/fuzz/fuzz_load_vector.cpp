@@ -37,19 +37,6 @@ void check(std::span<const std::byte> bytes) {
     bitplane::save(v, again, bitplane::save_options{.zstd_level = 0});
     if (bitplane::load<T>(again).to_std_vector() != values) std::abort();
 }
-
-#if defined(BITPLANE_LIBFUZZER)
-// The size fields after a mutation: version 3's frame size C (bytes 64-71) = what follows
-// it, so that mutations reach the frame; versions 1 and 2 as fuzz_support.hpp fixes them.
-void fix_sizes(std::span<std::byte> file) {
-    if (file.size() >= 72 && bitplane::detail::load_le<std::uint16_t>(file.data() + 8) == 3) {
-        bitplane::detail::store_le<std::uint64_t>(file.data() + 64, file.size() - 72);
-        return;
-    }
-    bitplane::fuzz::fix_vector_sizes(file);
-}
-#endif
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -64,6 +51,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 // Structure-aware mutation (fuzz_support.hpp): libFuzzer's mutation, then the size field fixed.
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
                                                unsigned int seed) {
-    return bitplane::fuzz::mutate_then_fix(data, size, max_size, seed, fix_sizes);
+    return bitplane::fuzz::mutate_then_fix(data, size, max_size, seed, bitplane::fuzz::fix_vector_sizes);
 }
 #endif

@@ -70,9 +70,15 @@ inline std::uint64_t modeled_plain_bases(std::span<const std::byte> payload) {
 // decides, so that changed lengths reach the parsers too.
 
 /// A vector file (and a saved DNA sequence): payload size S = length - payload offset P
-/// (version 1), or S = length - 64 - 2 D - M (version 2: blocks, sizes table, block map).
+/// (version 1), or S = length - 64 - 2 D - M (version 2: blocks, sizes table, block map), or
+/// version 3's frame size C (bytes 64-71) = what follows it, so that mutations reach the frame.
 inline void fix_vector_sizes(std::span<std::byte> file) {
     if (file.size() < detail::file::header_bytes) return;
+    if (detail::load_le<std::uint16_t>(file.data() + 8) == 3) {
+        if (file.size() >= detail::file::header_bytes + 8)
+            detail::store_le<std::uint64_t>(file.data() + detail::file::header_bytes, file.size() - detail::file::header_bytes - 8);
+        return;
+    }
     if (detail::load_le<std::uint16_t>(file.data() + 8) >= 2) {
         const auto stored = detail::load_le<std::uint64_t>(file.data() + 32);
         const auto map = detail::load_le<std::uint64_t>(file.data() + 40);
