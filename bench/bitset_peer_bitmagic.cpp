@@ -2,6 +2,8 @@
 // compiled alone with -mavx2 and BMAVX2OPT like corpus_bitmagic.cpp, so its code is AVX2.
 #include "bitset_peers.hpp"
 
+#include "bitmagic_describe.hpp"
+
 #include <bm.h>
 #include <bmalgo.h>
 #include <bmserial.h>
@@ -19,10 +21,7 @@ void destroy(set* s) { delete reinterpret_cast<bvector*>(s); }
 set_ptr wrap(bvector* b) { return set_ptr(reinterpret_cast<set*>(b), set_deleter{destroy}); }
 
 const char* describe() {
-    const int simd = bm::simd_version();
-    static const std::string text = std::string("BitMagic ") + std::to_string(BM_VERSION_MAJOR) + "." +
-                                    std::to_string(BM_VERSION_MINOR) + "." + std::to_string(BM_VERSION_PATCH) + ", " +
-                                    (simd == bm::simd_avx2 ? "AVX2" : "SIMD code " + std::to_string(simd));
+    static const std::string text = bench_bitmagic::describe();
     return text.c_str();
 }
 

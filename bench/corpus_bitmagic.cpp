@@ -3,6 +3,8 @@
 // included) are then AVX2 code, so the benchmark is for AVX2 machines, which is what it measures.
 #include "corpus_bitmagic.hpp"
 
+#include "bitmagic_describe.hpp"
+
 #include <bm.h>
 #include <bmalgo.h>
 #include <bmsparsevec.h>
@@ -45,10 +47,7 @@ struct column {
 void column_deleter::operator()(column* c) const noexcept { delete c; }
 
 const char* describe() {
-    const int simd = bm::simd_version();
-    static const std::string text = std::string("BitMagic ") + std::to_string(BM_VERSION_MAJOR) + "." +
-                                    std::to_string(BM_VERSION_MINOR) + "." + std::to_string(BM_VERSION_PATCH) + ", " +
-                                    (simd == bm::simd_avx2 ? "AVX2" : "SIMD code " + std::to_string(simd));
+    static const std::string text = bench_bitmagic::describe();
     return text.c_str();
 }
 

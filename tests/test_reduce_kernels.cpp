@@ -411,6 +411,28 @@ void check_interleaved_dot(const kernel_table& k, const std::uint8_t* pa, std::u
     }
 }
 
+// The cases the width tests run on one pair of payloads, unsigned and signed: plain residuals;
+// all-one planes just above the live ones (`above_*`, 0 for none) with a small base on a; bases
+// on both (negative ones for int32; b's unsigned base below `unsigned_base_b_bound`); and a
+// with itself.
+void expect_dot_cases(const kernel_table& k, const std::uint8_t* a, std::uint32_t live_a, std::uint32_t above_a,
+                      const std::uint8_t* b, std::uint32_t live_b, std::uint32_t above_b,
+                      std::uint32_t unsigned_base_b_bound, std::mt19937_64& rng) {
+    const auto small = [&] { return static_cast<std::uint32_t>(rng() % 5000); };
+    const auto negative = [&] { return static_cast<std::uint32_t>(-static_cast<std::int32_t>(rng() % 70000)); };
+    for (const bool is_signed : {false, true}) {
+        SCOPED_TRACE(is_signed ? "signed" : "unsigned");
+        expect_interleaved_dot(k, {a, live_a, 0, 0, nullptr, 0}, {b, live_b, 0, 0, nullptr, 0}, is_signed);
+        expect_interleaved_dot(k, {a, live_a, above_a, small(), nullptr, 0}, {b, live_b, above_b, 0, nullptr, 0},
+                               is_signed);
+        const std::uint32_t base_a = is_signed ? negative() : small();
+        const std::uint32_t base_b =
+            is_signed ? negative() : static_cast<std::uint32_t>(rng() % unsigned_base_b_bound);
+        expect_interleaved_dot(k, {a, live_a, 0, base_a, nullptr, 0}, {b, live_b, 0, base_b, nullptr, 0}, is_signed);
+        expect_interleaved_dot(k, {a, live_a, above_a, 7, nullptr, 0}, {a, live_a, above_a, 7, nullptr, 0}, is_signed);
+    }
+}
+
 // Narrow operands (values below 2^15 once their all-one planes and bases are added, where the
 // AVX2 kernel multiplies 16-bit lanes and may transpose both operands' top planes together):
 // every pair of widths 0..16, low planes, with and without all-one planes just above them, bases
@@ -431,19 +453,7 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceOnNarrowOperands) {
                 const std::vector<std::uint8_t> b = interleaved_payload(live_b, case_seed("narrow-b", wb));
                 const std::uint32_t above_a = wa < 15 && rng() % 2 == 0 ? 1u << wa : 0u;
                 const std::uint32_t above_b = wb < 15 && rng() % 2 == 0 ? 1u << wb : 0u;
-                const auto small = [&] { return static_cast<std::uint32_t>(rng() % 5000); };
-                const auto negative = [&] { return static_cast<std::uint32_t>(-static_cast<std::int32_t>(rng() % 70000)); };
-                for (const bool is_signed : {false, true}) {
-                    SCOPED_TRACE(is_signed ? "signed" : "unsigned");
-                    expect_interleaved_dot(k, {a.data(), live_a, 0, 0, nullptr, 0}, {b.data(), live_b, 0, 0, nullptr, 0},
-                                           is_signed);
-                    expect_interleaved_dot(k, {a.data(), live_a, above_a, small(), nullptr, 0},
-                                           {b.data(), live_b, above_b, 0, nullptr, 0}, is_signed);
-                    expect_interleaved_dot(k, {a.data(), live_a, 0, is_signed ? negative() : small(), nullptr, 0},
-                                           {b.data(), live_b, 0, is_signed ? negative() : small(), nullptr, 0}, is_signed);
-                    expect_interleaved_dot(k, {a.data(), live_a, above_a, 7, nullptr, 0},
-                                           {a.data(), live_a, above_a, 7, nullptr, 0}, is_signed);
-                }
+                expect_dot_cases(k, a.data(), live_a, above_a, b.data(), live_b, above_b, 5000, rng);
             }
         }
     });
@@ -480,20 +490,8 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceOnSplitOperands) {
                     const std::vector<std::uint8_t> b = payload(live_b, case_seed("split-b", wb));
                     const std::uint32_t above_a = wa < 31 && rng() % 2 == 0 ? 1u << wa : 0u;
                     const std::uint32_t above_b = wb < 31 && rng() % 2 == 0 ? 1u << wb : 0u;
-                    const auto small = [&] { return static_cast<std::uint32_t>(rng() % 5000); };
-                    const auto large = [&] { return static_cast<std::uint32_t>(rng() % 0x40000000u); };
-                    const auto negative = [&] { return static_cast<std::uint32_t>(-static_cast<std::int32_t>(rng() % 70000)); };
-                    for (const bool is_signed : {false, true}) {
-                        SCOPED_TRACE(is_signed ? "signed" : "unsigned");
-                        expect_interleaved_dot(k, {a.data(), live_a, 0, 0, nullptr, 0}, {b.data(), live_b, 0, 0, nullptr, 0},
-                                               is_signed);
-                        expect_interleaved_dot(k, {a.data(), live_a, above_a, small(), nullptr, 0},
-                                               {b.data(), live_b, above_b, 0, nullptr, 0}, is_signed);
-                        expect_interleaved_dot(k, {a.data(), live_a, 0, is_signed ? negative() : small(), nullptr, 0},
-                                               {b.data(), live_b, 0, is_signed ? negative() : large(), nullptr, 0}, is_signed);
-                        expect_interleaved_dot(k, {a.data(), live_a, above_a, 7, nullptr, 0},
-                                               {a.data(), live_a, above_a, 7, nullptr, 0}, is_signed);
-                    }
+                    // Unsigned b bases up to 2^30: values pushed past the split kernel's 15-bit halves.
+                    expect_dot_cases(k, a.data(), live_a, above_a, b.data(), live_b, above_b, 0x40000000u, rng);
                 }
             }
         }

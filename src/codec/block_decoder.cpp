@@ -57,14 +57,9 @@ stored_plane read_descriptor(byte_reader& reader, std::uint32_t length) {
     return plane;
 }
 
-// The decoder's payload appliers: the same checks and messages as gaps_payload::apply and
-// raw_payload::apply, with less work per plane:
-// - no `plane{}` (g++ -O3 writes it as rep stosq, whose start-up of tens of cycles on Zen 3
-//   was paid for every plane of every block): vector stores of a constant the compiler
-//   cannot see through, so that it does not turn them back into a memset;
-// - gap lists checked 16 gaps at a time (no escape, last position inside the plane): the
-//   per-gap checks were about half of the loop;
-// - raw planes over base zero copied straight into the target.
+// Planes are filled without `plane{}`: g++ -O3 writes it as rep stosq, whose start-up of tens
+// of cycles on Zen 3 was paid for every plane of every block. Vector stores of a constant the
+// compiler cannot see through, so that it does not turn them back into a memset.
 void fill_plane(plane& p, std::uint32_t word) noexcept {
 #if defined(__SSE2__)
     __m128i fill = _mm_set1_epi32(static_cast<int>(word));
@@ -74,54 +69,6 @@ void fill_plane(plane& p, std::uint32_t word) noexcept {
 #else
     p.fill(word);
 #endif
-}
-
-void apply_raw(byte_reader& reader, std::uint32_t len, plane& dest) {
-    const std::uint32_t bytes = raw_payload::payload_bytes(len);
-    const std::span<const std::byte> payload = reader.take(bytes, "raw plane");
-    std::memcpy(dest.data(), payload.data(), bytes);
-    if (len % 8 != 0 && (static_cast<std::uint32_t>(payload[bytes - 1]) >> (len % 8)) != 0)
-        reader.fail_at("raw plane has bits set beyond its length " + std::to_string(len), reader.position() - 1);
-}
-
-void apply_gaps(byte_reader& reader, std::uint32_t bytes, std::uint32_t len, plane& out) {
-    const std::size_t start = reader.position();
-    const std::byte* payload = reader.take(bytes, "gap list").data();
-    std::uint32_t next = 0;
-    for (std::uint32_t i = 0; i < bytes;) {
-#if defined(__SSE2__)
-        // 16 gaps without an escape whose last position is inside the plane (checked first,
-        // from the byte sum) take no per-gap checks; anything else goes one gap at a time.
-        if (bytes - i >= 16) {
-            const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + i));
-            const __m128i sums = _mm_sad_epu8(chunk, _mm_setzero_si128());
-            const auto total = static_cast<std::uint32_t>(_mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4));
-            if (_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(-1))) == 0 && next + total + 15 < len) {
-                for (std::uint32_t k = 0; k < 16; ++k) {
-                    const std::uint32_t position = next + static_cast<std::uint32_t>(payload[i + k]);
-                    flip_bit(out, position);
-                    next = position + 1;
-                }
-                i += 16;
-                continue;
-            }
-        }
-#endif
-        const std::uint32_t at = i;
-        std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
-        if (gap == gaps_payload::escape) [[unlikely]] {
-            if (bytes - i < 2) reader.fail_at("gap escape cut off at the end of the list", start + at);
-            gap = load_le<std::uint16_t>(payload + i);
-            i += 2;
-        }
-        const std::uint32_t position = next + gap;
-        if (position >= len) [[unlikely]]
-            reader.fail_at("gap list reaches position " + std::to_string(position) + ", beyond plane length " +
-                               std::to_string(len),
-                           start + at);
-        flip_bit(out, position);
-        next = position + 1;
-    }
 }
 
 void assign_payload(stored_plane& plane, std::size_t& cursor, std::uint32_t length) {
@@ -314,7 +261,7 @@ void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes,
             if (stored.payload == payload_kind::raw) {
                 // The copy covers the whole plane at full length; shorter ones keep zeros after it.
                 if (length != block_values) fill_plane(out, 0);
-                apply_raw(reader, length, out);
+                raw_payload::assign(reader, length, out);
                 return;
             }
             fill_plane(out, 0);
@@ -330,7 +277,7 @@ void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes,
         case payload_kind::positions: positions_payload::apply(reader, stored.items, length, out); break;
         case payload_kind::runs: runs_payload::apply(reader, stored.items, length, out); break;
         case payload_kind::raw: raw_payload::apply(reader, length, out); break;
-        case payload_kind::gaps: apply_gaps(reader, stored.items, length, out); break;
+        case payload_kind::gaps: gaps_payload::apply(reader, stored.items, length, out); break;
     }
 }
 

@@ -20,15 +20,21 @@ BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::uint32_t
     return bytes;
 }
 
-/// XORs the raw bits onto `target`; bits at or above `len` must be zero.
-inline void apply(byte_reader& reader, std::uint32_t len, plane& target) {
+/// Copies the raw bits over the first ceil(len / 8) bytes of `target` (the rest is left as it
+/// is: a whole plane at full length); bits at or above `len` must be zero.
+inline void assign(byte_reader& reader, std::uint32_t len, plane& target) {
     const std::uint32_t bytes = payload_bytes(len);
     const std::span<const std::byte> payload = reader.take(bytes, "raw plane");
-    plane bits{};
-    std::memcpy(bits.data(), payload.data(), bytes);
+    std::memcpy(target.data(), payload.data(), bytes);
     if (len % 8 != 0 && (static_cast<std::uint32_t>(payload[bytes - 1]) >> (len % 8)) != 0)
         reader.fail_at("raw plane has bits set beyond its length " + std::to_string(len),
                        reader.position() - 1);
+}
+
+/// XORs the raw bits onto `target`; bits at or above `len` must be zero.
+inline void apply(byte_reader& reader, std::uint32_t len, plane& target) {
+    plane bits{};
+    assign(reader, len, bits);
     for (std::size_t w = 0; w < plane_words; ++w) target[w] ^= bits[w];
 }
 
