@@ -11,6 +11,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace bitplane::detail {
 
 namespace {
@@ -20,13 +24,21 @@ struct scratch_bits {
     alignas(32) std::uint64_t words[block_values / 64];
 };
 
+// Bit p of 256 bytes in raw bit order, read as the 64-bit word that holds it (the word the
+// scratch bits were set with, so the load is forwarded from that store).
+inline std::uint32_t bit_at(const std::byte* bits, std::uint32_t p) noexcept {
+    std::uint64_t word;
+    std::memcpy(&word, bits + 8 * (p >> 6), 8);
+    return static_cast<std::uint32_t>(word >> (p & 63)) & 1u;
+}
+
 // Keeps the positions whose bit in `bits` (256 bytes, raw bit order) is (Keep) or is not set.
 template <bool Keep>
 std::uint32_t filter_by_bits(const std::uint16_t* s, std::uint32_t n, const std::byte* bits, std::uint16_t* out) noexcept {
     std::uint32_t k = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
         const std::uint32_t p = s[i];
-        const std::uint32_t set = (static_cast<std::uint32_t>(bits[p >> 3]) >> (p & 7)) & 1u;
+        const std::uint32_t set = bit_at(bits, p);
         out[k] = static_cast<std::uint16_t>(p);
         k += Keep ? set : set ^ 1u;
     }
@@ -35,10 +47,7 @@ std::uint32_t filter_by_bits(const std::uint16_t* s, std::uint32_t n, const std:
 
 std::uint32_t count_by_bits(const std::uint16_t* s, std::uint32_t n, const std::byte* bits) noexcept {
     std::uint32_t k = 0;
-    for (std::uint32_t i = 0; i < n; ++i) {
-        const std::uint32_t p = s[i];
-        k += (static_cast<std::uint32_t>(bits[p >> 3]) >> (p & 7)) & 1u;
-    }
+    for (std::uint32_t i = 0; i < n; ++i) k += bit_at(bits, s[i]);
     return k;
 }
 
@@ -60,7 +69,15 @@ const std::byte* bits_of(const block_ref& r, std::uint32_t len, scratch_bits& sc
     const block_entry& e = *r.entry;
     if (e.kind == block_kind::raw && len == block_values) return r.payload;
     std::uint64_t* w = scratch.words;
+#if defined(__SSE2__)
+    // Plain vector stores (a memset of this size becomes `rep stos`, whose start-up costs as
+    // much as a sparse block's whole operation, and whose stores later loads cannot forward).
+    __m128i zero = _mm_setzero_si128();
+    __asm__("" : "+x"(zero));  // hides the zero, or GCC turns the loop back into `rep stos`
+    for (std::uint32_t i = 0; i < block_values / 64; i += 2) _mm_store_si128(reinterpret_cast<__m128i*>(w + i), zero);
+#else
     std::memset(w, 0, sizeof scratch.words);
+#endif
     switch (e.kind) {
         case block_kind::positions: {
             const auto* p = reinterpret_cast<const std::uint16_t*>(r.payload);
