@@ -226,7 +226,14 @@ void bitset_core::set_in_empty(std::size_t b, std::uint32_t off) {
         one.data()[0] = static_cast<std::uint16_t>(off);
         put_positions(idx, false, one.data(), 1, len);
         words_[wi].nonempty |= bit;
-        for (std::size_t k = wi + 1; k < words_.size(); ++k) ++words_[k].stored_before;
+        // One pass over the later words for both prefixes.
+        ++count_;
+        summary_word* w = words_.data();
+        for (std::size_t k = wi + 1, n = words_.size(); k < n; ++k) {
+            ++w[k].stored_before;
+            ++w[k].ones_before;
+        }
+        return;
     }
     add_ones_after(wi, 1);
 }
