@@ -82,7 +82,7 @@ std::set<block_kind> kinds_of(const bitset& s) {
 // Every bit of one block set in random order, then cleared in another, with a neighbour block
 // stored (so entries before and after move): after each step the set equals (bytes) the one
 // built from the same positions; the block passes through every kind it can take.
-TEST(BitsetEdit, SetResetAcrossThresholdsOneBlock) {
+TEST(BitsetEdit, SetResetAcrossThresholdsOneBlockEveryPath) {
     on_every_path([] {
         for (const std::uint64_t n : {std::uint64_t{3 * block_values}, std::uint64_t{2 * block_values + 700}}) {
             SCOPED_TRACE("n=" + std::to_string(n));
@@ -129,7 +129,7 @@ TEST(BitsetEdit, SetResetAcrossThresholdsOneBlock) {
 
 // Interleaved set/reset on sets of every density (so every kind is edited), against std::set;
 // equal bytes with from_positions at checkpoints and at the end.
-TEST(BitsetEdit, InterleavedSetResetEveryShape) {
+TEST(BitsetEdit, InterleavedSetResetEveryShapeEveryPath) {
     const std::uint64_t n = quick_mode() ? 70 * block_values + 17 : 131 * block_values + 17;
     const double densities[] = {0.0, 0.0005, 0.003, 0.02, 0.06, 0.12, 0.3, 0.5, 0.9, 0.999, 1.0, -1.0};
     std::set<block_kind> kinds_edited;
@@ -189,7 +189,7 @@ std::vector<std::uint64_t> edges(std::uint64_t n) {
     return kept;
 }
 
-TEST(BitsetEdit, RangesOnBlockAndWordEdges) {
+TEST(BitsetEdit, RangesOnBlockAndWordEdgesEveryPath) {
     const std::uint64_t sizes[] = {0, 1, 2049, quick_mode() ? 130 * block_values + 17 : 131 * block_values + 17};
     const double densities[] = {0.0, 0.003, 0.2, 0.9, 1.0, -1.0};
     on_every_path([&] {
@@ -239,7 +239,7 @@ TEST(BitsetEdit, RangesOnBlockAndWordEdges) {
 
 // ---- bulk additions ----------------------------------------------------------------------------
 
-TEST(BitsetEdit, AddManyUnsortedWithRepeats) {
+TEST(BitsetEdit, AddManyUnsortedWithRepeatsEveryPath) {
     on_every_path([] {
         for (const std::uint64_t n : {std::uint64_t{1}, std::uint64_t{2049}, std::uint64_t{131 * block_values + 17}}) {
             for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{5},
