@@ -111,6 +111,23 @@ public:
     friend bitset andnot(const bitset& a, const bitset& b);
     friend bool operator==(const bitset& a, const bitset& b);
 
+    // ---- ranges and edits (src/bitset/bitset_edit.cpp) --------------------------------------
+    // Ranges are [begin, end) with begin <= end <= size() (index_error otherwise); an empty
+    // range changes nothing. A range within one or two blocks (2048 bits each) re-encodes those
+    // blocks, O(blocks / 64 + entries) for the summary; a longer one is one pass of set algebra
+    // with the range's own bitset (full blocks cost a bit each), O(blocks / 64 + stored blocks).
+    void add_range(size_type begin, size_type end);
+    void remove_range(size_type begin, size_type end);
+    void flip_range(size_type begin, size_type end);
+    /// Whether every position of [begin, end) is set (true for an empty range).
+    [[nodiscard]] bool contains_range(size_type begin, size_type end) const;
+    /// Set bits in [begin, end). O(blocks / 64 + two blocks).
+    [[nodiscard]] std::uint64_t count_range(size_type begin, size_type end) const;
+    /// Sets every position of `positions`, in any order, repeats allowed; index_error (and no
+    /// change) if one is >= size(). Sorted and grouped by block, each block merged once.
+    void add_many(std::span<const std::uint32_t> positions);
+    void add_many(std::span<const std::uint64_t> positions);
+
     /// Bytes held (blocks, tables, the object).
     [[nodiscard]] std::size_t memory_bytes() const noexcept;
 

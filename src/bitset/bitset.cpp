@@ -97,8 +97,9 @@ bitset bitset::from_positions(std::span<const std::uint64_t> positions, size_typ
                               std::to_string(at) + " outside [0, " + std::to_string(size) + ")");
     };
     // Entries: at most one per position; payload: at most 256 bytes per block.
-    const std::size_t blocks = (size + block_values - 1) / block_values;
-    detail::core_writer out(size, std::min(n, blocks), 0);
+    // No (size + 2047) / 2048: it wraps near 2^64 (the core refuses universes too large).
+    const std::uint64_t blocks = size / block_values + (size % block_values != 0);
+    detail::core_writer out(size, static_cast<std::size_t>(std::min<std::uint64_t>(n, blocks)), 0);
     detail::position_buffer<> buffer;
     std::uint16_t* const local = buffer.data();
     std::size_t i = 0;
@@ -107,7 +108,7 @@ bitset bitset::from_positions(std::span<const std::uint64_t> positions, size_typ
         if (first >= size) throw outside(i);
         const std::size_t b = static_cast<std::size_t>(first / block_values);
         const std::uint64_t base = std::uint64_t{b} * block_values;
-        const std::uint64_t end = std::min<std::uint64_t>(base + block_values, size);  // a later one starts a block
+        const std::uint64_t end = base + std::min<std::uint64_t>(block_values, size - base);  // a later one starts a block
         std::uint32_t k = 0;
         local[k++] = static_cast<std::uint16_t>(first - base);
         std::uint64_t previous = first;

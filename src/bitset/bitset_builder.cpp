@@ -122,7 +122,7 @@ struct bitset_builder::state {
 
 bitset_builder::bitset_builder(std::size_t size) : state_(std::make_unique<state>()) {
     state_->size = size;
-    state_->blocks = (size + block_values - 1) / block_values;
+    state_->blocks = size / block_values + (size % block_values != 0);  // no wrap near 2^64
 }
 
 bitset_builder::~bitset_builder() = default;

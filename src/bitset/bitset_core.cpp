@@ -1,7 +1,11 @@
 // Queries and single-bit updates of a bitset's storage (bitset_core.hpp).
 #include "bitset/bitset_core.hpp"
 
+#include <bitplane/error.hpp>
+
 #include <algorithm>
+#include <bit>
+#include <string>
 
 namespace bitplane::detail {
 
@@ -13,8 +17,21 @@ std::size_t words_for(std::size_t blocks) noexcept { return (blocks + 63) / 64; 
 
 }  // namespace
 
-bitset_core::bitset_core(std::uint64_t size, bool value)
-    : size_(size), blocks_(static_cast<std::size_t>((size + block_bits64 - 1) / block_bits64)) {
+std::size_t bitset_core::blocks_for(std::uint64_t size) {
+    // No (size + 2047) / 2048: it wraps near 2^64.
+    const std::uint64_t blocks = size / block_bits64 + (size % block_bits64 != 0);
+    const std::uint64_t summary_bytes = (blocks / 64 + (blocks % 64 != 0)) * sizeof(summary_word);
+    if (summary_bytes > max_summary_bytes)
+        throw argument_error("bitset: a universe of " + std::to_string(size) + " bits needs a summary of " +
+                             std::to_string(summary_bytes) + " bytes (one " + std::to_string(sizeof(summary_word)) +
+                             "-byte word per 131072 bits, empty or not), over the limit of " +
+                             std::to_string(max_summary_bytes) + " (universes up to 2^" +
+                             std::to_string(std::bit_width(max_summary_bytes / sizeof(summary_word)) - 1 + 17) +
+                             " bits)");
+    return static_cast<std::size_t>(blocks);
+}
+
+bitset_core::bitset_core(std::uint64_t size, bool value) : size_(size), blocks_(blocks_for(size)) {
     words_.resize(words_for(blocks_));
     if (value) {
         for (std::size_t w = 0; w < words_.size(); ++w) {
@@ -165,13 +182,160 @@ std::size_t bitset_core::memory_bytes() const noexcept {
            arena_.capacity();
 }
 
+// set(): the block keeps its encoding where choose_plan keeps it (a raw bit flipped in place, a
+// sorted position inserted or erased), and is re-encoded from a plane where it changes kind,
+// becomes empty or full, or is runs (whose runs split and merge). Summary upkeep: the block's
+// bits, count_ and the ones_before of later words (an entry inserted or erased also moves
+// stored_before).
 void bitset_core::set(std::uint64_t pos, bool value) {
-    if (contains(pos) == value) return;
     const std::size_t b = static_cast<std::size_t>(pos / block_bits64);
-    plane bits;
-    block_plane(b, bits);
-    flip_bit(bits, static_cast<std::uint32_t>(pos % block_bits64));
-    replace_block(b, bits, bitset_kernels().stats(bits.data()));
+    const auto off = static_cast<std::uint32_t>(pos % block_bits64);
+    const summary_word& w = words_[b / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+    if (!(w.nonempty & bit)) {
+        if (value) set_in_empty(b, off);
+        return;
+    }
+    if (w.full & bit) {
+        if (value) return;
+        plane bits = ones_plane(block_len(b));
+        flip_bit(bits, off);
+        replace_block(b, bits, bitset_kernels().stats(bits.data()));
+        return;
+    }
+    edit_stored(b, off, value);
+}
+
+void bitset_core::add_ones_after(std::size_t wi, std::uint64_t delta) noexcept {
+    count_ += delta;
+    summary_word* w = words_.data();
+    for (std::size_t k = wi + 1, n = words_.size(); k < n; ++k) w[k].ones_before += delta;
+}
+
+void bitset_core::set_in_empty(std::size_t b, std::uint32_t off) {
+    const std::size_t wi = b / 64;
+    const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+    const std::uint32_t len = block_len(b);
+    if (len == 1) {  // a one-bit last block: full
+        words_[wi].nonempty |= bit;
+        words_[wi].full |= bit;
+    } else {
+        const std::size_t idx = entry_index(b);
+        position_buffer<8> one;
+        std::fill_n(one.data(), 8 + position_slack, std::uint16_t{0xFFFF});
+        one.data()[0] = static_cast<std::uint16_t>(off);
+        put_positions(idx, false, one.data(), 1, len);
+        words_[wi].nonempty |= bit;
+        // One pass over the later words for both prefixes.
+        ++count_;
+        summary_word* w = words_.data();
+        for (std::size_t k = wi + 1, n = words_.size(); k < n; ++k) {
+            ++w[k].stored_before;
+            ++w[k].ones_before;
+        }
+        return;
+    }
+    add_ones_after(wi, 1);
+}
+
+void bitset_core::edit_stored(std::size_t b, std::uint32_t off, bool value) {
+    const std::size_t wi = b / 64;
+    const std::uint32_t len = block_len(b);
+    const std::size_t idx = entry_index(b);
+    block_entry& e = entries_[idx];
+    const std::uint64_t delta = value ? 1 : ~std::uint64_t{0};
+    const bitset_kernel_table& kernels = bitset_kernels();
+    if (e.kind == block_kind::raw || e.kind == block_kind::runs) {
+        const std::byte* p = payload(e);
+        plane bits{};
+        block_to_plane(e, p, len, bits, kernels);
+        if (test_bit(bits, off) == value) return;
+        flip_bit(bits, off);
+        const block_stats s = kernels.stats(bits.data());
+        if (e.kind == block_kind::raw && s.count != 0 && s.count != len && plan_for_plane(bits, s, len).kind == block_kind::raw) {
+            std::byte* at = e.inline_payload ? reinterpret_cast<std::byte*>(&e.offset) : arena_.data() + e.offset;
+            at[off >> 3] ^= static_cast<std::byte>(1u << (off & 7));
+            e.count = static_cast<std::uint16_t>(s.count);
+            add_ones_after(wi, delta);
+            return;
+        }
+        replace_block(b, bits, s);  // summary, count and the new encoding
+        return;
+    }
+    // positions and gaps: edit the sorted positions.
+    position_buffer<> buffer;
+    std::uint16_t* const q = buffer.data();
+    const std::uint32_t n = block_positions(e, payload(e), len, q, kernels);
+    const std::uint32_t i = static_cast<std::uint32_t>(std::lower_bound(q, q + n, static_cast<std::uint16_t>(off)) - q);
+    const bool has = i < n && q[i] == off;
+    if (has == value) return;
+    const std::uint32_t m = value ? n + 1 : n - 1;
+    if (m == 0 || m == len) {
+        plane bits{};
+        set_positions(bits, q, n);
+        flip_bit(bits, off);
+        replace_block(b, bits, kernels.stats(bits.data()));
+        return;
+    }
+    if (value) {
+        std::memmove(q + i + 1, q + i, 2u * (n - i));
+        q[i] = static_cast<std::uint16_t>(off);
+    } else {
+        std::memmove(q + i, q + i + 1, 2u * (n - i - 1));
+    }
+    put_positions(idx, true, q, m, len);
+    add_ones_after(wi, delta);
+    maybe_compact();
+}
+
+void bitset_core::put_positions(std::size_t idx, bool exists, const std::uint16_t* p, std::uint32_t n,
+                                std::uint32_t len) {
+    const bitset_block_plan plan = plan_for_positions(p, n, len);
+    const bool had = exists && !entries_[idx].inline_payload;
+    const std::uint32_t old_bytes = exists ? payload_size(entries_[idx], len) : 0;
+    if (!exists) entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(idx), block_entry{});
+    block_entry& e = entries_[idx];
+    // The writers may write up to 7 bytes past the payload: through a buffer unless the
+    // payload ends the arena, or is the whole inline field.
+    alignas(16) std::byte scratch[3 * block_values + 32];
+    write_positions_payload(plan, p, n, len, scratch);
+    std::byte* at = place_payload(e, had, old_bytes, plan.bytes);
+    std::memcpy(at, scratch, plan.bytes);
+    e.count = static_cast<std::uint16_t>(n);
+    e.items = plan.items;
+    e.kind = plan.kind;
+}
+
+std::byte* bitset_core::place_payload(block_entry& e, bool had, std::uint32_t old_bytes, std::uint32_t bytes) {
+    if (is_inline(bytes)) {
+        if (had) garbage_ += old_bytes;
+        e.inline_payload = 1;
+        e.offset = 0;
+        return reinterpret_cast<std::byte*>(&e.offset);
+    }
+    if (had) {
+        if (bytes <= old_bytes) {  // in place; the tail becomes garbage
+            garbage_ += old_bytes - bytes;
+            return arena_.data() + e.offset;
+        }
+        if (e.offset + old_bytes == arena_.size()) {  // the arena's last payload grows where it is
+            arena_.room(bytes - old_bytes);
+            arena_.commit(bytes - old_bytes);
+            return arena_.data() + e.offset;
+        }
+        garbage_ += old_bytes;
+    }
+    std::byte* at = arena_.room(bytes);
+    e.offset = static_cast<std::uint64_t>(at - arena_.data());
+    e.inline_payload = 0;
+    arena_.commit(bytes);
+    return at;
+}
+
+void bitset_core::maybe_compact() {
+    if (garbage_ >= thresholds::bitset_compact_min_garbage_bytes &&
+        garbage_ * 4 > arena_.size() * thresholds::bitset_compact_garbage_quarters)
+        compact_arena();
 }
 
 void bitset_core::replace_block(std::size_t b, const plane& bits, const block_stats& s) {
@@ -222,9 +386,7 @@ void bitset_core::replace_block(std::size_t b, const plane& bits, const block_st
             entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(idx), e);
         }
     }
-    if (garbage_ >= thresholds::bitset_compact_min_garbage_bytes &&
-        garbage_ * 4 > arena_.size() * thresholds::bitset_compact_garbage_quarters)
-        compact_arena();
+    maybe_compact();
 }
 
 void bitset_core::compact_arena() {

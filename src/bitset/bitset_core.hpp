@@ -160,6 +160,29 @@ private:
 
     void replace_block(std::size_t b, const plane& bits, const block_stats& stats);
     void compact_arena();
+    // ---- single-bit and range edits (bitset_core.cpp, bitset_edit.cpp)
+    /// The summary of an empty universe costs 32 bytes per 2^17 bits; a universe whose summary
+    /// would exceed this (more than 2^46 bits) is refused with argument_error.
+    static constexpr std::uint64_t max_summary_bytes = std::uint64_t{1} << 34;
+    /// Blocks of a universe of `size` bits, without wrapping near 2^64 (argument_error above).
+    static std::size_t blocks_for(std::uint64_t size);
+    void set_in_empty(std::size_t b, std::uint32_t off);
+    void edit_stored(std::size_t b, std::uint32_t off, bool value);
+    /// Stores sorted distinct positions p[0..n) (0 < n < len, p in a position_buffer) as block
+    /// b, whose entry idx exists (`exists`) or is to be inserted there. Summary bits untouched.
+    void put_positions(std::size_t idx, bool exists, const std::uint16_t* p, std::uint32_t n, std::uint32_t len);
+    /// Where a payload of `bytes` goes for entry e (which held `old_bytes` when `had`): inline,
+    /// in place, extended at the arena's end, or appended; keeps garbage_ exact.
+    std::byte* place_payload(block_entry& e, bool had, std::uint32_t old_bytes, std::uint32_t bytes);
+    /// count_ and ones_before of the words after wi moved by delta (modulo 2^64).
+    void add_ones_after(std::size_t wi, std::uint64_t delta) noexcept;
+    void maybe_compact();
+
+public:
+    /// Bits [lo, hi) of block b set (op 0), cleared (1) or flipped (2), re-encoded once.
+    void edit_block_range(std::size_t b, std::uint32_t lo, std::uint32_t hi, int op);
+
+private:
 
     std::uint64_t size_ = 0;
     std::uint64_t count_ = 0;
