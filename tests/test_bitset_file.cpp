@@ -425,6 +425,13 @@ public:
         bits(1, 1);
         return bits(v, k);
     }
+    // Exponential Golomb: u = (v >> k) + 1 of w bits as w - 1 zeros, a one, u's low w - 1
+    // bits, then v's k low bits.
+    file_builder& exp_golomb(std::uint64_t v, unsigned k) {
+        const std::uint64_t u = (v >> k) + 1;
+        const auto w = static_cast<unsigned>(std::bit_width(u));
+        return bits(std::uint64_t{1} << (w - 1), w).bits(u, w - 1).bits(v, k);
+    }
     file_builder& align() {
         flush_bits();
         return *this;
@@ -496,6 +503,13 @@ TEST(BitsetFileV2, HandMadeFilesOfEveryModeLoad) {
     file_builder esc(4096, 1);
     esc.segment(0, 2).varint(1).byte(0).bits(0, 32).bits(12, 6).bits(3000, 12);
     EXPECT_EQ(loaded(esc.build()), bitset::from_positions(std::vector<std::uint64_t>{3000}, 4096));
+    // Exponential Golomb codes (parameter byte 0x80 | k): positions and runs.
+    file_builder eg(4096, 4);
+    eg.segment(0, 2).varint(4).byte(0x81).exp_golomb(5, 1).exp_golomb(0, 1).exp_golomb(0, 1).exp_golomb(3000 - 8, 1);
+    EXPECT_EQ(loaded(eg.build()), expected);
+    file_builder eg_runs(4096, 4);
+    eg_runs.segment(1, 2).varint(2).byte(0x80).byte(0x83).exp_golomb(5, 0).exp_golomb(2, 3).exp_golomb(3000 - 9, 0).exp_golomb(0, 3);
+    EXPECT_EQ(loaded(eg_runs.build()), expected);
     // Blocks after the last segment are empty.
     file_builder tail(10 * 2048, 1);
     tail.segment(0, 1).varint(1).byte(0).rice(9, 0);
@@ -542,6 +556,13 @@ TEST(BitsetFileV2, MalformedSegmentsAreRejected) {
         b.segment(0, 2).varint(1).byte(0).bits(0, 32).bits(50, 6).bits(0, 50);
         return b;
     }());
+    add("exponential Golomb code too long", [] {
+        file_builder b(4096, 1);
+        b.segment(0, 2).varint(1).byte(0x80 | 40).bits(0, 9).bits(1, 1).bits(0, 49);
+        return b;
+    }());
+    add("exponential Golomb position beyond", [] { file_builder b(4096, 1); b.segment(0, 2).varint(1).byte(0x80).exp_golomb(4096, 0); return b; }());
+    add("exponential Golomb parameter 0x80 | 49", [] { file_builder b(4096, 1); b.segment(0, 2).varint(1).byte(0x80 | 49).exp_golomb(5, 49); return b; }());
     add("runs: start beyond", [] { file_builder b(100, 1); b.segment(1, 1).varint(1).byte(7).byte(0).rice(100, 7).rice(0, 0); return b; }());
     add("runs: end beyond", [] { file_builder b(100, 2); b.segment(1, 1).varint(1).byte(7).byte(2).rice(98, 7).rice(2, 2); return b; }());
     add("runs: too many", [] {

@@ -23,11 +23,16 @@ namespace {
 using file::header_bytes;
 
 constexpr std::uint64_t max_size = std::uint64_t{1} << 48;
-// Rice codes: a quotient below escape_quotient in unary (zeros, then a one), then k low bits;
-// otherwise escape_quotient zeros, 6 bits of width w (1..max_width), then the value in w bits.
+// Values are coded with a per-segment parameter byte: k in bits 0-6, bit 7 the family.
+// Rice (bit 7 clear): a quotient q = v >> k below escape_quotient in unary (q zeros, then a
+// one), then k low bits; otherwise escape_quotient zeros, 6 bits of width w (1..max_width),
+// then the value in w bits. Exponential Golomb (bit 7 set; better for heavy-tailed values
+// such as the runs of real columns): u = (v >> k) + 1 of w bits as w - 1 zeros, a one, the
+// w - 1 bits of u below its top bit, then k low bits of v.
 constexpr std::uint32_t escape_quotient = 32;
 constexpr std::uint32_t max_k = 48;
 constexpr std::uint32_t max_width = 49;
+constexpr std::uint32_t exp_golomb = 0x80;
 // Largest segment header: mode, two varints of up to 10 bytes, two parameter bytes.
 constexpr std::uint64_t max_segment_header = 23;
 // The in-memory summary of a loaded set takes 16 bytes per 64 blocks whatever the file holds:
@@ -62,6 +67,15 @@ public:
         put(0, escape_quotient);
         put(w, 6);
         put(v, w);
+    }
+    void code(std::uint64_t v, std::uint32_t param) {
+        const std::uint32_t k = param & ~exp_golomb;
+        if ((param & exp_golomb) == 0) return rice(v, k);
+        const std::uint64_t u = (v >> k) + 1;
+        const auto w = static_cast<std::uint32_t>(std::bit_width(u));
+        put(std::uint64_t{1} << (w - 1), w);
+        if (w > 1) put(u & ((std::uint64_t{1} << (w - 1)) - 1), w - 1);
+        if (k > 0) put(v & ((std::uint64_t{1} << k) - 1), k);
     }
     void align() {
         if (fill_ > 0) put(0, 8 - fill_);
@@ -112,6 +126,15 @@ public:
         if (w == 0 || w > max_width) throw format_error("Rice escape of width " + std::to_string(w), offset());
         return get(w);
     }
+    std::uint64_t code(std::uint32_t param) {
+        const std::uint32_t k = param & ~exp_golomb;
+        if ((param & exp_golomb) == 0) return rice(k);
+        const auto q = static_cast<std::uint32_t>(std::countr_zero(peek()));
+        if (q + k > max_k) throw format_error("exponential Golomb code of " + std::to_string(q + k) + " bits", offset());
+        skip(q + 1);
+        const std::uint64_t u = (std::uint64_t{1} << q) | get(q);
+        return ((u - 1) << k) | get(k);
+    }
 
 private:
     std::span<const std::byte> bytes_;
@@ -124,7 +147,7 @@ private:
 
 struct rice_cost {
     std::uint64_t bits = 0;
-    std::uint32_t k = 0;
+    std::uint32_t k = 0;  // the parameter byte: k, and exp_golomb for that family
 };
 
 /// Estimated cost of n values summing to about `sum`: n (k + 1) + sum / 2^k at the best k.
@@ -149,17 +172,35 @@ std::uint64_t exact_cost(const std::vector<std::uint64_t>& values, std::uint32_t
     return bits;
 }
 
-/// The best k for `values` (searched around the mean) and its exact cost.
+/// Exact cost of exponential-Golomb-coding `values` with parameter k.
+std::uint64_t exact_cost_exp_golomb(const std::vector<std::uint64_t>& values, std::uint32_t k) noexcept {
+    std::uint64_t bits = 0;
+    for (const std::uint64_t v : values) bits += 2 * static_cast<std::uint64_t>(std::bit_width((v >> k) + 1)) - 1 + k;
+    return bits;
+}
+
+/// The best code for `values` and its exact cost: Rice with k around the mean's width, or
+/// exponential Golomb with k around the median's.
 rice_cost best_k(const std::vector<std::uint64_t>& values) noexcept {
     if (values.empty()) return {};
     std::uint64_t sum = 0;
-    for (const std::uint64_t v : values) sum += v;
+    std::uint64_t widths[65] = {};
+    for (const std::uint64_t v : values) {
+        sum += v;
+        ++widths[std::bit_width(v)];
+    }
     const std::uint64_t mean = sum / values.size();
     const auto centre = static_cast<std::int32_t>(mean == 0 ? 0 : std::bit_width(mean) - 1);
     rice_cost best{~std::uint64_t{0}, 0};
     for (std::int32_t k = std::max(0, centre - 2); k <= std::min<std::int32_t>(max_k, centre + 1); ++k) {
         const std::uint64_t bits = exact_cost(values, static_cast<std::uint32_t>(k));
         if (bits < best.bits) best = {bits, static_cast<std::uint32_t>(k)};
+    }
+    std::int32_t median = 0;
+    for (std::uint64_t seen = 0; median < 64 && (seen += widths[median]) < (values.size() + 1) / 2;) ++median;
+    for (std::int32_t k = std::max(0, median - 3); k <= std::min<std::int32_t>(max_k, median); ++k) {
+        const std::uint64_t bits = exact_cost_exp_golomb(values, static_cast<std::uint32_t>(k));
+        if (bits < best.bits) best = {bits, static_cast<std::uint32_t>(k) | exp_golomb};
     }
     return best;
 }
@@ -393,8 +434,8 @@ private:
                 if (s.m == mode::runs) out_.push_back(static_cast<std::byte>(b.k));
                 bit_writer bw(out_);
                 for (std::size_t i = 0; i < values_.size(); ++i) {
-                    bw.rice(values_[i], a.k);
-                    if (s.m == mode::runs) bw.rice(lengths_[i], b.k);
+                    bw.code(values_[i], a.k);
+                    if (s.m == mode::runs) bw.code(lengths_[i], b.k);
                 }
                 bw.align();
                 return;
@@ -588,10 +629,10 @@ std::unique_ptr<bitset_core> load(std::span<const std::byte> bytes) {
             throw format_error("segment " + std::to_string(seg) + ": " + std::to_string(n) +
                                    " items do not fit its " + std::to_string(bits) + " bits or the bytes left",
                                at + 1);
-        const auto k1 = static_cast<std::uint32_t>(r.read<std::uint8_t>("segment Rice parameter"));
-        const std::uint32_t k2 = m == mode::runs ? r.read<std::uint8_t>("segment Rice parameter") : 0;
-        if (k1 > max_k || k2 > max_k)
-            throw format_error("segment " + std::to_string(seg) + ": Rice parameter above " + std::to_string(max_k),
+        const auto k1 = static_cast<std::uint32_t>(r.read<std::uint8_t>("segment code parameter"));
+        const std::uint32_t k2 = m == mode::runs ? r.read<std::uint8_t>("segment code parameter") : 0;
+        if ((k1 & ~exp_golomb) > max_k || (k2 & ~exp_golomb) > max_k)
+            throw format_error("segment " + std::to_string(seg) + ": code parameter k above " + std::to_string(max_k),
                                r.offset() - 1);
         const std::span<const std::byte> payload = bytes.subspan(static_cast<std::size_t>(r.offset()));
         bit_reader in(payload, r.offset());
@@ -602,7 +643,7 @@ std::unique_ptr<bitset_core> load(std::span<const std::byte> bytes) {
         std::uint64_t next = 0;  // one past the last position or run
         if (m == mode::positions) {
             for (std::uint64_t i = 0; i < n; ++i) {
-                const std::uint64_t v = in.rice(k1);
+                const std::uint64_t v = in.code(k1);
                 if (v >= bits - next) bad("position beyond the segment's " + std::to_string(bits) + " bits");
                 const std::uint64_t p = next + v;
                 const std::uint32_t bit = static_cast<std::uint32_t>((base + p) % block_values);
@@ -614,7 +655,7 @@ std::unique_ptr<bitset_core> load(std::span<const std::byte> bytes) {
             std::uint64_t b = s.first;  // blocks before b are done
             plane* ones = nullptr;
             for (std::uint64_t i = 0; i < n; ++i) {
-                const std::uint64_t v = in.rice(k1);
+                const std::uint64_t v = in.code(k1);
                 if (v >= bits - next) bad("clear position beyond the segment's " + std::to_string(bits) + " bits");
                 const std::uint64_t p = base + next + v;
                 const std::uint64_t pb = p / block_values;
@@ -632,10 +673,10 @@ std::unique_ptr<bitset_core> load(std::span<const std::byte> bytes) {
             for (; b < s.end; ++b) sink.full(b);
         } else {
             for (std::uint64_t i = 0; i < n; ++i) {
-                const std::uint64_t gap = in.rice(k1);
+                const std::uint64_t gap = in.code(k1);
                 if (next >= bits || gap >= bits - next) bad("run starts beyond the segment's " + std::to_string(bits) + " bits");
                 const std::uint64_t begin = next + gap;
-                const std::uint64_t length = in.rice(k2);  // bits in the run, less one
+                const std::uint64_t length = in.code(k2);  // bits in the run, less one
                 if (length >= bits - begin) bad("run ends beyond the segment's " + std::to_string(bits) + " bits");
                 std::uint64_t lo = base + begin;
                 const std::uint64_t hi = base + begin + length + 1;
