@@ -1,4 +1,4 @@
-// Bitset file version 2 (docs/format.md, section 5.2): round trips on every shape and size and
+// Bitset file version 2 (docs/format.md, section 5.1): round trips on every shape and size and
 // on every SIMD path, sparse sets over 2^40 bits, version 1 files (checked in and written now)
 // still loading, every truncation and byte flip rejected, flips with a recomputed checksum
 // rejected or loaded consistently, and hand-made files that break each rule of a segment.

@@ -1,4 +1,4 @@
-// Bitset file version 2 (docs/format.md, section 5.2). The writer reads every block as a plane,
+// Bitset file version 2 (docs/format.md, section 5.1). The writer reads every block as a plane,
 // estimates per block what each segment mode would cost, joins neighbouring blocks of one mode
 // (empty blocks join position and run segments, full ones run and clear-position segments)
 // and then codes each segment with its best Rice parameter, or as raw bits where that is no
@@ -44,17 +44,29 @@ enum class mode : std::uint8_t { positions = 0, runs = 1, zeros = 2, raw = 3 };
 
 // ---- bits ----------------------------------------------------------------------------------
 
+/// Appends codes to `out`, which it grows by `bits` (the exact size of what will be put,
+/// rounded up to bytes) plus 8 bytes of slack that finish() takes back.
 class bit_writer {
 public:
-    explicit bit_writer(std::vector<std::byte>& out) noexcept : out_(out) {}
-    void put(std::uint64_t bits, std::uint32_t n) {  // n <= 56
+    bit_writer(std::vector<std::byte>& out, std::uint64_t bits) : out_(out), start_(out.size()) {
+        out_.resize(start_ + static_cast<std::size_t>((bits + 7) / 8) + 8);
+        at_ = out_.data() + start_;
+    }
+    void put(std::uint64_t bits, std::uint32_t n) noexcept {  // n <= 56, bits < 2^n
+        if (fill_ + n > 63) {
+            store_le<std::uint64_t>(at_, acc_);
+            at_ += fill_ / 8;
+            acc_ = fill_ >= 64 ? 0 : acc_ >> (fill_ & ~7u);
+            fill_ &= 7;
+        }
         acc_ |= n == 0 ? 0 : bits << fill_;
         fill_ += n;
-        while (fill_ >= 8) {
-            out_.push_back(static_cast<std::byte>(acc_ & 0xFF));
-            acc_ >>= 8;
-            fill_ -= 8;
-        }
+    }
+    /// Writes the last bits (zero-padded to a byte) and trims the slack.
+    void finish() {
+        store_le<std::uint64_t>(at_, acc_);
+        at_ += (fill_ + 7) / 8;
+        out_.resize(static_cast<std::size_t>(at_ - out_.data()));
     }
     void rice(std::uint64_t v, std::uint32_t k) {
         const std::uint64_t q = v >> k;
@@ -77,12 +89,11 @@ public:
         if (w > 1) put(u & ((std::uint64_t{1} << (w - 1)) - 1), w - 1);
         if (k > 0) put(v & ((std::uint64_t{1} << k) - 1), k);
     }
-    void align() {
-        if (fill_ > 0) put(0, 8 - fill_);
-    }
 
 private:
     std::vector<std::byte>& out_;
+    std::size_t start_;
+    std::byte* at_;
     std::uint64_t acc_ = 0;
     std::uint32_t fill_ = 0;
 };
@@ -180,9 +191,19 @@ std::uint64_t exact_cost_exp_golomb(const std::vector<std::uint64_t>& values, st
 }
 
 /// The best code for `values` and its exact cost: Rice with k around the mean's width, or
-/// exponential Golomb with k around the median's.
+/// exponential Golomb with k around the median's. Large lists choose on a sample of 4096
+/// values (the exact cost of the choice is then one pass).
 rice_cost best_k(const std::vector<std::uint64_t>& values) noexcept {
     if (values.empty()) return {};
+    constexpr std::size_t sample = 4096;
+    if (values.size() > 2 * sample) {
+        std::vector<std::uint64_t> some(sample);
+        const std::size_t step = values.size() / sample;
+        for (std::size_t i = 0; i < sample; ++i) some[i] = values[i * step];
+        const rice_cost chosen = best_k(some);
+        const std::uint32_t k = chosen.k & ~exp_golomb;
+        return {(chosen.k & exp_golomb) != 0 ? exact_cost_exp_golomb(values, k) : exact_cost(values, k), chosen.k};
+    }
     std::uint64_t sum = 0;
     std::uint64_t widths[65] = {};
     for (const std::uint64_t v : values) {
@@ -432,12 +453,14 @@ private:
                 put_varint(values_.size());
                 out_.push_back(static_cast<std::byte>(a.k));
                 if (s.m == mode::runs) out_.push_back(static_cast<std::byte>(b.k));
-                bit_writer bw(out_);
+                const std::size_t need = out_.size() + static_cast<std::size_t>((a.bits + b.bits) / 8 + 16);
+                if (need > out_.capacity()) out_.reserve(std::max(need, 2 * out_.capacity()));
+                bit_writer bw(out_, a.bits + b.bits);
                 for (std::size_t i = 0; i < values_.size(); ++i) {
                     bw.code(values_[i], a.k);
                     if (s.m == mode::runs) bw.code(lengths_[i], b.k);
                 }
-                bw.align();
+                bw.finish();
                 return;
             }
         }

@@ -1,4 +1,4 @@
-// Bitset file format version 2 (docs/format.md, section 5.2): the body is a list of segments,
+// Bitset file format version 2 (docs/format.md, section 5.1): the body is a list of segments,
 // each a stretch of consecutive blocks coded as set positions, runs, clear positions (all
 // three as Rice-coded gaps with a per-segment parameter) or raw bits, chosen for size by the
 // writer. bitset_io.cpp dispatches on the header's version; version 1 lives there.
