@@ -126,8 +126,12 @@ public:
         return v;
     }
     std::uint64_t rice(std::uint32_t k) {
-        const std::uint64_t word = peek();
+        const std::uint64_t word = peek();  // 57 bits or more
         const auto q = static_cast<std::uint32_t>(std::countr_zero(word));
+        if (q < escape_quotient && q + 1 + k <= 57) [[likely]] {  // the whole code is in `word`
+            skip(q + 1 + k);
+            return (std::uint64_t{q} << k) | ((word >> (q + 1)) & ((std::uint64_t{1} << k) - 1));
+        }
         if (q < escape_quotient) {
             skip(q + 1);
             return (std::uint64_t{q} << k) | get(k);
@@ -142,6 +146,12 @@ public:
         if ((param & exp_golomb) == 0) return rice(k);
         const auto q = static_cast<std::uint32_t>(std::countr_zero(peek()));
         if (q + k > max_k) throw format_error("exponential Golomb code of " + std::to_string(q + k) + " bits", offset());
+        if (2 * q + 1 + k <= 57) {  // the whole code is in `word`
+            const std::uint64_t word = peek();
+            skip(2 * q + 1 + k);
+            const std::uint64_t u = (std::uint64_t{1} << q) | ((word >> (q + 1)) & ((std::uint64_t{1} << q) - 1));
+            return ((u - 1) << k) | ((word >> (2 * q + 1)) & ((std::uint64_t{1} << k) - 1));
+        }
         skip(q + 1);
         const std::uint64_t u = (std::uint64_t{1} << q) | get(q);
         return ((u - 1) << k) | get(k);
