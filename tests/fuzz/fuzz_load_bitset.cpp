@@ -17,14 +17,6 @@
 
 namespace {
 
-// The size fields of either version: version 2's body is everything after the header.
-void fix_sizes(std::span<std::byte> file) {
-    if (file.size() < bitplane::detail::file::header_bytes) return;
-    if (bitplane::detail::load_le<std::uint16_t>(file.data() + 8) != bitplane::detail::bitset_v2::version)
-        return bitplane::fuzz::fix_bitset_sizes(file);
-    bitplane::detail::store_le<std::uint64_t>(file.data() + 48, file.size() - bitplane::detail::file::header_bytes);
-}
-
 // A version 2 file may announce 2^40 bits from a few bytes (docs/format.md 5.1 bounds the
 // memory that takes); loading and re-saving such sets block by block takes seconds under
 // ASan, past libFuzzer's time limit, so inputs keep universes below 2^32 bits. The unit tests
@@ -84,6 +76,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 }
 
 #if defined(BITPLANE_LIBFUZZER)
+namespace {
+
+// The size fields of either version: version 2's body is everything after the header.
+void fix_sizes(std::span<std::byte> file) {
+    if (file.size() < bitplane::detail::file::header_bytes) return;
+    if (bitplane::detail::load_le<std::uint16_t>(file.data() + 8) != bitplane::detail::bitset_v2::version)
+        return bitplane::fuzz::fix_bitset_sizes(file);
+    bitplane::detail::store_le<std::uint64_t>(file.data() + 48, file.size() - bitplane::detail::file::header_bytes);
+}
+
+}  // namespace
+
 // Structure-aware mutation (fuzz_support.hpp): libFuzzer's mutation, then the size field fixed.
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size,
                                                unsigned int seed) {
