@@ -1,10 +1,14 @@
-// The bitset file (docs/format.md, section 5): a 64-byte header, the two summary bitmaps, one
-// 4-byte descriptor per stored block, the payloads. As for vectors, every size read from the
+// The bitset file (docs/format.md, section 5). save() writes version 2 (bitset_file_v2.cpp:
+// segments of Rice-coded positions, runs or clear positions, or raw bits); the loader reads
+// both versions. Version 1, here: a 64-byte header, the two summary bitmaps, one 4-byte
+// descriptor per stored block, the payloads; validate() still goes through it, since its
+// payloads are memory's own and the loader checks them. As for vectors, every size read from the
 // input is checked against the bytes present before anything is allocated from it, the
 // checksum is checked before any block is parsed, and every block is decoded with every rule
 // of its payload encoding checked; a loaded block is then re-encoded as bitsets store it, so
 // a loaded bitset is equal (operator==) to the one saved even if the writer chose otherwise.
 #include "bitset/bitset_core.hpp"
+#include "bitset/bitset_file_v2.hpp"
 
 #include <bitplane/bitset.hpp>
 #include <bitplane/error.hpp>
@@ -55,10 +59,7 @@ struct file_header {
 
 // The fixed header; afterwards every field is bounded, so total_bytes() cannot overflow.
 file_header parse_header(std::span<const std::byte> bytes) {
-    detail::byte_reader r(bytes);
-    r.need(header_bytes, "bitset file header");
     const std::byte* h = bytes.data();
-    detail::file::check_header(bytes, kind_bitset, "a bitset");
     if (h[11] != std::byte{0}) throw format_error("reserved header byte is not 0", 11);
     file_header f;
     f.size = load_le<std::uint64_t>(h + 16);
@@ -109,7 +110,14 @@ void check_descriptor(block_kind kind, std::uint32_t items, std::uint32_t len, s
     }
 }
 
-bitset parse_file(std::span<const std::byte> bytes) {
+// The file's version, after the checks every file header shares.
+std::uint16_t file_version(std::span<const std::byte> bytes) {
+    detail::byte_reader r(bytes);
+    r.need(header_bytes, "bitset file header");
+    return detail::file::check_header(bytes, kind_bitset, "a bitset", detail::bitset_v2::version);
+}
+
+bitset parse_v1(std::span<const std::byte> bytes) {
     const file_header f = parse_header(bytes);
     if (bytes.size() != f.total_bytes())
         throw format_error("file is " + std::to_string(bytes.size()) + " bytes, header announces " +
@@ -189,9 +197,17 @@ bitset parse_file(std::span<const std::byte> bytes) {
     return detail::bitset_access::make(std::move(core));
 }
 
+bitset parse_file(std::span<const std::byte> bytes) {
+    if (file_version(bytes) == detail::bitset_v2::version)
+        return detail::bitset_access::make(detail::bitset_v2::load(bytes));
+    return parse_v1(bytes);
+}
+
 }  // namespace
 
-void save(const bitset& set, std::vector<std::byte>& out) {
+void save(const bitset& set, std::vector<std::byte>& out) { detail::bitset_v2::save(detail::core_of(set), out); }
+
+void detail::bitset_v1::save(const bitset& set, std::vector<std::byte>& out) {
     const detail::bitset_core& c = detail::core_of(set);
     const std::vector<summary_word>& words = c.words();
     const std::vector<block_entry>& entries = c.entries();
@@ -261,10 +277,11 @@ bitset load_bitset(std::span<const std::byte> bytes) { return parse_file(bytes);
 
 // The loader is the one place every rule of a well-formed bitset is written down: validate
 // serializes this bitset and runs it, rather than keep a second copy of the rules in step.
+// Version 1 copies memory's payloads as they are, so its loader checks them.
 void bitset::validate() const {
     std::vector<std::byte> bytes;
-    save(*this, bytes);
-    (void)parse_file(bytes);
+    detail::bitset_v1::save(*this, bytes);
+    (void)parse_v1(bytes);
 }
 
 bitset load_bitset(std::istream& in) {
@@ -273,17 +290,19 @@ bitset load_bitset(std::istream& in) {
     if (in.gcount() != static_cast<std::streamsize>(header_bytes))
         throw format_error("truncated bitset file header: " + std::to_string(in.gcount()) + " of 64 bytes",
                            static_cast<std::uint64_t>(in.gcount()));
-    const file_header f = parse_header(bytes);
+    const std::uint64_t total = file_version(bytes) == detail::bitset_v2::version
+                                    ? detail::bitset_v2::total_bytes(bytes)
+                                    : parse_header(bytes).total_bytes();
     // Read in chunks: a header announcing more than the stream holds fails at the stream's
     // end, not in an allocation.
     constexpr std::size_t chunk = 1 << 20;
-    while (bytes.size() < f.total_bytes()) {
+    while (bytes.size() < total) {
         const std::size_t have = bytes.size();
-        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, f.total_bytes() - have));
+        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, total - have));
         bytes.resize(have + want);
         in.read(reinterpret_cast<char*>(bytes.data() + have), static_cast<std::streamsize>(want));
         if (in.gcount() != static_cast<std::streamsize>(want))
-            throw format_error("truncated bitset file: header announces " + std::to_string(f.total_bytes()) +
+            throw format_error("truncated bitset file: header announces " + std::to_string(total) +
                                    " bytes, stream ended",
                                have + static_cast<std::uint64_t>(in.gcount()));
     }

@@ -3,10 +3,12 @@
 // all-ones, partial blocks), so that fuzzing starts from every layout, transform and payload.
 #include <bitplane/bitplane.hpp>
 
+#include "bitset/bitset_file_v2.hpp"
 #include "codec/byte_io.hpp"
 #include "dna/base_model.hpp"
 #include "dna/gzip.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -58,6 +60,21 @@ std::vector<bitplane::bitset> bitsets() {
     for (std::uint64_t p = 0; p < 6000; ++p)
         if ((p / 300) % 2 == 0) runs.push_back(p);
     out.push_back(bitplane::bitset::from_positions(runs, 6000));
+    // Version 2's segment kinds side by side: runs of heavy-tailed lengths, nearly full and
+    // full stretches, dense and sparse blocks, a sparse set over 2^30 bits.
+    std::vector<std::uint64_t> mixed;
+    for (std::uint64_t p = 0; p < 9 * 2048 + 100; ++p) {
+        const std::uint64_t b = p / 2048;
+        const bool in = b == 0 ? p % 97 == 3 : b == 1 ? (p / 64) % 3 == 0 : b == 2 ? rng() % 2 == 0 : b == 3 ? true
+                      : b == 4 ? rng() % 500 != 0 : b == 6 ? (rng() % (1 + p % 700)) > 3 : b == 8 ? p % 7 == 1 : false;
+        if (in) mixed.push_back(p);
+    }
+    out.push_back(bitplane::bitset::from_positions(mixed, 9 * 2048 + 100));
+    std::vector<std::uint64_t> sparse;
+    for (int i = 0; i < 40; ++i) sparse.push_back((rng() % (std::uint64_t{1} << 30)));
+    std::sort(sparse.begin(), sparse.end());
+    sparse.erase(std::unique(sparse.begin(), sparse.end()), sparse.end());
+    out.push_back(bitplane::bitset::from_positions(sparse, std::uint64_t{1} << 30));
     return out;
 }
 
@@ -255,9 +272,12 @@ int main(int argc, char** argv) {
     for (const std::string& text : fastq_texts()) write_text(texts / ("fastq_" + std::to_string(n++)), 1, text);
     n = 0;
     for (const bitplane::bitset& set : bitsets()) {
-        std::vector<std::byte> file;
+        std::vector<std::byte> file, v1;
         bitplane::save(set, file);
-        write(sets / ("bitset_" + std::to_string(n++)), file);
+        write(sets / ("bitset_" + std::to_string(n)), file);
+        bitplane::detail::bitset_v1::save(set, v1);  // version 1 files still load
+        if (v1.size() <= 65536) write(sets / ("bitset_v1_" + std::to_string(n)), v1);
+        ++n;
     }
     return 0;
 }
