@@ -215,6 +215,47 @@ public:
         mark(b, s.count);
     }
 
+    /// Block b computed straight into the arena's end: `compute(at)` writes the block's 256
+    /// bytes (bits at or beyond its length clear) at `at` and returns their stats. A result that
+    /// stays raw is kept where it was written (no plane, no copy); any other is re-encoded from
+    /// there (its payload goes to the same arena end, after the bytes are read).
+    template <class Compute>
+    void add_computed(std::size_t b, Compute&& compute) {
+        const std::uint32_t len = core_->block_len(b);
+        byte_buffer& arena = core_->arena_;
+        std::byte* at = arena.room(block_values / 8);
+        const block_stats s = compute(at);
+        if (s.count == 0) return;
+        if (s.count == len) return add_full(b);
+        if (s.count < raw_plane_bytes(len)) {  // positions or gaps may win: work from positions
+            position_buffer<block_values / 8> positions;
+            bitset_kernels().extract_positions(at, positions.data());
+            return add_positions(b, positions.data(), s.count);
+        }
+        std::uint32_t last_word;
+        std::memcpy(&last_word, at + block_values / 8 - 4, 4);
+        const std::uint32_t runs = runs_from_transitions(s.transitions, (last_word >> 31) != 0);
+        const bitset_block_plan plan = choose_plan(s.count, runs, len, [&] {
+            plane p;
+            std::memcpy(p.data(), at, block_values / 8);
+            return gaps_payload::payload_bytes(p, s.count);
+        });
+        if (plan.kind != block_kind::raw || is_inline(plan.bytes)) {
+            plane p;
+            std::memcpy(p.data(), at, block_values / 8);
+            enter(b);
+            block_entry& e = slot(s.count, plan);
+            write_plane_payload(plan, p, len, target(e, plan.bytes));
+            mark(b, s.count);
+            return;
+        }
+        enter(b);
+        block_entry& e = slot(s.count, plan);  // raw payloads are never inline
+        e.offset = static_cast<std::uint64_t>(at - arena.data());
+        arena.commit(plan.bytes);  // a short block's raw payload is the plane's first bytes
+        mark(b, s.count);
+    }
+
     /// Block b from its sorted distinct positions p[0..n), in a position_buffer (its slack is
     /// written).
     void add_positions(std::size_t b, std::uint16_t* p, std::uint32_t n) {
@@ -265,6 +306,45 @@ public:
             write_positions_payload(plan, p, n, len, target(e, plan.bytes));
         }
         mark(b, n);
+    }
+
+    /// Block b from its runs: bounds[2 i], bounds[2 i + 1] = begin and end (exclusive) of run
+    /// i, ascending, disjoint and not touching; `count` = their total length.
+    void add_runs(std::size_t b, const std::uint16_t* bounds, std::uint32_t runs, std::uint32_t count) {
+        const std::uint32_t len = core_->block_len(b);
+        if (count == 0) return;
+        if (count == len) return add_full(b);
+        const bitset_block_plan plan = choose_plan(count, runs, len, [&] {
+            std::uint32_t bytes = 0, next = 0;  // a gap before each run, then zero gaps
+            for (std::uint32_t r = 0; r < runs; ++r) {
+                bytes += bounds[2 * r] - next >= gaps_payload::escape ? 3u : 1u;
+                bytes += bounds[2 * r + 1] - bounds[2 * r] - 1u;
+                next = bounds[2 * r + 1];
+            }
+            return bytes;
+        });
+        if (plan.kind == block_kind::runs) {
+            enter(b);
+            block_entry& e = slot(count, plan);
+            std::byte* at = target(e, plan.bytes);
+            for (std::uint32_t r = 0; r < runs; ++r) {
+                store_le<std::uint16_t>(at + 4 * r, bounds[2 * r]);
+                store_le<std::uint16_t>(at + 4 * r + 2, bounds[2 * r + 1]);
+            }
+            mark(b, count);
+            return;
+        }
+        plane p{};
+        for (std::uint32_t r = 0; r < runs; ++r) flip_range(p, bounds[2 * r], bounds[2 * r + 1]);
+        if (count < raw_plane_bytes(len)) {
+            position_buffer<block_values / 8> positions;
+            bitset_kernels().extract_positions(p.data(), positions.data());
+            return add_positions(b, positions.data(), count);
+        }
+        enter(b);
+        block_entry& e = slot(count, plan);
+        write_plane_payload(plan, p, len, target(e, plan.bytes));
+        mark(b, count);
     }
 
     std::unique_ptr<bitset_core> finish();
