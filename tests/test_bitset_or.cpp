@@ -266,6 +266,41 @@ TEST(BitsetOr, AliasedOperands) {
     });
 }
 
+// In-place operators reuse the left side's arena: repeated updates must stay right and the
+// payloads they free must be reclaimed (the arena compacted), not pile up.
+TEST(BitsetOr, RepeatedInPlaceUpdatesStayRightAndCompact) {
+    std::mt19937_64 rng(2024);
+    const std::size_t n = 200 * block_values + 99;
+    ref_bits ra(n);
+    for (std::size_t blk = 0; blk * block_values < n; ++blk) {
+        const std::size_t begin = blk * block_values;
+        fill_block(ra, begin, std::min<std::size_t>(block_values, n - begin), all_kinds[rng() % 6], rng);
+    }
+    bitset a = make_set(ra);
+    const std::size_t start_memory = a.memory_bytes();
+    on_every_path([&] {
+        for (int round = 0; round < 30; ++round) {
+            ref_bits rb(n);
+            for (std::size_t blk = 0; blk * block_values < n; ++blk) {
+                const std::size_t begin = blk * block_values;
+                fill_block(rb, begin, std::min<std::size_t>(block_values, n - begin), all_kinds[rng() % 6], rng);
+            }
+            const bitset b = make_set(rb);
+            if (round % 3 == 0) {
+                a |= b;
+                ra = apply_ref(ra, rb, '|');
+            } else {
+                a ^= b;
+                ra = apply_ref(ra, rb, '^');
+            }
+            ASSERT_TRUE(same(a, ra)) << "round " << round;
+            // Live payloads are at most 256 bytes a block; the arena may hold as much again in
+            // garbage before it is compacted, plus what was reserved for one operation.
+            EXPECT_LT(a.memory_bytes(), 4 * (n / 8) + 16 * 201 * 4 + start_memory) << "round " << round;
+        }
+    });
+}
+
 TEST(BitsetOr, ManyWayMatchesPairwiseFolds) {
     std::mt19937_64 rng(99);
     const std::size_t sizes[] = {1, 2049, 9 * 2048 + 300};

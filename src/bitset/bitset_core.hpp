@@ -178,6 +178,63 @@ public:
 
     [[nodiscard]] std::uint64_t size() const noexcept { return core_->size_; }
     [[nodiscard]] std::size_t block_count() const noexcept { return core_->blocks_; }
+
+    /// A writer whose result takes over `reuse`'s arena, for the in-place operators: the
+    /// payloads of `reuse` stay where they are (keep() refers to them, add_in_place() rewrites
+    /// a raw one over itself), `reuse` keeps its summary and entries for the caller to read
+    /// (payload_of(e, arena())). Room for `entries_hint` more blocks of up to 256 bytes is
+    /// reserved at once, so the arena is never moved while the caller reads from it.
+    /// Everything is allocated before the arena moves, so that `reuse` is left as it was when
+    /// an allocation fails (a block encoded from positions asks for up to 773 bytes of room).
+    core_writer(bitset_core& reuse, std::size_t entries_hint) : core_(std::make_unique<bitset_core>(reuse.size_)) {
+        core_->entries_.reserve(entries_hint);
+        reuse.arena_.reserve(reuse.arena_.size() + entries_hint * (block_values / 8) + 1024);
+        core_->arena_ = std::move(reuse.arena_);
+        core_->garbage_ = reuse.garbage_;
+    }
+    [[nodiscard]] const std::byte* arena() const noexcept { return core_->arena_.data(); }
+    /// Block b stored as `e` of the reused core, payload and all where it is.
+    void keep(std::size_t b, const block_entry& e) {
+        enter(b);
+        core_->entries_.push_back(e);
+        mark(b, e.count);
+    }
+    /// A payload of the reused core that no entry refers to any more.
+    void drop(const block_entry& e, std::uint32_t len) noexcept {
+        if (!e.inline_payload) core_->garbage_ += payload_size(e, len);
+    }
+    /// Block b (full length) computed over the reused raw payload at `offset`: `compute(at)`
+    /// rewrites its 256 bytes in place and returns their stats. Kept there if it stays raw,
+    /// re-encoded at the arena's end otherwise (the old bytes then garbage).
+    template <class Compute>
+    void add_in_place(std::size_t b, std::uint64_t offset, Compute&& compute) {
+        const std::uint32_t len = core_->block_len(b);
+        std::byte* at = core_->arena_.data() + offset;
+        const block_stats s = compute(at);
+        if (s.count >= raw_plane_bytes(len) && s.count != len) {
+            std::uint32_t last_word;
+            std::memcpy(&last_word, at + block_values / 8 - 4, 4);
+            const std::uint32_t runs = runs_from_transitions(s.transitions, (last_word >> 31) != 0);
+            const bitset_block_plan plan = choose_plan(s.count, runs, len, [&] {
+                plane p;
+                std::memcpy(p.data(), at, block_values / 8);
+                return gaps_payload::payload_bytes(p, s.count);
+            });
+            if (plan.kind == block_kind::raw) {
+                enter(b);
+                block_entry& e = slot(s.count, plan);
+                e.offset = offset;
+                mark(b, s.count);
+                return;
+            }
+        }
+        core_->garbage_ += block_values / 8;
+        plane p;
+        std::memcpy(p.data(), at, block_values / 8);
+        add_plane(b, p, s);
+    }
+
+
     [[nodiscard]] std::uint32_t block_len(std::size_t b) const noexcept { return core_->block_len(b); }
 
     void add_full(std::size_t b) {
