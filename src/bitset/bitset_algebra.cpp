@@ -10,6 +10,7 @@
 #include <bitplane/bitset.hpp>
 #include <bitplane/error.hpp>
 
+#include <new>
 #include <string>
 
 namespace bitplane {
@@ -211,8 +212,12 @@ std::unique_ptr<bitset_core> unite_in_place(bitset_core& a, const bitset_core& b
                     out.add_full(blk);
                     if (!full_x) out.drop(*ea, len);
                 } else if (!full_x) {
-                    not_block(out, blk, len, {ea, payload_of(*ea, out.arena())}, ctx);
-                    out.drop(*ea, len);
+                    if (ea->kind == block_kind::raw && len == block_values) {
+                        out.add_in_place(blk, ea->offset, [&](std::byte* at) { return k.not_block(at, at); });
+                    } else {  // read before the arena grows: not_block spreads it first
+                        not_block(out, blk, len, {ea, payload_of(*ea, out.arena())}, ctx);
+                        out.drop(*ea, len);
+                    }
                 } else if (!full_y) {
                     not_block(out, blk, len, {eb, b.payload(*eb)}, ctx);
                 }
@@ -226,7 +231,7 @@ std::unique_ptr<bitset_core> unite_in_place(bitset_core& a, const bitset_core& b
                 out.add_in_place(blk, ea->offset, [&](std::byte* at) {
                     return Xor ? k.xor_blocks(at, bits, at) : k.or_blocks(at, bits, at);
                 });
-            } else {
+            } else {  // not raw: decoded or spread before the arena grows
                 const block_ref rx{ea, payload_of(*ea, out.arena())};
                 if (Xor) {
                     xor_blocks(out, blk, len, rx, ry, ctx);
@@ -319,9 +324,23 @@ bitset& bitset::operator&=(const bitset& other) {
     return *this;
 }
 
+// The in-place walks take over this set's arena; should an allocation fail half-way, the set
+// is left empty (of its size) rather than with entries into an arena it no longer holds.
+namespace {
+template <class Walk>
+void update_in_place(std::unique_ptr<detail::bitset_core>& core, Walk&& walk) {
+    try {
+        core = walk();
+    } catch (const std::bad_alloc&) {
+        core = std::make_unique<detail::bitset_core>(core->size());
+        throw;
+    }
+}
+}  // namespace
+
 bitset& bitset::operator|=(const bitset& other) {
     if (&other == this) return *this;
-    core_ = detail::unite_in_place<false>(*core_, core_of(other), "OR");
+    update_in_place(core_, [&] { return detail::unite_in_place<false>(*core_, core_of(other), "OR"); });
     return *this;
 }
 
@@ -330,7 +349,7 @@ bitset& bitset::operator^=(const bitset& other) {
         core_ = std::make_unique<detail::bitset_core>(core_->size());
         return *this;
     }
-    core_ = detail::unite_in_place<true>(*core_, core_of(other), "XOR");
+    update_in_place(core_, [&] { return detail::unite_in_place<true>(*core_, core_of(other), "XOR"); });
     return *this;
 }
 

@@ -182,13 +182,12 @@ public:
     /// A writer whose result takes over `reuse`'s arena, for the in-place operators: the
     /// payloads of `reuse` stay where they are (keep() refers to them, add_in_place() rewrites
     /// a raw one over itself), `reuse` keeps its summary and entries for the caller to read
-    /// (payload_of(e, arena())). Room for `entries_hint` more blocks of up to 256 bytes is
-    /// reserved at once, so the arena is never moved while the caller reads from it.
-    /// Everything is allocated before the arena moves, so that `reuse` is left as it was when
-    /// an allocation fails (a block encoded from positions asks for up to 773 bytes of room).
+    /// (payload_of(e, arena())). The arena grows (and may move) as blocks are added: a payload
+    /// of `reuse` handed to an add_*() must not be read after the arena grew (add_computed()
+    /// reads its operands after making room; only add_in_place() may work on a reused raw
+    /// payload).
     core_writer(bitset_core& reuse, std::size_t entries_hint) : core_(std::make_unique<bitset_core>(reuse.size_)) {
         core_->entries_.reserve(entries_hint);
-        reuse.arena_.reserve(reuse.arena_.size() + entries_hint * (block_values / 8) + 1024);
         core_->arena_ = std::move(reuse.arena_);
         core_->garbage_ = reuse.garbage_;
     }
