@@ -154,6 +154,15 @@ private:
 /// O(non-empty blocks), as and_count.
 [[nodiscard]] double jaccard(const bitset& a, const bitset& b);
 
+// ---- many-way ------------------------------------------------------------------------------
+/// Union of every set (as roaring_bitmap_or_many): one walk over the blocks, each block's
+/// stored operands OR-ed into one plane, never an intermediate set. No sets: an empty set of
+/// size 0. size_error when sizes differ. O(non-empty blocks of all the sets).
+[[nodiscard]] bitset unite(std::span<const bitset* const> sets);
+/// Intersection of every set: pairwise, smallest first, stopping once empty. No sets: an
+/// empty set of size 0. size_error when sizes differ.
+[[nodiscard]] bitset intersect(std::span<const bitset* const> sets);
+
 /// Appends a saved bitset (checksummed, validated on load like vectors; docs/format.md).
 void save(const bitset& set, std::vector<std::byte>& out);
 void save(const bitset& set, std::ostream& out);

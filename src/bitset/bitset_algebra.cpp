@@ -5,10 +5,12 @@
 // only pairs of stored blocks reach the block operations of block_*.cpp. Results are written
 // in block order by a core_writer, each block in the encoding its contents choose.
 #include "bitset/bitset_algebra.hpp"
+#include "bitset/block_spread.hpp"
 
 #include <bitplane/bitset.hpp>
 #include <bitplane/error.hpp>
 
+#include <new>
 #include <string>
 
 namespace bitplane {
@@ -178,6 +180,86 @@ std::unique_ptr<bitset_core> unite_cores(const bitset_core& a, const bitset_core
     return out.finish();
 }
 
+// `a` OR (XOR) `b` into a's own storage: the walk of unite_cores, on a writer that took over
+// a's arena. Blocks of a that the operation leaves alone keep their payload where it is; a raw
+// block of a with a stored block of b is rewritten over itself by the kernel when it stays
+// raw; only new and re-encoded blocks are appended. Freed payloads are counted as garbage and
+// the arena compacted once they outweigh the rest (core_writer::finish).
+template <bool Xor>
+std::unique_ptr<bitset_core> unite_in_place(bitset_core& a, const bitset_core& b, const char* name) {
+    check_sizes(a, b, name);
+    const std::vector<summary_word>& wa = a.words();
+    const std::vector<summary_word>& wb = b.words();
+    std::size_t entries_hint = 0;
+    for (std::size_t w = 0; w < wa.size(); ++w) entries_hint += popcount64(wa[w].nonempty | wb[w].nonempty);
+    core_writer out(a, entries_hint);
+    const block_context ctx{bitset_kernels()};
+    const bitset_kernel_table& k = ctx.kernels;
+    const block_entry* const entries_a = a.entries().data();
+    const block_entry* const entries_b = b.entries().data();
+    plane scratch;
+    for (std::size_t w = 0; w < wa.size(); ++w) {
+        const summary_word& x = wa[w];
+        const summary_word& y = wb[w];
+        const block_entry* ea = entries_a + x.stored_before;
+        const block_entry* eb = entries_b + y.stored_before;
+        for (std::uint64_t m = x.nonempty | y.nonempty; m != 0; m &= m - 1) {
+            const unsigned bit = lowest_bit(m);
+            const std::size_t blk = 64 * w + bit;
+            const bool in_x = (x.nonempty >> bit) & 1, in_y = (y.nonempty >> bit) & 1;
+            const bool full_x = (x.full >> bit) & 1, full_y = (y.full >> bit) & 1;
+            const std::uint32_t len = a.block_len(blk);
+            if (!in_y || !in_x) {
+                if (full_x || full_y) {
+                    out.add_full(blk);
+                } else if (in_x) {
+                    out.keep(blk, *ea++);
+                } else {
+                    out.add_copy(blk, *eb, b.payload(*eb));
+                    ++eb;
+                }
+                continue;
+            }
+            if (full_x || full_y) {
+                if (!Xor) {
+                    out.add_full(blk);
+                    if (!full_x) out.drop(*ea, len);
+                } else if (!full_x) {
+                    if (ea->kind == block_kind::raw && len == block_values) {
+                        out.add_in_place(blk, ea->offset, [&](std::byte* at) { return k.not_block(at, at); });
+                    } else {  // read before the arena grows: not_block spreads it first
+                        not_block(out, blk, len, {ea, payload_of(*ea, out.arena())}, ctx);
+                        out.drop(*ea, len);
+                    }
+                } else if (!full_y) {
+                    not_block(out, blk, len, {eb, b.payload(*eb)}, ctx);
+                }
+                ea += !full_x;
+                eb += !full_y;
+                continue;
+            }
+            const block_ref ry{eb, b.payload(*eb)};
+            if (ea->kind == block_kind::raw && len == block_values) {
+                const void* bits = spread_block(ry, len, scratch, k);
+                out.add_in_place(blk, ea->offset, [&](std::byte* at) {
+                    return Xor ? k.xor_blocks(at, bits, at) : k.or_blocks(at, bits, at);
+                });
+            } else {  // not raw: decoded or spread before the arena grows
+                const block_ref rx{ea, payload_of(*ea, out.arena())};
+                if (Xor) {
+                    xor_blocks(out, blk, len, rx, ry, ctx);
+                } else {
+                    or_blocks(out, blk, len, rx, ry, ctx);
+                }
+                out.drop(*ea, len);
+            }
+            ++ea;
+            ++eb;
+        }
+    }
+    return out.finish();
+}
+
 std::unique_ptr<bitset_core> complement_core(const bitset_core& a) {
     core_writer out(a.size(), a.entries().size(), a.payload_bytes());
     const block_context ctx{bitset_kernels()};
@@ -290,13 +372,32 @@ bitset& bitset::operator&=(const bitset& other) {
     return *this;
 }
 
+// The in-place walks take over this set's arena; should an allocation fail half-way, the set
+// is left empty (of its size) rather than with entries into an arena it no longer holds.
+namespace {
+template <class Walk>
+void update_in_place(std::unique_ptr<detail::bitset_core>& core, Walk&& walk) {
+    try {
+        core = walk();
+    } catch (const std::bad_alloc&) {
+        core = std::make_unique<detail::bitset_core>(core->size());
+        throw;
+    }
+}
+}  // namespace
+
 bitset& bitset::operator|=(const bitset& other) {
-    core_ = detail::unite_cores<false>(core_of(*this), core_of(other), "OR");
+    if (&other == this) return *this;
+    update_in_place(core_, [&] { return detail::unite_in_place<false>(*core_, core_of(other), "OR"); });
     return *this;
 }
 
 bitset& bitset::operator^=(const bitset& other) {
-    core_ = detail::unite_cores<true>(core_of(*this), core_of(other), "XOR");
+    if (&other == this) {
+        core_ = std::make_unique<detail::bitset_core>(core_->size());
+        return *this;
+    }
+    update_in_place(core_, [&] { return detail::unite_in_place<true>(*core_, core_of(other), "XOR"); });
     return *this;
 }
 

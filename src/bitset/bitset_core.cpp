@@ -416,6 +416,9 @@ core_writer::core_writer(std::uint64_t size, std::size_t entries_hint, std::size
 
 std::unique_ptr<bitset_core> core_writer::finish() {
     if (!core_->words_.empty()) enter(64 * (core_->words_.size() - 1));
+    if (core_->garbage_ >= thresholds::bitset_compact_min_garbage_bytes &&
+        core_->garbage_ * 4 > core_->arena_.size() * thresholds::bitset_compact_garbage_quarters)
+        core_->compact_arena();  // a reused arena (the in-place operators)
     byte_buffer& arena = core_->arena_;
     if (arena.capacity() > arena.size() + byte_buffer::slack + 4096) arena.shrink_to_fit();
     std::vector<block_entry>& entries = core_->entries_;

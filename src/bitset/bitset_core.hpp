@@ -201,6 +201,62 @@ public:
 
     [[nodiscard]] std::uint64_t size() const noexcept { return core_->size_; }
     [[nodiscard]] std::size_t block_count() const noexcept { return core_->blocks_; }
+
+    /// A writer whose result takes over `reuse`'s arena, for the in-place operators: the
+    /// payloads of `reuse` stay where they are (keep() refers to them, add_in_place() rewrites
+    /// a raw one over itself), `reuse` keeps its summary and entries for the caller to read
+    /// (payload_of(e, arena())). The arena grows (and may move) as blocks are added: a payload
+    /// of `reuse` handed to an add_*() must not be read after the arena grew (add_computed()
+    /// reads its operands after making room; only add_in_place() may work on a reused raw
+    /// payload).
+    core_writer(bitset_core& reuse, std::size_t entries_hint) : core_(std::make_unique<bitset_core>(reuse.size_)) {
+        core_->entries_.reserve(entries_hint);
+        core_->arena_ = std::move(reuse.arena_);
+        core_->garbage_ = reuse.garbage_;
+    }
+    [[nodiscard]] const std::byte* arena() const noexcept { return core_->arena_.data(); }
+    /// Block b stored as `e` of the reused core, payload and all where it is.
+    void keep(std::size_t b, const block_entry& e) {
+        enter(b);
+        core_->entries_.push_back(e);
+        mark(b, e.count);
+    }
+    /// A payload of the reused core that no entry refers to any more.
+    void drop(const block_entry& e, std::uint32_t len) noexcept {
+        if (!e.inline_payload) core_->garbage_ += payload_size(e, len);
+    }
+    /// Block b (full length) computed over the reused raw payload at `offset`: `compute(at)`
+    /// rewrites its 256 bytes in place and returns their stats. Kept there if it stays raw,
+    /// re-encoded at the arena's end otherwise (the old bytes then garbage).
+    template <class Compute>
+    void add_in_place(std::size_t b, std::uint64_t offset, Compute&& compute) {
+        const std::uint32_t len = core_->block_len(b);
+        std::byte* at = core_->arena_.data() + offset;
+        const block_stats s = compute(at);
+        if (s.count >= raw_plane_bytes(len) && s.count != len) {
+            std::uint32_t last_word;
+            std::memcpy(&last_word, at + block_values / 8 - 4, 4);
+            const std::uint32_t runs = runs_from_transitions(s.transitions, (last_word >> 31) != 0);
+            const bitset_block_plan plan = choose_plan(s.count, runs, len, [&] {
+                plane p;
+                std::memcpy(p.data(), at, block_values / 8);
+                return gaps_payload::payload_bytes(p, s.count);
+            });
+            if (plan.kind == block_kind::raw) {
+                enter(b);
+                block_entry& e = slot(s.count, plan);
+                e.offset = offset;
+                mark(b, s.count);
+                return;
+            }
+        }
+        core_->garbage_ += block_values / 8;
+        plane p;
+        std::memcpy(p.data(), at, block_values / 8);
+        add_plane(b, p, s);
+    }
+
+
     [[nodiscard]] std::uint32_t block_len(std::size_t b) const noexcept { return core_->block_len(b); }
 
     void add_full(std::size_t b) {
@@ -235,6 +291,47 @@ public:
         const bitset_block_plan plan = plan_for_plane(p, s, len);
         block_entry& e = slot(s.count, plan);
         write_plane_payload(plan, p, len, target(e, plan.bytes));
+        mark(b, s.count);
+    }
+
+    /// Block b computed straight into the arena's end: `compute(at)` writes the block's 256
+    /// bytes (bits at or beyond its length clear) at `at` and returns their stats. A result that
+    /// stays raw is kept where it was written (no plane, no copy); any other is re-encoded from
+    /// there (its payload goes to the same arena end, after the bytes are read).
+    template <class Compute>
+    void add_computed(std::size_t b, Compute&& compute) {
+        const std::uint32_t len = core_->block_len(b);
+        byte_buffer& arena = core_->arena_;
+        std::byte* at = arena.room(block_values / 8);
+        const block_stats s = compute(at);
+        if (s.count == 0) return;
+        if (s.count == len) return add_full(b);
+        if (s.count < raw_plane_bytes(len)) {  // positions or gaps may win: work from positions
+            position_buffer<block_values / 8> positions;
+            bitset_kernels().extract_positions(at, positions.data());
+            return add_positions(b, positions.data(), s.count);
+        }
+        std::uint32_t last_word;
+        std::memcpy(&last_word, at + block_values / 8 - 4, 4);
+        const std::uint32_t runs = runs_from_transitions(s.transitions, (last_word >> 31) != 0);
+        const bitset_block_plan plan = choose_plan(s.count, runs, len, [&] {
+            plane p;
+            std::memcpy(p.data(), at, block_values / 8);
+            return gaps_payload::payload_bytes(p, s.count);
+        });
+        if (plan.kind != block_kind::raw || is_inline(plan.bytes)) {
+            plane p;
+            std::memcpy(p.data(), at, block_values / 8);
+            enter(b);
+            block_entry& e = slot(s.count, plan);
+            write_plane_payload(plan, p, len, target(e, plan.bytes));
+            mark(b, s.count);
+            return;
+        }
+        enter(b);
+        block_entry& e = slot(s.count, plan);  // raw payloads are never inline
+        e.offset = static_cast<std::uint64_t>(at - arena.data());
+        arena.commit(plan.bytes);  // a short block's raw payload is the plane's first bytes
         mark(b, s.count);
     }
 
@@ -288,6 +385,45 @@ public:
             write_positions_payload(plan, p, n, len, target(e, plan.bytes));
         }
         mark(b, n);
+    }
+
+    /// Block b from its runs: bounds[2 i], bounds[2 i + 1] = begin and end (exclusive) of run
+    /// i, ascending, disjoint and not touching; `count` = their total length.
+    void add_runs(std::size_t b, const std::uint16_t* bounds, std::uint32_t runs, std::uint32_t count) {
+        const std::uint32_t len = core_->block_len(b);
+        if (count == 0) return;
+        if (count == len) return add_full(b);
+        const bitset_block_plan plan = choose_plan(count, runs, len, [&] {
+            std::uint32_t bytes = 0, next = 0;  // a gap before each run, then zero gaps
+            for (std::uint32_t r = 0; r < runs; ++r) {
+                bytes += bounds[2 * r] - next >= gaps_payload::escape ? 3u : 1u;
+                bytes += bounds[2 * r + 1] - bounds[2 * r] - 1u;
+                next = bounds[2 * r + 1];
+            }
+            return bytes;
+        });
+        if (plan.kind == block_kind::runs) {
+            enter(b);
+            block_entry& e = slot(count, plan);
+            std::byte* at = target(e, plan.bytes);
+            for (std::uint32_t r = 0; r < runs; ++r) {
+                store_le<std::uint16_t>(at + 4 * r, bounds[2 * r]);
+                store_le<std::uint16_t>(at + 4 * r + 2, bounds[2 * r + 1]);
+            }
+            mark(b, count);
+            return;
+        }
+        plane p{};
+        for (std::uint32_t r = 0; r < runs; ++r) flip_range(p, bounds[2 * r], bounds[2 * r + 1]);
+        if (count < raw_plane_bytes(len)) {
+            position_buffer<block_values / 8> positions;
+            bitset_kernels().extract_positions(p.data(), positions.data());
+            return add_positions(b, positions.data(), count);
+        }
+        enter(b);
+        block_entry& e = slot(count, plan);
+        write_plane_payload(plan, p, len, target(e, plan.bytes));
+        mark(b, count);
     }
 
     std::unique_ptr<bitset_core> finish();
