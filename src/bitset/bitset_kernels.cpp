@@ -116,6 +116,21 @@ std::uint32_t extract_positions(const void* block, std::uint16_t* out) noexcept 
     return n;
 }
 
+template <class T>
+void widen_positions(const void* in, std::uint32_t n, T base, T* out) noexcept {
+    const auto* bytes = static_cast<const unsigned char*>(in);
+    for (std::uint32_t k = 0; k < n; ++k) {
+        std::uint16_t v;
+        std::memcpy(&v, bytes + 2 * k, 2);  // little-endian (the library is little-endian only)
+        out[k] = base + v;
+    }
+}
+
+template <class T>
+void ramp(T start, std::uint32_t n, T* out) noexcept {
+    for (std::uint32_t k = 0; k < n; ++k) out[k] = start + k;
+}
+
 constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
                                              .and_blocks = combine<op_and>,
                                              .or_blocks = combine<op_or>,
@@ -129,7 +144,11 @@ constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
                                              .and_positions = filter<true>,
                                              .andnot_positions = filter<false>,
                                              .extract_positions = extract_positions,
-                                             .decode_gaps = decode_gaps};
+                                             .decode_gaps = decode_gaps,
+                                             .widen_positions64 = widen_positions<std::uint64_t>,
+                                             .widen_positions32 = widen_positions<std::uint32_t>,
+                                             .ramp64 = ramp<std::uint64_t>,
+                                             .ramp32 = ramp<std::uint32_t>};
 
 }  // namespace
 

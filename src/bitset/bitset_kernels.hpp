@@ -59,6 +59,13 @@ struct bitset_kernel_table {
     /// their number. Reads up to 15 bytes past the payload (the arena's slack, or the rest of
     /// the 16-byte entry for an inline payload) and writes up to 8 positions past the last.
     std::uint32_t (*decode_gaps)(const std::byte* payload, std::uint32_t bytes, std::uint16_t* out);
+    /// out[k] = base + in[k] for k < n, in[] being n little-endian u16 at any alignment (a
+    /// positions payload read in place, or decoded positions): reads and writes nothing past n.
+    void (*widen_positions64)(const void* in, std::uint32_t n, std::uint64_t base, std::uint64_t* out);
+    void (*widen_positions32)(const void* in, std::uint32_t n, std::uint32_t base, std::uint32_t* out);
+    /// out[k] = start + k for k < n (a run, a full block); writes nothing past n.
+    void (*ramp64)(std::uint64_t start, std::uint32_t n, std::uint64_t* out);
+    void (*ramp32)(std::uint32_t start, std::uint32_t n, std::uint32_t* out);
 };
 
 const bitset_kernel_table& portable_bitset_kernels() noexcept;

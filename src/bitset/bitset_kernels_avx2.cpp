@@ -441,6 +441,80 @@ std::uint32_t xor_positions(const std::uint16_t* a, std::uint32_t n, const std::
     return unite_positions(a, n, b, m, out, true);
 }
 
+// Positions as u16 plus a base, widened: 16 a step, then 4, then one at a time (nothing read
+// or written past n; the input may be a positions payload at any alignment).
+void widen_positions64(const void* in, std::uint32_t n, std::uint64_t base, std::uint64_t* out) {
+    const auto* p = static_cast<const unsigned char*>(in);
+    const __m256i b = _mm256_set1_epi64x(static_cast<long long>(base));
+    auto* o = reinterpret_cast<__m256i*>(out);
+    std::uint32_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * k));
+        const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * k + 16));
+        _mm256_storeu_si256(o + k / 4, _mm256_add_epi64(_mm256_cvtepu16_epi64(lo), b));
+        _mm256_storeu_si256(o + k / 4 + 1, _mm256_add_epi64(_mm256_cvtepu16_epi64(_mm_srli_si128(lo, 8)), b));
+        _mm256_storeu_si256(o + k / 4 + 2, _mm256_add_epi64(_mm256_cvtepu16_epi64(hi), b));
+        _mm256_storeu_si256(o + k / 4 + 3, _mm256_add_epi64(_mm256_cvtepu16_epi64(_mm_srli_si128(hi, 8)), b));
+    }
+    for (; k + 4 <= n; k += 4) {
+        const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 2 * k));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_add_epi64(_mm256_cvtepu16_epi64(v), b));
+    }
+    for (; k < n; ++k) out[k] = base + (static_cast<std::uint32_t>(p[2 * k]) | static_cast<std::uint32_t>(p[2 * k + 1]) << 8);
+}
+
+void widen_positions32(const void* in, std::uint32_t n, std::uint32_t base, std::uint32_t* out) {
+    const auto* p = static_cast<const unsigned char*>(in);
+    const __m256i b = _mm256_set1_epi32(static_cast<int>(base));
+    std::uint32_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 * k));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k),
+                            _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(v)), b));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 8),
+                            _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(v, 1)), b));
+    }
+    for (; k + 8 <= n; k += 8) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * k));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_add_epi32(_mm256_cvtepu16_epi32(v), b));
+    }
+    for (; k < n; ++k) out[k] = base + (static_cast<std::uint32_t>(p[2 * k]) | static_cast<std::uint32_t>(p[2 * k + 1]) << 8);
+}
+
+void ramp64(std::uint64_t start, std::uint32_t n, std::uint64_t* out) {
+    __m256i v = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(start)), _mm256_setr_epi64x(0, 1, 2, 3));
+    const __m256i four = _mm256_set1_epi64x(4), sixteen = _mm256_set1_epi64x(16);
+    std::uint32_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), v);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 4), _mm256_add_epi64(v, four));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 8), _mm256_add_epi64(v, _mm256_set1_epi64x(8)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 12), _mm256_add_epi64(v, _mm256_set1_epi64x(12)));
+        v = _mm256_add_epi64(v, sixteen);
+    }
+    for (; k + 4 <= n; k += 4) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), v);
+        v = _mm256_add_epi64(v, four);
+    }
+    for (; k < n; ++k) out[k] = start + k;
+}
+
+void ramp32(std::uint32_t start, std::uint32_t n, std::uint32_t* out) {
+    __m256i v = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(start)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i eight = _mm256_set1_epi32(8), sixteen = _mm256_set1_epi32(16);
+    std::uint32_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), v);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 8), _mm256_add_epi32(v, eight));
+        v = _mm256_add_epi32(v, sixteen);
+    }
+    for (; k + 8 <= n; k += 8) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), v);
+        v = _mm256_add_epi32(v, eight);
+    }
+    for (; k < n; ++k) out[k] = start + k;
+}
+
 }  // namespace
 }  // namespace bitplane::detail
 
@@ -466,7 +540,11 @@ const bitset_kernel_table& avx2_bitset_kernels() noexcept {
                                                .and_positions = and_positions,
                                                .andnot_positions = andnot_positions,
                                                .extract_positions = extract_positions,
-                                               .decode_gaps = decode_gaps};
+                                               .decode_gaps = decode_gaps,
+                                               .widen_positions64 = widen_positions64,
+                                               .widen_positions32 = widen_positions32,
+                                               .ramp64 = ramp64,
+                                               .ramp32 = ramp32};
     return table;
 }
 
