@@ -123,6 +123,7 @@ public:
         std::uint64_t position_ = 0;  // size() at the end
         std::uint64_t base_ = 0;      // first position of block_
         std::uint64_t block_ = 0;
+        std::uint64_t entry_ = 0;     // stored blocks before block_ (its entry when stored)
         std::uint32_t index_ = 0;     // buffer_[index_] is position_ - base_
         std::uint32_t filled_ = 0;
         std::uint32_t next_ = 0;      // where in block_ the next chunk starts (its length: done)

@@ -115,6 +115,7 @@ bitset::const_iterator::const_iterator(const detail::bitset_core* core, std::uin
     }
     block_ = from / block_values;
     base_ = block_ * block_values;
+    entry_ = core->entry_index(static_cast<std::size_t>(block_));
     if (fill(static_cast<std::uint32_t>(from - base_))) return;
     next_ = core->block_len(static_cast<std::size_t>(block_));
     refill();
@@ -125,6 +126,7 @@ void bitset::const_iterator::copy_from(const const_iterator& other) noexcept {
     position_ = other.position_;
     base_ = other.base_;
     block_ = other.block_;
+    entry_ = other.entry_;
     index_ = other.index_;
     filled_ = other.filled_;
     next_ = other.next_;
@@ -139,7 +141,12 @@ void bitset::const_iterator::refill() noexcept {
     // The next non-empty block after this one.
     const std::vector<detail::summary_word>& words = c.words();
     std::size_t wi = b / 64;
-    std::uint64_t rest = (b % 64 == 63 || wi >= words.size()) ? 0 : words[wi].nonempty & (~std::uint64_t{0} << (b % 64 + 1));
+    std::uint64_t rest = 0;
+    if (wi < words.size()) {
+        const detail::summary_word& w = words[wi];
+        entry_ += ((w.nonempty & ~w.full) >> (b % 64)) & 1;  // blocks between b and the next are empty
+        if (b % 64 != 63) rest = w.nonempty & (~std::uint64_t{0} << (b % 64 + 1));
+    }
     for (;;) {
         while (rest == 0) {
             if (++wi >= words.size()) {
@@ -154,6 +161,7 @@ void bitset::const_iterator::refill() noexcept {
         base_ = block_ * block_values;
         item_ = 0;
         if (fill(0)) return;
+        entry_ += ((words[wi].nonempty & ~words[wi].full) >> (block_ % 64)) & 1;
         rest &= rest - 1;
     }
 }
@@ -173,7 +181,7 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
         for (std::uint32_t k = 0; k < n; ++k) buffer_[k] = static_cast<std::uint16_t>(from + k);
         next_ = from + n;
     } else if (w.nonempty & bit) {
-        const block_entry& e = c.entries()[c.entry_index(b)];
+        const block_entry& e = c.entries()[static_cast<std::size_t>(entry_)];
         const std::byte* payload = c.payload(e);
         switch (e.kind) {
             case block_kind::runs: {
@@ -197,18 +205,30 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
                 break;
             }
             case block_kind::raw: {
-                const std::uint32_t total = (len + 63) / 64;
+                const std::uint32_t bytes = raw_plane_bytes(len), total = (len + 63) / 64;
                 std::uint32_t wd = from / 64;
-                std::uint64_t word = raw_word(payload, len, wd) & (~std::uint64_t{0} << (from % 64));
-                for (;;) {
+                if (from % 64 != 0) {  // a seek inside a word
+                    std::uint64_t word = raw_word(payload, len, wd) & (~std::uint64_t{0} << (from % 64));
                     for (; word != 0; word &= word - 1) buffer_[n++] = static_cast<std::uint16_t>(64 * wd + lowest_bit(word));
-                    if (++wd >= total || n > chunk - 64) break;
-                    word = raw_word(payload, len, wd);
+                    ++wd;
+                }
+                // Then whole words, as many as surely fit (64 positions a word at most).
+                const bitset_kernel_table& k = bitset_kernels();
+                for (std::uint32_t fit = (chunk - n) / 64; fit != 0 && wd < total; fit = (chunk - n) / 64) {
+                    const std::uint32_t words = std::min({fit, total - wd, 4u});
+                    n += k.extract_bits(payload + 8 * wd, std::min(8 * words, bytes - 8 * wd), 64 * wd, buffer_ + n);
+                    wd += words;
                 }
                 if (wd < total) next_ = 64 * wd;
                 break;
             }
             case block_kind::positions:
+                if (from == 0) {  // the usual step to a new block: a copy, no search
+                    n = e.items;
+                    for (std::uint32_t k = 0; k < n; ++k) buffer_[k] = load_le<std::uint16_t>(payload + 2 * k);
+                    break;
+                }
+                [[fallthrough]];
             case block_kind::gaps:
                 if (e.count <= chunk) {  // the whole block (at most 255 positions: under 256 bytes)
                     n = block_positions(e, payload, len, buffer_, bitset_kernels());

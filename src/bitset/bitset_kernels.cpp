@@ -131,6 +131,17 @@ void ramp(T start, std::uint32_t n, T* out) noexcept {
     for (std::uint32_t k = 0; k < n; ++k) out[k] = start + k;
 }
 
+std::uint32_t extract_bits(const std::byte* bytes, std::uint32_t n, std::uint32_t first, std::uint16_t* out) noexcept {
+    std::uint32_t k = 0;
+    for (std::uint32_t i = 0; i < n; i += 8) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, bytes + i, n - i < 8 ? n - i : 8);
+        for (; word != 0; word &= word - 1)
+            out[k++] = static_cast<std::uint16_t>(first + 8 * i + static_cast<std::uint32_t>(std::countr_zero(word)));
+    }
+    return k;
+}
+
 constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
                                              .and_blocks = combine<op_and>,
                                              .or_blocks = combine<op_or>,
@@ -148,7 +159,8 @@ constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
                                              .widen_positions64 = widen_positions<std::uint64_t>,
                                              .widen_positions32 = widen_positions<std::uint32_t>,
                                              .ramp64 = ramp<std::uint64_t>,
-                                             .ramp32 = ramp<std::uint32_t>};
+                                             .ramp32 = ramp<std::uint32_t>,
+                                             .extract_bits = extract_bits};
 
 }  // namespace
 

@@ -66,6 +66,10 @@ struct bitset_kernel_table {
     /// out[k] = start + k for k < n (a run, a full block); writes nothing past n.
     void (*ramp64)(std::uint64_t start, std::uint32_t n, std::uint64_t* out);
     void (*ramp32)(std::uint32_t start, std::uint32_t n, std::uint32_t* out);
+    /// The set bits of bytes[0, n) (a part of a raw payload, n <= 32, read at any alignment
+    /// and nothing past n) as positions first + bit index, ascending, into out (room for their
+    /// number + 8); returns how many.
+    std::uint32_t (*extract_bits)(const std::byte* bytes, std::uint32_t n, std::uint32_t first, std::uint16_t* out);
 };
 
 const bitset_kernel_table& portable_bitset_kernels() noexcept;

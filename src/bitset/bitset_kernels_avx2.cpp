@@ -515,6 +515,32 @@ void ramp32(std::uint32_t start, std::uint32_t n, std::uint32_t* out) {
     for (; k < n; ++k) out[k] = start + k;
 }
 
+// A part of a raw payload to positions, as extract_positions: a mask of the non-zero bytes,
+// then a table row per non-zero byte.
+std::uint32_t extract_bits(const std::byte* bytes, std::uint32_t n, std::uint32_t first, std::uint16_t* out) {
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes);
+    std::uint32_t nonzero;
+    if (n == 32) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        nonzero = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())));
+    } else {
+        nonzero = 0;
+        for (std::uint32_t i = 0; i < n; ++i) nonzero |= static_cast<std::uint32_t>(p[i] != 0) << i;
+    }
+    std::uint32_t k = 0;
+    const __m128i offset = _mm_set1_epi16(static_cast<short>(first));
+    for (; nonzero != 0; nonzero &= nonzero - 1) {
+        const auto at = static_cast<unsigned>(__builtin_ctz(nonzero));
+        const unsigned value = p[at];
+        const __m128i positions =
+            _mm_add_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(bits_of_byte.rows[value].data())),
+                          _mm_add_epi16(offset, _mm_set1_epi16(static_cast<short>(8 * at))));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k), positions);
+        k += static_cast<std::uint32_t>(_mm_popcnt_u32(value));
+    }
+    return k;
+}
+
 }  // namespace
 }  // namespace bitplane::detail
 
@@ -544,7 +570,8 @@ const bitset_kernel_table& avx2_bitset_kernels() noexcept {
                                                .widen_positions64 = widen_positions64,
                                                .widen_positions32 = widen_positions32,
                                                .ramp64 = ramp64,
-                                               .ramp32 = ramp32};
+                                               .ramp32 = ramp32,
+                                               .extract_bits = extract_bits};
     return table;
 }
 

@@ -36,6 +36,7 @@ void write_positions(const bitset_core& c, T* out, const bitset_kernel_table& k)
     std::uint16_t* const local = buffer.data();
     const std::vector<summary_word>& words = c.words();
     const std::vector<block_entry>& entries = c.entries();
+    T* const out_end = out + c.count();
     std::size_t i = 0;
     for (std::size_t wi = 0; wi < words.size(); ++wi) {
         const summary_word& w = words[wi];
@@ -50,6 +51,29 @@ void write_positions(const bitset_core& c, T* out, const bitset_kernel_table& k)
             }
             const block_entry& e = entries[i++];
             const std::byte* payload = c.payload(e);
+            if (e.inline_payload) {  // sparse blocks (8 payload bytes at most): no call, few branches
+                if (e.kind == block_kind::positions && out_end - out >= 4) {
+                    // Four slots written whatever the count (the next block overwrites the rest).
+                    for (std::uint32_t j = 0; j < 4; ++j)
+                        out[j] = static_cast<T>(base + load_le<std::uint16_t>(payload + 2 * j));
+                    out += e.items;
+                    continue;
+                }
+                if (e.kind == block_kind::gaps) {
+                    std::uint32_t next = 0;
+                    for (std::uint32_t j = 0; j < e.items;) {
+                        std::uint32_t gap = static_cast<std::uint32_t>(payload[j++]);
+                        if (gap == gaps_payload::escape) {
+                            gap = load_le<std::uint16_t>(payload + j);
+                            j += 2;
+                        }
+                        next += gap;
+                        *out++ = static_cast<T>(base + next);
+                        ++next;
+                    }
+                    continue;
+                }
+            }
             switch (e.kind) {
                 case block_kind::positions: widen_into(k, payload, e.items, base, out); break;
                 case block_kind::runs:
