@@ -117,7 +117,7 @@ bitset::const_iterator::const_iterator(const detail::bitset_core* core, std::uin
     base_ = block_ * block_values;
     entry_ = core->entry_index(static_cast<std::size_t>(block_));
     if (fill(static_cast<std::uint32_t>(from - base_))) return;
-    next_ = core->block_len(static_cast<std::size_t>(block_));
+    next_ = block_values;
     refill();
 }
 
@@ -137,7 +137,7 @@ void bitset::const_iterator::copy_from(const const_iterator& other) noexcept {
 void bitset::const_iterator::refill() noexcept {
     const detail::bitset_core& c = *core_;
     const std::size_t b = static_cast<std::size_t>(block_);
-    if (b < c.block_count() && next_ < c.block_len(b) && fill(next_)) return;
+    if (next_ < block_values && b < c.block_count() && next_ < c.block_len(b) && fill(next_)) return;
     // The next non-empty block after this one.
     const std::vector<detail::summary_word>& words = c.words();
     std::size_t wi = b / 64;
@@ -160,6 +160,19 @@ void bitset::const_iterator::refill() noexcept {
         block_ = 64 * wi + detail::lowest_bit(rest);
         base_ = block_ * block_values;
         item_ = 0;
+        if (!((words[wi].full >> (block_ % 64)) & 1)) {
+            // The usual block of a sparse set: up to four positions inside the entry.
+            const detail::block_entry& e = c.entries()[static_cast<std::size_t>(entry_)];
+            if (e.inline_payload && e.kind == detail::block_kind::positions) {
+                std::uint64_t v = e.offset;  // little-endian u16 positions (the library is little-endian only)
+                for (int k = 0; k < 4; ++k, v >>= 16) buffer_[k] = static_cast<std::uint16_t>(v);
+                index_ = 0;
+                filled_ = e.items;
+                next_ = block_values;
+                position_ = base_ + buffer_[0];
+                return;
+            }
+        }
         if (fill(0)) return;
         entry_ += ((words[wi].nonempty & ~words[wi].full) >> (block_ % 64)) & 1;
         rest &= rest - 1;
@@ -175,7 +188,7 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
     const std::uint64_t bit = std::uint64_t{1} << (b % 64);
     std::uint32_t n = 0;
     index_ = 0;
-    next_ = len;  // unless a chunk stops inside the block
+    next_ = block_values;  // the block is done, unless a chunk stops inside it
     if (w.full & bit) {
         n = std::min(chunk, len - from);
         for (std::uint32_t k = 0; k < n; ++k) buffer_[k] = static_cast<std::uint16_t>(from + k);
@@ -230,9 +243,24 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
                 }
                 [[fallthrough]];
             case block_kind::gaps:
+                if (e.inline_payload && from == 0) {  // a few positions: no kernel call
+                    std::uint32_t next = 0;
+                    for (std::uint32_t j = 0; j < e.items;) {
+                        std::uint32_t gap = static_cast<std::uint32_t>(payload[j++]);
+                        if (gap == gaps_payload::escape) {
+                            gap = load_le<std::uint16_t>(payload + j);
+                            j += 2;
+                        }
+                        next += gap;
+                        buffer_[n++] = static_cast<std::uint16_t>(next);
+                        ++next;
+                    }
+                    break;
+                }
                 if (e.count <= chunk) {  // the whole block (at most 255 positions: under 256 bytes)
                     n = block_positions(e, payload, len, buffer_, bitset_kernels());
-                    index_ = static_cast<std::uint32_t>(std::lower_bound(buffer_, buffer_ + n, from) - buffer_);
+                    if (from != 0)
+                        index_ = static_cast<std::uint32_t>(std::lower_bound(buffer_, buffer_ + n, from) - buffer_);
                 } else {  // not written by this library's encoder; through a block-sized buffer
                     position_buffer<> all;
                     const std::uint32_t count = block_positions(e, payload, len, all.data(), bitset_kernels());
