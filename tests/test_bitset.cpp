@@ -258,7 +258,8 @@ TEST(Bitset, IteratorIsAForwardIterator) {
     static_assert(std::forward_iterator<bitset::const_iterator>);
 }
 
-// Each block is stored in the smallest encoding (ties: raw, positions, runs, gaps).
+// Each block is stored in the smallest of raw, positions (below 128 bits) and runs (ties: raw,
+// positions, runs); gap lists are never chosen in memory (thresholds.hpp).
 TEST(Bitset, BlockEncodingIsChosenBySize) {
     using bitplane::detail::block_kind;
     auto kind_of = [](const std::vector<std::uint64_t>& p, std::size_t n = 2048) {
@@ -266,7 +267,7 @@ TEST(Bitset, BlockEncodingIsChosenBySize) {
         EXPECT_EQ(s.core().entries().size(), 1u);
         return s.core().entries().empty() ? block_kind{} : s.core().entries()[0].kind;
     };
-    EXPECT_EQ(kind_of({10}), block_kind::gaps);        // 1 byte vs 2
+    EXPECT_EQ(kind_of({10}), block_kind::positions);   // gaps (1 byte) are not used in memory
     EXPECT_EQ(kind_of({300}), block_kind::positions);  // gap escape: 3 bytes vs 2
     std::vector<std::uint64_t> run(1000);
     for (std::size_t i = 0; i < run.size(); ++i) run[i] = 500 + i;
@@ -275,8 +276,8 @@ TEST(Bitset, BlockEncodingIsChosenBySize) {
     for (std::uint64_t i = 0; i < 2048; i += 2) spread.push_back(i);
     EXPECT_EQ(kind_of(spread), block_kind::raw);
     std::vector<std::uint64_t> some;
-    for (std::uint64_t i = 0; i < 2048; i += 16) some.push_back(i);  // 128 positions, gaps 128 bytes
-    EXPECT_EQ(kind_of(some), block_kind::gaps);
+    for (std::uint64_t i = 0; i < 2048; i += 16) some.push_back(i);  // 128 positions: raw from 128 bits
+    EXPECT_EQ(kind_of(some), block_kind::raw);
     // The complement of one bit is two runs.
     const bitset one_missing = ~bitset::from_positions(std::vector<std::uint64_t>{700}, 2048);
     ASSERT_EQ(one_missing.core().entries().size(), 1u);

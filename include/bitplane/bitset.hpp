@@ -173,6 +173,17 @@ private:
 /// Set bits of a AND b, without building it (size_error when sizes differ). O(non-empty blocks).
 [[nodiscard]] std::uint64_t and_count(const bitset& a, const bitset& b);
 
+// ---- relations -------------------------------------------------------------------------------
+/// Whether a and b have a set bit in common (size_error when sizes differ). Stops at the first
+/// block pair that shares one; O(non-empty blocks) at worst.
+[[nodiscard]] bool intersects(const bitset& a, const bitset& b);
+/// Whether every set bit of a is set in b (size_error when sizes differ). Stops at the first
+/// block that settles it; O(non-empty blocks of a) at worst.
+[[nodiscard]] bool is_subset(const bitset& a, const bitset& b);
+/// The Jaccard index |a AND b| / |a OR b|, 1 for two empty sets (size_error when sizes differ).
+/// O(non-empty blocks), as and_count.
+[[nodiscard]] double jaccard(const bitset& a, const bitset& b);
+
 /// Appends a saved bitset (checksummed, validated on load like vectors; docs/format.md).
 void save(const bitset& set, std::vector<std::byte>& out);
 void save(const bitset& set, std::ostream& out);

@@ -236,7 +236,7 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
                 break;
             }
             case block_kind::positions:
-                if (from == 0) {  // the usual step to a new block: a copy, no search
+                if (from == 0 && e.items <= chunk) {  // the usual step to a new block: a copy, no search
                     n = e.items;
                     for (std::uint32_t k = 0; k < n; ++k) buffer_[k] = load_le<std::uint16_t>(payload + 2 * k);
                     break;

@@ -48,7 +48,14 @@ struct and_op {
             case pair(full_block, full_block): out.add_full(blk); break;
             case pair(full_block, stored_block): out.add_copy(blk, *b.ref.entry, b.ref.payload); break;
             case pair(stored_block, full_block): out.add_copy(blk, *a.ref.entry, a.ref.payload); break;
-            case pair(stored_block, stored_block): and_blocks(out, blk, len, a.ref, b.ref, c); break;
+            case pair(stored_block, stored_block):
+                if (a.ref.entry->kind == block_kind::raw && b.ref.entry->kind == block_kind::raw && len == block_values) {
+                    // Two raw blocks: one kernel pass straight into the output arena.
+                    out.add_room(blk, c.kernels.and_blocks(a.ref.payload, b.ref.payload, out.room()), c.kernels);
+                } else {
+                    and_blocks(out, blk, len, a.ref, b.ref, c);
+                }
+                break;
             default: break;
         }
     }
@@ -63,7 +70,13 @@ struct andnot_op {
             case pair(full_block, empty_block): out.add_full(blk); break;
             case pair(full_block, stored_block): not_block(out, blk, len, b.ref, c); break;
             case pair(stored_block, empty_block): out.add_copy(blk, *a.ref.entry, a.ref.payload); break;
-            case pair(stored_block, stored_block): andnot_blocks(out, blk, len, a.ref, b.ref, c); break;
+            case pair(stored_block, stored_block):
+                if (a.ref.entry->kind == block_kind::raw && b.ref.entry->kind == block_kind::raw && len == block_values) {
+                    out.add_room(blk, c.kernels.andnot_blocks(a.ref.payload, b.ref.payload, out.room()), c.kernels);
+                } else {
+                    andnot_blocks(out, blk, len, a.ref, b.ref, c);
+                }
+                break;
             default: break;  // anything minus a full block, full minus full: empty
         }
     }
@@ -186,30 +199,65 @@ std::unique_ptr<bitset_core> complement_core(const bitset_core& a) {
     return out.finish();
 }
 
+// AND-count walks the blocks non-empty on both sides. Pairs of full-length raw blocks whose
+// payloads follow one another in both arenas (as in any set built or combined in block order)
+// are gathered into spans counted by one kernel call each, so a dense pair of sets costs one
+// Harley-Seal pass over its bytes plus a few instructions a block.
 std::uint64_t count_and(const bitset_core& a, const bitset_core& b) {
     check_sizes(a, b, "and_count");
     const std::vector<summary_word>& wa = a.words();
     const std::vector<summary_word>& wb = b.words();
+    const bitset_kernel_table& k = bitset_kernels();
+    const block_context ctx{k};
+    const block_entry* const entries_a = a.entries().data();
+    const block_entry* const entries_b = b.entries().data();
+    const std::byte* const arena_a = a.arena();
+    const std::byte* const arena_b = b.arena();
+    const std::size_t short_block = a.size() % block_values == 0 ? a.block_count() : a.block_count() - 1;
     std::uint64_t total = 0;
-    const block_context ctx{bitset_kernels()};
+    const std::byte* span_a = nullptr;
+    const std::byte* span_b = nullptr;
+    std::size_t span = 0;  // blocks
     for (std::size_t w = 0; w < wa.size(); ++w) {
         const summary_word& x = wa[w];
         const summary_word& y = wb[w];
-        for (std::uint64_t m = x.nonempty & y.nonempty; m != 0; m &= m - 1) {
+        const std::uint64_t both = x.nonempty & y.nonempty;
+        if (both == 0) continue;
+        const std::uint64_t stored_x = x.nonempty & ~x.full, stored_y = y.nonempty & ~y.full;
+        const block_entry* const ex = entries_a + x.stored_before;
+        const block_entry* const ey = entries_b + y.stored_before;
+        for (std::uint64_t m = both; m != 0; m &= m - 1) {
             const unsigned bit = lowest_bit(m);
             const std::size_t blk = 64 * w + bit;
-            const std::uint32_t len = a.block_len(blk);
-            const block_view u = view_of(a, x, bit);
-            const block_view v = view_of(b, y, bit);
-            if (u.state == full_block) {
-                total += v.state == full_block ? len : v.ref.entry->count;
-            } else if (v.state == full_block) {
-                total += u.ref.entry->count;
-            } else {
-                total += and_count_blocks(len, u.ref, v.ref, ctx);
+            const bool fx = (x.full >> bit) & 1, fy = (y.full >> bit) & 1;
+            if (fx | fy) {
+                if (fx & fy) {
+                    total += a.block_len(blk);
+                } else {
+                    total += fx ? ey[popcount64(below(stored_y, bit))].count : ex[popcount64(below(stored_x, bit))].count;
+                }
+                continue;
             }
+            const block_entry& u = ex[popcount64(below(stored_x, bit))];
+            const block_entry& v = ey[popcount64(below(stored_y, bit))];
+            if (u.kind == block_kind::raw && v.kind == block_kind::raw && blk != short_block) {
+                const std::byte* pa = arena_a + u.offset;
+                const std::byte* pb = arena_b + v.offset;
+                const std::size_t bytes = span * (block_values / 8);
+                if (span != 0 && pa == span_a + bytes && pb == span_b + bytes) {
+                    ++span;
+                } else {
+                    if (span != 0) total += k.and_count_span(span_a, span_b, span);
+                    span_a = pa;
+                    span_b = pb;
+                    span = 1;
+                }
+                continue;
+            }
+            total += and_count_blocks(a.block_len(blk), {&u, a.payload(u)}, {&v, b.payload(v)}, ctx);
         }
     }
+    if (span != 0) total += k.and_count_span(span_a, span_b, span);
     return total;
 }
 

@@ -82,17 +82,17 @@ struct bitset_block_plan {
     std::uint32_t bytes = 0;
 };
 
-/// The smallest encoding of a stored block with `count` set bits and `runs` runs (ties: raw,
-/// positions, runs, gaps). `gaps_bytes()` is asked only when gaps could still win.
+/// The in-memory encoding of a stored block with `count` set bits and `runs` runs, chosen by
+/// what operations cost (thresholds.hpp): raw (a 256-byte bitmap) unless positions (below
+/// bitset_positions_max_count set bits) or runs are smaller (ties: raw, positions, runs). Gaps
+/// are never chosen in memory (every operation would decode them first); files may use them.
+/// `gaps_bytes` is never asked (kept so that every caller chooses through this one function).
 template <class GapsBytes>
-inline bitset_block_plan choose_plan(std::uint32_t count, std::uint32_t runs, std::uint32_t len, GapsBytes&& gaps_bytes) {
+inline bitset_block_plan choose_plan(std::uint32_t count, std::uint32_t runs, std::uint32_t len, GapsBytes&&) {
     bitset_block_plan best{block_kind::raw, 0, raw_plane_bytes(len)};
-    if (2 * count < best.bytes) best = {block_kind::positions, static_cast<std::uint16_t>(count), 2 * count};
+    if (count < thresholds::bitset_positions_max_count && 2 * count < best.bytes)
+        best = {block_kind::positions, static_cast<std::uint16_t>(count), 2 * count};
     if (4 * runs < best.bytes) best = {block_kind::runs, static_cast<std::uint16_t>(runs), 4 * runs};
-    if (count < best.bytes) {
-        const std::uint32_t g = gaps_bytes();
-        if (g < best.bytes) best = {block_kind::gaps, static_cast<std::uint16_t>(g), g};
-    }
     return best;
 }
 
@@ -252,6 +252,20 @@ inline positions_facts write_gaps_with_facts(const std::uint16_t* p, std::uint32
 inline bitset_block_plan plan_for_positions(const std::uint16_t* p, std::uint32_t n, std::uint32_t len) noexcept {
     const positions_facts f = facts_of(p, n);
     return choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
+}
+
+/// Sets bits [begin, end) (begin < end <= 2048) of 32 words.
+inline void set_range64(std::uint64_t* w, std::uint32_t begin, std::uint32_t end) noexcept {
+    const std::uint32_t first = begin >> 6, last = (end - 1) >> 6;
+    const std::uint64_t head = ~std::uint64_t{0} << (begin & 63);
+    const std::uint64_t tail = ~std::uint64_t{0} >> (63 - ((end - 1) & 63));
+    if (first == last) {
+        w[first] |= head & tail;
+        return;
+    }
+    w[first] |= head;
+    for (std::uint32_t i = first + 1; i < last; ++i) w[i] = ~std::uint64_t{0};
+    w[last] |= tail;
 }
 
 /// Sets the bits of positions p[0..n) in `out`.

@@ -315,6 +315,93 @@ private:
 
     std::unique_ptr<bitset_core> core_;
     std::size_t current_word_ = 0;
+
+public:
+    // ---- results written in place (AND / ANDNOT, block_intersection.cpp) ----------------------
+    /// Where a 2048-bit result may be written (256 bytes at the arena's end, valid until the
+    /// next add): a kernel writes it there, then add_room() keeps it as raw or re-encodes it.
+    std::byte* room() { return core_->arena_.room(block_values / 8); }
+    /// Block b, whose bits (clear at and beyond its length) were written at room(), with their
+    /// stats.
+    void add_room(std::size_t b, const block_stats& s, const bitset_kernel_table& k) {
+        const std::uint32_t len = core_->block_len(b);
+        if (s.count == 0) return;
+        if (s.count == len) return add_full(b);
+        byte_buffer& arena = core_->arena_;
+        std::byte* const at = arena.data() + arena.size();
+        const bool top = (static_cast<std::uint32_t>(at[block_values / 8 - 1]) >> 7) != 0;  // bit 2047
+        const bitset_block_plan plan = choose_plan(s.count, runs_from_transitions(s.transitions, top), len, [] { return 0u; });
+        if (plan.kind == block_kind::raw) {
+            enter(b);
+            block_entry& e = slot(s.count, plan);
+            e.offset = arena.size();
+            arena.commit(plan.bytes);
+            mark(b, s.count);
+            return;
+        }
+        if (plan.kind == block_kind::positions) {
+            position_buffer<thresholds::bitset_positions_max_count + 8> positions;
+            k.extract_positions(at, positions.data());
+            return add_sorted(b, positions.data(), s.count);
+        }
+        // Runs: their ends are the set bits of p XOR (p << 1) (bit 2048 ends a run that reaches
+        // the end), taken out before the payload is written where the bits are.
+        std::uint64_t t[block_values / 64];
+        std::uint64_t carry = 0;
+        for (std::uint32_t w = 0; w < block_values / 64; ++w) {
+            std::uint64_t word;
+            std::memcpy(&word, at + 8 * w, 8);
+            t[w] = word ^ ((word << 1) | carry);
+            carry = word >> 63;
+        }
+        position_buffer<2 * block_values / 32 + 8> ends;
+        std::uint32_t n = k.extract_positions(t, ends.data());
+        if (top) ends.data()[n++] = static_cast<std::uint16_t>(block_values);
+        enter(b);
+        block_entry& e = slot(s.count, plan);
+        std::memcpy(target(e, plan.bytes), ends.data(), 2u * n);
+        mark(b, s.count);
+    }
+    /// Block b from `runs` maximal runs r = begin0, end0, begin1, ... (sorted, not touching)
+    /// holding `count` bits.
+    void add_runs(std::size_t b, const std::uint16_t* r, std::uint32_t runs, std::uint32_t count,
+                  const bitset_kernel_table& k) {
+        const std::uint32_t len = core_->block_len(b);
+        if (count == 0) return;
+        if (count == len) return add_full(b);
+        const bitset_block_plan plan = choose_plan(count, runs, len, [] { return 0u; });
+        if (plan.kind == block_kind::runs) {
+            enter(b);
+            block_entry& e = slot(count, plan);
+            std::memcpy(target(e, plan.bytes), r, 4u * runs);
+            mark(b, count);
+        } else if (plan.kind == block_kind::positions) {
+            position_buffer<thresholds::bitset_positions_max_count + 8> positions;
+            std::uint32_t n = 0;
+            for (std::uint32_t i = 0; i < runs; ++i)
+                for (std::uint32_t bit = r[2 * i]; bit < r[2 * i + 1]; ++bit) positions.data()[n++] = static_cast<std::uint16_t>(bit);
+            add_sorted(b, positions.data(), n);
+        } else {
+            std::uint64_t bits[block_values / 64] = {};
+            for (std::uint32_t i = 0; i < runs; ++i) set_range64(bits, r[2 * i], r[2 * i + 1]);
+            std::memcpy(room(), bits, block_values / 8);
+            const bool top = runs != 0 && r[2 * runs - 1] == block_values;
+            add_room(b, {count, 2 * runs - top}, k);
+        }
+    }
+    /// Block b from its sorted distinct positions p[0..n), in a position_buffer (as
+    /// add_positions(), choosing through choose_plan() without encoding gaps first).
+    void add_sorted(std::size_t b, const std::uint16_t* p, std::uint32_t n) {
+        const std::uint32_t len = core_->block_len(b);
+        if (n == 0) return;
+        if (n == len) return add_full(b);
+        enter(b);
+        const std::uint32_t runs = n <= 8 ? facts_of_few(p, n).runs : facts_of(p, n).runs;
+        const bitset_block_plan plan = choose_plan(n, runs, len, [] { return 0u; });
+        block_entry& e = slot(n, plan);
+        write_positions_payload(plan, p, n, len, target(e, plan.bytes));
+        mark(b, n);
+    }
 };
 
 /// What the algebra, the builder and the serializer reach inside a core.

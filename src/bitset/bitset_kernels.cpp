@@ -116,6 +116,12 @@ std::uint32_t extract_positions(const void* block, std::uint16_t* out) noexcept 
     return n;
 }
 
+std::uint64_t and_count_span(const void* a, const void* b, std::size_t blocks) noexcept {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < blocks * block_words64; ++i) n += popcount64(load64(a, i) & load64(b, i));
+    return n;
+}
+
 template <class T>
 void widen_positions(const void* in, std::uint32_t n, T base, T* out) noexcept {
     const auto* bytes = static_cast<const unsigned char*>(in);
@@ -156,6 +162,7 @@ constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
                                              .andnot_positions = filter<false>,
                                              .extract_positions = extract_positions,
                                              .decode_gaps = decode_gaps,
+                                             .and_count_span = and_count_span,
                                              .widen_positions64 = widen_positions<std::uint64_t>,
                                              .widen_positions32 = widen_positions<std::uint32_t>,
                                              .ramp64 = ramp<std::uint64_t>,

@@ -59,6 +59,9 @@ struct bitset_kernel_table {
     /// their number. Reads up to 15 bytes past the payload (the arena's slack, or the rest of
     /// the 16-byte entry for an inline payload) and writes up to 8 positions past the last.
     std::uint32_t (*decode_gaps)(const std::byte* payload, std::uint32_t bytes, std::uint16_t* out);
+    /// popcount(a AND b) over `blocks` consecutive 256-byte blocks (AND-count of runs of raw
+    /// blocks whose payloads lie one after the other in both arenas).
+    std::uint64_t (*and_count_span)(const void* a, const void* b, std::size_t blocks);
     /// out[k] = base + in[k] for k < n, in[] being n little-endian u16 at any alignment (a
     /// positions payload read in place, or decoded positions): reads and writes nothing past n.
     void (*widen_positions64)(const void* in, std::uint32_t n, std::uint64_t base, std::uint64_t* out);

@@ -441,6 +441,61 @@ std::uint32_t xor_positions(const std::uint16_t* a, std::uint32_t n, const std::
     return unite_positions(a, n, b, m, out, true);
 }
 
+// Harley-Seal (Mula, Kurz, Lemire): carry-save adders fold 16 vectors into one of weight 16
+// and a few of lower weight, so that one popcount serves 16 vectors instead of one each.
+inline void csa(__m256i* high, __m256i* low, __m256i a, __m256i b, __m256i c) {
+    const __m256i u = _mm256_xor_si256(a, b);
+    *high = _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(u, c));
+    *low = _mm256_xor_si256(u, c);
+}
+
+inline __m256i and_at(const void* a, const void* b, std::size_t i) {
+    return _mm256_and_si256(load(a, static_cast<int>(i)), load(b, static_cast<int>(i)));
+}
+
+std::uint64_t and_count_span(const void* a, const void* b, std::size_t blocks) {
+    const std::size_t vectors = 8 * blocks;
+    __m256i total = _mm256_setzero_si256(), ones = _mm256_setzero_si256(), twos = _mm256_setzero_si256(),
+            fours = _mm256_setzero_si256(), eights = _mm256_setzero_si256(), sixteens, twos_a, twos_b, fours_a,
+            fours_b, eights_a, eights_b;
+    const auto* pa = static_cast<const char*>(a);
+    const auto* pb = static_cast<const char*>(b);
+    std::size_t i = 0;
+    for (; i + 16 <= vectors; i += 16) {
+        const char* x = pa + 32 * i;
+        const char* y = pb + 32 * i;
+        csa(&twos_a, &ones, ones, and_at(x, y, 0), and_at(x, y, 1));
+        csa(&twos_b, &ones, ones, and_at(x, y, 2), and_at(x, y, 3));
+        csa(&fours_a, &twos, twos, twos_a, twos_b);
+        csa(&twos_a, &ones, ones, and_at(x, y, 4), and_at(x, y, 5));
+        csa(&twos_b, &ones, ones, and_at(x, y, 6), and_at(x, y, 7));
+        csa(&fours_b, &twos, twos, twos_a, twos_b);
+        csa(&eights_a, &fours, fours, fours_a, fours_b);
+        csa(&twos_a, &ones, ones, and_at(x, y, 8), and_at(x, y, 9));
+        csa(&twos_b, &ones, ones, and_at(x, y, 10), and_at(x, y, 11));
+        csa(&fours_a, &twos, twos, twos_a, twos_b);
+        csa(&twos_a, &ones, ones, and_at(x, y, 12), and_at(x, y, 13));
+        csa(&twos_b, &ones, ones, and_at(x, y, 14), and_at(x, y, 15));
+        csa(&fours_b, &twos, twos, twos_a, twos_b);
+        csa(&eights_b, &fours, fours, fours_a, fours_b);
+        csa(&sixteens, &eights, eights, eights_a, eights_b);
+        total = add_popcount(total, sixteens);
+    }
+    total = _mm256_slli_epi64(total, 4);
+    __m256i low = _mm256_setzero_si256();
+    low = add_popcount(low, eights);
+    low = _mm256_add_epi64(low, low);
+    low = add_popcount(low, fours);
+    low = _mm256_add_epi64(low, low);
+    low = add_popcount(low, twos);
+    low = _mm256_add_epi64(low, low);
+    low = add_popcount(low, ones);
+    total = _mm256_add_epi64(total, low);
+    for (; i < vectors; ++i) total = add_popcount(total, and_at(pa, pb, i));
+    const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(total), _mm256_extracti128_si256(total, 1));
+    return static_cast<std::uint64_t>(_mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1));
+}
+
 // Positions as u16 plus a base, widened: 16 a step, then 4, then one at a time (nothing read
 // or written past n; the input may be a positions payload at any alignment).
 void widen_positions64(const void* in, std::uint32_t n, std::uint64_t base, std::uint64_t* out) {
@@ -567,6 +622,7 @@ const bitset_kernel_table& avx2_bitset_kernels() noexcept {
                                                .andnot_positions = andnot_positions,
                                                .extract_positions = extract_positions,
                                                .decode_gaps = decode_gaps,
+                                               .and_count_span = and_count_span,
                                                .widen_positions64 = widen_positions64,
                                                .widen_positions32 = widen_positions32,
                                                .ramp64 = ramp64,
