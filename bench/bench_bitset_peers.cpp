@@ -306,6 +306,20 @@ std::vector<row> run(const workload& w, const std::vector<const bitset_peers::li
                 libs[l]->to_positions(*pa[l], buffer);
                 sink = buffer.size();
             });
+    // to_positions into a caller's buffer (bitsiter): 32-bit positions into a vector kept from
+    // round to round, as the peers' rows above (which write 32-bit positions into a buffer they
+    // keep); checked against the reference first.
+    if (a.size() <= (std::uint64_t{1} << 32)) {
+        std::vector<std::uint32_t> ours32(a.count());
+        if (a.to_positions(std::span<std::uint32_t>(ours32)) != w.a.size() || ours32 != w.a)
+            mismatch(w, "bitplane", "to_positions32");
+        measure("to_positions32", "ns/position", per_position,
+                [&] { sink = a.to_positions(std::span<std::uint32_t>(ours32)); },
+                [&](std::size_t l) {
+                    libs[l]->to_positions(*pa[l], buffer);
+                    sink = buffer.size();
+                });
+    }
     {
         // set(): a fresh copy each round, outside the timed part.
         std::vector<double> mine;

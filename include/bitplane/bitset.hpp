@@ -73,7 +73,13 @@ public:
     /// blocks, each block's encoding and count); throws format_error. O(size() / 2048 + bytes).
     void validate() const;
 
-    /// Forward iterator over set positions, ascending.
+    // ---- iteration, seek, positions ---------------------------------------------------------
+    /// Forward iterator over set positions, ascending. It decodes the set a chunk at a time
+    /// (up to a block, at most 256 positions) into a buffer of its own, so ++ is a load and a
+    /// compare; copies are independent (each carries its buffer, about 0.6 KB, and copies only
+    /// its undelivered part). Two iterators compare equal when they are at the same position;
+    /// every exhausted iterator equals end(). Invalidated by any change to the set (set(),
+    /// operators, assignment), not by moving the bitset.
     class const_iterator {
     public:
         using iterator_category = std::forward_iterator_tag;
@@ -82,21 +88,62 @@ public:
         using reference = std::uint64_t;
         using pointer = void;
         const_iterator() = default;
+        const_iterator(const const_iterator& other) noexcept { copy_from(other); }
+        const_iterator& operator=(const const_iterator& other) noexcept {
+            if (this != &other) copy_from(other);
+            return *this;
+        }
         std::uint64_t operator*() const noexcept { return position_; }
-        const_iterator& operator++();
-        const_iterator operator++(int) { auto copy = *this; ++*this; return copy; }
+        const_iterator& operator++() noexcept {
+            if (++index_ < filled_) {
+                position_ = base_ + buffer_[index_];
+            } else {
+                refill();
+            }
+            return *this;
+        }
+        const_iterator operator++(int) noexcept { auto copy = *this; ++*this; return copy; }
         friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept {
             return a.position_ == b.position_;
         }
 
     private:
         friend class bitset;
-        const_iterator(const bitset* owner, std::uint64_t position) : owner_(owner), position_(position) {}
-        const bitset* owner_ = nullptr;
+        static constexpr std::uint32_t chunk = 256;  // positions decoded at once, at most
+        static constexpr std::uint32_t slack = 16;   // written past the last by the decoders
+        // At the first set position >= from, or at the end.
+        const_iterator(const detail::bitset_core* core, std::uint64_t from) noexcept;
+        void refill() noexcept;
+        // Decodes the positions >= from of the current block (block_), at most a chunk;
+        // false when there are none.
+        bool fill(std::uint32_t from) noexcept;
+        void copy_from(const const_iterator& other) noexcept;
+
+        const detail::bitset_core* core_ = nullptr;
         std::uint64_t position_ = 0;  // size() at the end
+        std::uint64_t base_ = 0;      // first position of block_
+        std::uint64_t block_ = 0;
+        std::uint64_t entry_ = 0;     // stored blocks before block_ (its entry when stored)
+        std::uint32_t index_ = 0;     // buffer_[index_] is position_ - base_
+        std::uint32_t filled_ = 0;
+        std::uint32_t next_ = 0;      // where in block_ the next chunk starts (its length: done)
+        std::uint32_t item_ = 0;      // runs: the run that the next chunk starts in
+        std::uint16_t buffer_[chunk + slack];
     };
     [[nodiscard]] const_iterator begin() const;
     [[nodiscard]] const_iterator end() const;
+    /// The iterator at the first set position >= pos (end() when there is none; any pos,
+    /// also >= size()). O(blocks / 64 to the next non-empty block + one block).
+    [[nodiscard]] const_iterator seek(size_type pos) const;
+    [[nodiscard]] const_iterator lower_bound(size_type pos) const { return seek(pos); }
+    /// The first set position >= pos, or size() when there is none.
+    [[nodiscard]] size_type next_set(size_type pos) const noexcept;
+    /// Every set position, ascending, into out[0, count()); returns count(). size_error when
+    /// out is shorter than count(). O(count() + blocks / 64), vectorized per block kind.
+    std::size_t to_positions(std::span<std::uint64_t> out) const;
+    /// The same in 32 bits: argument_error when size() > 2^32 (a position would not fit),
+    /// size_error when out is shorter than count().
+    std::size_t to_positions(std::span<std::uint32_t> out) const;
 
     // ---- set algebra (size_error when sizes differ) ---------------------------------------
     bitset& operator&=(const bitset& other);

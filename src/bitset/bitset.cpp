@@ -1,10 +1,13 @@
 // bitplane::bitset: the public class over bitset_core (queries, single bits, iteration,
 // from_positions). Set algebra is in bitset_algebra.cpp, files in bitset_io.cpp.
 #include "bitset/bitset_core.hpp"
+#include "bitset/bitset_positions.hpp"
 
 #include <bitplane/bitset.hpp>
 #include <bitplane/error.hpp>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace bitplane {
@@ -77,14 +80,215 @@ std::vector<std::uint64_t> bitset::to_positions() const {
     return out;
 }
 
-bitset::const_iterator& bitset::const_iterator::operator++() {
-    position_ = detail::core_of(*owner_).next_set(position_ + 1);
-    return *this;
+std::size_t bitset::to_positions(std::span<std::uint64_t> out) const {
+    const detail::bitset_core& c = core_of(*this);
+    if (out.size() < c.count())
+        throw size_error("bitset::to_positions: buffer of " + std::to_string(out.size()) + " positions for " +
+                         std::to_string(c.count()) + " set bits");
+    detail::write_positions(c, out.data(), detail::bitset_kernels());
+    return static_cast<std::size_t>(c.count());
 }
 
-bitset::const_iterator bitset::begin() const { return const_iterator(this, core_of(*this).next_set(0)); }
+std::size_t bitset::to_positions(std::span<std::uint32_t> out) const {
+    const detail::bitset_core& c = core_of(*this);
+    if (c.size() > (std::uint64_t{1} << 32))
+        throw argument_error("bitset::to_positions: 32-bit positions for a universe of " + std::to_string(c.size()) +
+                             " bits (at most 2^32)");
+    if (out.size() < c.count())
+        throw size_error("bitset::to_positions: buffer of " + std::to_string(out.size()) + " positions for " +
+                         std::to_string(c.count()) + " set bits");
+    detail::write_positions(c, out.data(), detail::bitset_kernels());
+    return static_cast<std::size_t>(c.count());
+}
 
-bitset::const_iterator bitset::end() const { return const_iterator(this, core_of(*this).size()); }
+bitset::size_type bitset::next_set(size_type pos) const noexcept {
+    return static_cast<size_type>(core_of(*this).next_set(pos));
+}
+
+// ---- the iterator -----------------------------------------------------------------------------
+
+bitset::const_iterator::const_iterator(const detail::bitset_core* core, std::uint64_t from) noexcept : core_(core) {
+    const std::uint64_t size = core->size();
+    if (from >= size) {
+        position_ = size;
+        return;
+    }
+    block_ = from / block_values;
+    base_ = block_ * block_values;
+    entry_ = core->entry_index(static_cast<std::size_t>(block_));
+    if (fill(static_cast<std::uint32_t>(from - base_))) return;
+    next_ = block_values;
+    refill();
+}
+
+void bitset::const_iterator::copy_from(const const_iterator& other) noexcept {
+    core_ = other.core_;
+    position_ = other.position_;
+    base_ = other.base_;
+    block_ = other.block_;
+    entry_ = other.entry_;
+    index_ = other.index_;
+    filled_ = other.filled_;
+    next_ = other.next_;
+    item_ = other.item_;
+    if (index_ < filled_) std::memcpy(buffer_ + index_, other.buffer_ + index_, 2 * std::size_t{filled_ - index_});
+}
+
+void bitset::const_iterator::refill() noexcept {
+    const detail::bitset_core& c = *core_;
+    const std::size_t b = static_cast<std::size_t>(block_);
+    if (next_ < block_values && b < c.block_count() && next_ < c.block_len(b) && fill(next_)) return;
+    // The next non-empty block after this one.
+    const std::vector<detail::summary_word>& words = c.words();
+    std::size_t wi = b / 64;
+    std::uint64_t rest = 0;
+    if (wi < words.size()) {
+        const detail::summary_word& w = words[wi];
+        entry_ += ((w.nonempty & ~w.full) >> (b % 64)) & 1;  // blocks between b and the next are empty
+        if (b % 64 != 63) rest = w.nonempty & (~std::uint64_t{0} << (b % 64 + 1));
+    }
+    for (;;) {
+        while (rest == 0) {
+            if (++wi >= words.size()) {
+                position_ = c.size();
+                index_ = filled_ = 0;
+                block_ = c.block_count();
+                return;
+            }
+            rest = words[wi].nonempty;
+        }
+        block_ = 64 * wi + detail::lowest_bit(rest);
+        base_ = block_ * block_values;
+        item_ = 0;
+        if (!((words[wi].full >> (block_ % 64)) & 1)) {
+            // The usual block of a sparse set: up to four positions inside the entry.
+            const detail::block_entry& e = c.entries()[static_cast<std::size_t>(entry_)];
+            if (e.inline_payload && e.kind == detail::block_kind::positions) {
+                std::uint64_t v = e.offset;  // little-endian u16 positions (the library is little-endian only)
+                for (int k = 0; k < 4; ++k, v >>= 16) buffer_[k] = static_cast<std::uint16_t>(v);
+                index_ = 0;
+                filled_ = e.items;
+                next_ = block_values;
+                position_ = base_ + buffer_[0];
+                return;
+            }
+        }
+        if (fill(0)) return;
+        entry_ += ((words[wi].nonempty & ~words[wi].full) >> (block_ % 64)) & 1;
+        rest &= rest - 1;
+    }
+}
+
+bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
+    using namespace detail;
+    const bitset_core& c = *core_;
+    const auto b = static_cast<std::size_t>(block_);
+    const std::uint32_t len = c.block_len(b);
+    const summary_word& w = c.words()[b / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+    std::uint32_t n = 0;
+    index_ = 0;
+    next_ = block_values;  // the block is done, unless a chunk stops inside it
+    if (w.full & bit) {
+        n = std::min(chunk, len - from);
+        for (std::uint32_t k = 0; k < n; ++k) buffer_[k] = static_cast<std::uint16_t>(from + k);
+        next_ = from + n;
+    } else if (w.nonempty & bit) {
+        const block_entry& e = c.entries()[static_cast<std::size_t>(entry_)];
+        const std::byte* payload = c.payload(e);
+        switch (e.kind) {
+            case block_kind::runs: {
+                std::uint32_t r = item_;
+                while (r < e.items && n < chunk) {
+                    const std::uint32_t begin = load_le<std::uint16_t>(payload + 4 * r);
+                    const std::uint32_t end = load_le<std::uint16_t>(payload + 4 * r + 2);
+                    if (end <= from) {
+                        ++r;
+                        continue;
+                    }
+                    const std::uint32_t start = std::max(begin, from);
+                    const std::uint32_t take = std::min(end - start, chunk - n);
+                    for (std::uint32_t k = 0; k < take; ++k) buffer_[n + k] = static_cast<std::uint16_t>(start + k);
+                    n += take;
+                    from = start + take;
+                    if (from == end) ++r;
+                }
+                item_ = r;
+                if (r < e.items) next_ = from;
+                break;
+            }
+            case block_kind::raw: {
+                const std::uint32_t bytes = raw_plane_bytes(len), total = (len + 63) / 64;
+                std::uint32_t wd = from / 64;
+                if (from % 64 != 0) {  // a seek inside a word
+                    std::uint64_t word = raw_word(payload, len, wd) & (~std::uint64_t{0} << (from % 64));
+                    for (; word != 0; word &= word - 1) buffer_[n++] = static_cast<std::uint16_t>(64 * wd + lowest_bit(word));
+                    ++wd;
+                }
+                // Then whole words, as many as surely fit (64 positions a word at most).
+                const bitset_kernel_table& k = bitset_kernels();
+                for (std::uint32_t fit = (chunk - n) / 64; fit != 0 && wd < total; fit = (chunk - n) / 64) {
+                    const std::uint32_t words = std::min({fit, total - wd, 4u});
+                    n += k.extract_bits(payload + 8 * wd, std::min(8 * words, bytes - 8 * wd), 64 * wd, buffer_ + n);
+                    wd += words;
+                }
+                if (wd < total) next_ = 64 * wd;
+                break;
+            }
+            case block_kind::positions:
+                if (from == 0 && e.items <= chunk) {  // the usual step to a new block: a copy, no search
+                    n = e.items;
+                    for (std::uint32_t k = 0; k < n; ++k) buffer_[k] = load_le<std::uint16_t>(payload + 2 * k);
+                    break;
+                }
+                [[fallthrough]];
+            case block_kind::gaps:
+                if (e.inline_payload && from == 0) {  // a few positions: no kernel call
+                    std::uint32_t next = 0;
+                    for (std::uint32_t j = 0; j < e.items;) {
+                        std::uint32_t gap = static_cast<std::uint32_t>(payload[j++]);
+                        if (gap == gaps_payload::escape) {
+                            gap = load_le<std::uint16_t>(payload + j);
+                            j += 2;
+                        }
+                        next += gap;
+                        buffer_[n++] = static_cast<std::uint16_t>(next);
+                        ++next;
+                    }
+                    break;
+                }
+                if (e.count <= chunk) {  // the whole block (at most 255 positions: under 256 bytes)
+                    n = block_positions(e, payload, len, buffer_, bitset_kernels());
+                    if (from != 0)
+                        index_ = static_cast<std::uint32_t>(std::lower_bound(buffer_, buffer_ + n, from) - buffer_);
+                } else {  // not written by this library's encoder; through a block-sized buffer
+                    position_buffer<> all;
+                    const std::uint32_t count = block_positions(e, payload, len, all.data(), bitset_kernels());
+                    const auto first = static_cast<std::uint32_t>(std::lower_bound(all.data(), all.data() + count, from) - all.data());
+                    n = std::min(chunk, count - first);
+                    std::memcpy(buffer_, all.data() + first, 2 * std::size_t{n});
+                    if (first + n < count) next_ = all.data()[first + n];
+                }
+                break;
+        }
+    }
+    filled_ = n;
+    if (index_ >= n) return false;
+    position_ = base_ + buffer_[index_];
+    return true;
+}
+
+bitset::const_iterator bitset::begin() const { return const_iterator(&core_of(*this), 0); }
+
+bitset::const_iterator bitset::end() const {
+    const_iterator it;
+    it.core_ = &core_of(*this);
+    it.position_ = it.core_->size();
+    it.block_ = it.core_->block_count();
+    return it;
+}
+
+bitset::const_iterator bitset::seek(size_type pos) const { return const_iterator(&core_of(*this), pos); }
 
 std::size_t bitset::memory_bytes() const noexcept {
     return sizeof(*this) + (core_ ? core_->memory_bytes() : 0);

@@ -339,6 +339,7 @@ inline std::uint32_t block_positions(const block_entry& e, const std::byte* payl
             return n;
         }
         case block_kind::raw: {
+            if (len == block_values) return k.extract_positions(payload, out);  // 256 bytes to read
             std::uint32_t n = 0;
             for (std::uint32_t w = 0; n < e.count; ++w) {
                 std::uint64_t word = raw_word(payload, len, w);

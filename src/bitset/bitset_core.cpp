@@ -1,5 +1,6 @@
 // Queries and single-bit updates of a bitset's storage (bitset_core.hpp).
 #include "bitset/bitset_core.hpp"
+#include "bitset/bitset_positions.hpp"
 
 #include <bitplane/error.hpp>
 
@@ -122,26 +123,7 @@ std::uint64_t bitset_core::next_set(std::uint64_t from) const noexcept {
 void bitset_core::append_positions(std::vector<std::uint64_t>& out) const {
     const std::size_t start = out.size();
     out.resize(start + static_cast<std::size_t>(count_));
-    std::uint64_t* p = out.data() + start;
-    position_buffer<> buffer;
-    std::uint16_t* const local = buffer.data();
-    const bitset_kernel_table& kernels = bitset_kernels();
-    std::size_t i = 0;
-    for (std::size_t wi = 0; wi < words_.size(); ++wi) {
-        const summary_word& w = words_[wi];
-        for (std::uint64_t m = w.nonempty; m != 0; m &= m - 1) {
-            const std::size_t b = 64 * wi + lowest_bit(m);
-            const std::uint64_t base = std::uint64_t{b} * block_bits64;
-            const std::uint32_t len = block_len(b);
-            if ((w.full >> lowest_bit(m)) & 1) {
-                for (std::uint32_t k = 0; k < len; ++k) *p++ = base + k;
-            } else {
-                const block_entry& e = entries_[i++];
-                const std::uint32_t n = block_positions(e, payload(e), len, local, kernels);
-                for (std::uint32_t k = 0; k < n; ++k) *p++ = base + local[k];
-            }
-        }
-    }
+    write_positions(*this, out.data() + start, bitset_kernels());
 }
 
 void bitset_core::block_plane(std::size_t b, plane& out) const noexcept {

@@ -122,6 +122,32 @@ std::uint64_t and_count_span(const void* a, const void* b, std::size_t blocks) n
     return n;
 }
 
+template <class T>
+void widen_positions(const void* in, std::uint32_t n, T base, T* out) noexcept {
+    const auto* bytes = static_cast<const unsigned char*>(in);
+    for (std::uint32_t k = 0; k < n; ++k) {
+        std::uint16_t v;
+        std::memcpy(&v, bytes + 2 * k, 2);  // little-endian (the library is little-endian only)
+        out[k] = base + v;
+    }
+}
+
+template <class T>
+void ramp(T start, std::uint32_t n, T* out) noexcept {
+    for (std::uint32_t k = 0; k < n; ++k) out[k] = start + k;
+}
+
+std::uint32_t extract_bits(const std::byte* bytes, std::uint32_t n, std::uint32_t first, std::uint16_t* out) noexcept {
+    std::uint32_t k = 0;
+    for (std::uint32_t i = 0; i < n; i += 8) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, bytes + i, n - i < 8 ? n - i : 8);
+        for (; word != 0; word &= word - 1)
+            out[k++] = static_cast<std::uint16_t>(first + 8 * i + static_cast<std::uint32_t>(std::countr_zero(word)));
+    }
+    return k;
+}
+
 constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
                                              .and_blocks = combine<op_and>,
                                              .or_blocks = combine<op_or>,
@@ -136,7 +162,12 @@ constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
                                              .andnot_positions = filter<false>,
                                              .extract_positions = extract_positions,
                                              .decode_gaps = decode_gaps,
-                                             .and_count_span = and_count_span};
+                                             .and_count_span = and_count_span,
+                                             .widen_positions64 = widen_positions<std::uint64_t>,
+                                             .widen_positions32 = widen_positions<std::uint32_t>,
+                                             .ramp64 = ramp<std::uint64_t>,
+                                             .ramp32 = ramp<std::uint32_t>,
+                                             .extract_bits = extract_bits};
 
 }  // namespace
 

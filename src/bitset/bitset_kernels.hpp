@@ -62,6 +62,17 @@ struct bitset_kernel_table {
     /// popcount(a AND b) over `blocks` consecutive 256-byte blocks (AND-count of runs of raw
     /// blocks whose payloads lie one after the other in both arenas).
     std::uint64_t (*and_count_span)(const void* a, const void* b, std::size_t blocks);
+    /// out[k] = base + in[k] for k < n, in[] being n little-endian u16 at any alignment (a
+    /// positions payload read in place, or decoded positions): reads and writes nothing past n.
+    void (*widen_positions64)(const void* in, std::uint32_t n, std::uint64_t base, std::uint64_t* out);
+    void (*widen_positions32)(const void* in, std::uint32_t n, std::uint32_t base, std::uint32_t* out);
+    /// out[k] = start + k for k < n (a run, a full block); writes nothing past n.
+    void (*ramp64)(std::uint64_t start, std::uint32_t n, std::uint64_t* out);
+    void (*ramp32)(std::uint32_t start, std::uint32_t n, std::uint32_t* out);
+    /// The set bits of bytes[0, n) (a part of a raw payload, n <= 32, read at any alignment
+    /// and nothing past n) as positions first + bit index, ascending, into out (room for their
+    /// number + 8); returns how many.
+    std::uint32_t (*extract_bits)(const std::byte* bytes, std::uint32_t n, std::uint32_t first, std::uint16_t* out);
 };
 
 const bitset_kernel_table& portable_bitset_kernels() noexcept;

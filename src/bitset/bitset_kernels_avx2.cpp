@@ -496,6 +496,106 @@ std::uint64_t and_count_span(const void* a, const void* b, std::size_t blocks) {
     return static_cast<std::uint64_t>(_mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1));
 }
 
+// Positions as u16 plus a base, widened: 16 a step, then 4, then one at a time (nothing read
+// or written past n; the input may be a positions payload at any alignment).
+void widen_positions64(const void* in, std::uint32_t n, std::uint64_t base, std::uint64_t* out) {
+    const auto* p = static_cast<const unsigned char*>(in);
+    const __m256i b = _mm256_set1_epi64x(static_cast<long long>(base));
+    auto* o = reinterpret_cast<__m256i*>(out);
+    std::uint32_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * k));
+        const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * k + 16));
+        _mm256_storeu_si256(o + k / 4, _mm256_add_epi64(_mm256_cvtepu16_epi64(lo), b));
+        _mm256_storeu_si256(o + k / 4 + 1, _mm256_add_epi64(_mm256_cvtepu16_epi64(_mm_srli_si128(lo, 8)), b));
+        _mm256_storeu_si256(o + k / 4 + 2, _mm256_add_epi64(_mm256_cvtepu16_epi64(hi), b));
+        _mm256_storeu_si256(o + k / 4 + 3, _mm256_add_epi64(_mm256_cvtepu16_epi64(_mm_srli_si128(hi, 8)), b));
+    }
+    for (; k + 4 <= n; k += 4) {
+        const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 2 * k));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_add_epi64(_mm256_cvtepu16_epi64(v), b));
+    }
+    for (; k < n; ++k) out[k] = base + (static_cast<std::uint32_t>(p[2 * k]) | static_cast<std::uint32_t>(p[2 * k + 1]) << 8);
+}
+
+void widen_positions32(const void* in, std::uint32_t n, std::uint32_t base, std::uint32_t* out) {
+    const auto* p = static_cast<const unsigned char*>(in);
+    const __m256i b = _mm256_set1_epi32(static_cast<int>(base));
+    std::uint32_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 2 * k));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k),
+                            _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(v)), b));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 8),
+                            _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(v, 1)), b));
+    }
+    for (; k + 8 <= n; k += 8) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * k));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), _mm256_add_epi32(_mm256_cvtepu16_epi32(v), b));
+    }
+    for (; k < n; ++k) out[k] = base + (static_cast<std::uint32_t>(p[2 * k]) | static_cast<std::uint32_t>(p[2 * k + 1]) << 8);
+}
+
+void ramp64(std::uint64_t start, std::uint32_t n, std::uint64_t* out) {
+    __m256i v = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(start)), _mm256_setr_epi64x(0, 1, 2, 3));
+    const __m256i four = _mm256_set1_epi64x(4), sixteen = _mm256_set1_epi64x(16);
+    std::uint32_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), v);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 4), _mm256_add_epi64(v, four));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 8), _mm256_add_epi64(v, _mm256_set1_epi64x(8)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 12), _mm256_add_epi64(v, _mm256_set1_epi64x(12)));
+        v = _mm256_add_epi64(v, sixteen);
+    }
+    for (; k + 4 <= n; k += 4) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), v);
+        v = _mm256_add_epi64(v, four);
+    }
+    for (; k < n; ++k) out[k] = start + k;
+}
+
+void ramp32(std::uint32_t start, std::uint32_t n, std::uint32_t* out) {
+    __m256i v = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(start)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i eight = _mm256_set1_epi32(8), sixteen = _mm256_set1_epi32(16);
+    std::uint32_t k = 0;
+    for (; k + 16 <= n; k += 16) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), v);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k + 8), _mm256_add_epi32(v, eight));
+        v = _mm256_add_epi32(v, sixteen);
+    }
+    for (; k + 8 <= n; k += 8) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + k), v);
+        v = _mm256_add_epi32(v, eight);
+    }
+    for (; k < n; ++k) out[k] = start + k;
+}
+
+// A part of a raw payload to positions, as extract_positions: a mask of the non-zero bytes,
+// then a table row per non-zero byte.
+std::uint32_t extract_bits(const std::byte* bytes, std::uint32_t n, std::uint32_t first, std::uint16_t* out) {
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes);
+    std::uint32_t nonzero;
+    if (n == 32) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+        nonzero = ~static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256())));
+    } else {
+        nonzero = 0;
+        for (std::uint32_t i = 0; i < n; ++i) nonzero |= static_cast<std::uint32_t>(p[i] != 0) << i;
+    }
+    std::uint32_t k = 0;
+    const __m128i offset = _mm_set1_epi16(static_cast<short>(first));
+    for (; nonzero != 0; nonzero &= nonzero - 1) {
+        const auto at = static_cast<unsigned>(__builtin_ctz(nonzero));
+        const unsigned value = p[at];
+        const __m128i positions =
+            _mm_add_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(bits_of_byte.rows[value].data())),
+                          _mm_add_epi16(offset, _mm_set1_epi16(static_cast<short>(8 * at))));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k), positions);
+        k += static_cast<std::uint32_t>(_mm_popcnt_u32(value));
+    }
+    return k;
+}
+
 }  // namespace
 }  // namespace bitplane::detail
 
@@ -522,7 +622,12 @@ const bitset_kernel_table& avx2_bitset_kernels() noexcept {
                                                .andnot_positions = andnot_positions,
                                                .extract_positions = extract_positions,
                                                .decode_gaps = decode_gaps,
-                                               .and_count_span = and_count_span};
+                                               .and_count_span = and_count_span,
+                                               .widen_positions64 = widen_positions64,
+                                               .widen_positions32 = widen_positions32,
+                                               .ramp64 = ramp64,
+                                               .ramp32 = ramp32,
+                                               .extract_bits = extract_bits};
     return table;
 }
 
