@@ -1,7 +1,8 @@
 // bitplane::bitset: a compressed set of positions in [0, size()), stored in blocks of 2048
-// bits with the same plane encodings as vectors (all-zero, all-one, positions, gaps, runs,
-// raw). Scans of vectors return bitsets; set algebra works block by block without
-// expanding empty or full blocks.
+// bits, each all-zero or all-one (a summary bit), a sorted position list (below 128 set bits),
+// runs, or raw bits, chosen by what operations cost; files use smaller coded forms
+// (docs/format.md section 5). Scans of vectors return bitsets; set algebra works block by
+// block without expanding empty or full blocks.
 //
 // Complexity: count() O(1); contains/test O(log) within a block; rank O(blocks / 64 + block);
 // select O(log blocks + block); set algebra O(non-empty blocks); iteration O(count + blocks).

@@ -28,16 +28,6 @@ struct block_ref {
 
 inline bool is_sparse(block_kind k) noexcept { return k == block_kind::positions || k == block_kind::gaps; }
 
-/// The block's bits as 256 bytes: a full-length raw payload in place, anything else spread
-/// into `scratch`.
-inline const void* block_bytes_view(const block_ref& r, std::uint32_t len, plane& scratch,
-                                    const bitset_kernel_table& k) noexcept {
-    if (r.entry->kind == block_kind::raw && len == block_values) return r.payload;
-    scratch = plane{};
-    block_to_plane(*r.entry, r.payload, len, scratch, k);
-    return scratch.data();
-}
-
 /// What every block operation of one set operation shares.
 struct block_context {
     const bitset_kernel_table& kernels;  // fetched once per set operation

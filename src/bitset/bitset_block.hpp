@@ -86,9 +86,7 @@ struct bitset_block_plan {
 /// what operations cost (thresholds.hpp): raw (a 256-byte bitmap) unless positions (below
 /// bitset_positions_max_count set bits) or runs are smaller (ties: raw, positions, runs). Gaps
 /// are never chosen in memory (every operation would decode them first); files may use them.
-/// `gaps_bytes` is never asked (kept so that every caller chooses through this one function).
-template <class GapsBytes>
-inline bitset_block_plan choose_plan(std::uint32_t count, std::uint32_t runs, std::uint32_t len, GapsBytes&&) {
+constexpr bitset_block_plan choose_plan(std::uint32_t count, std::uint32_t runs, std::uint32_t len) noexcept {
     bitset_block_plan best{block_kind::raw, 0, raw_plane_bytes(len)};
     if (count < thresholds::bitset_positions_max_count && 2 * count < best.bytes)
         best = {block_kind::positions, static_cast<std::uint16_t>(count), 2 * count};
@@ -102,7 +100,7 @@ inline std::uint32_t runs_of(const block_stats& s, const plane& p) noexcept {
 }
 
 inline bitset_block_plan plan_for_plane(const plane& p, const block_stats& s, std::uint32_t len) {
-    return choose_plan(s.count, runs_of(s, p), len, [&] { return gaps_payload::payload_bytes(p, s.count); });
+    return choose_plan(s.count, runs_of(s, p), len);
 }
 
 /// Writes the payload of `plan` for plane `p` (bits at or beyond len clear) to `out`.
@@ -251,7 +249,7 @@ inline positions_facts write_gaps_with_facts(const std::uint16_t* p, std::uint32
 /// The encoding of sorted positions p[0..n) (as facts_of()).
 inline bitset_block_plan plan_for_positions(const std::uint16_t* p, std::uint32_t n, std::uint32_t len) noexcept {
     const positions_facts f = facts_of(p, n);
-    return choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
+    return choose_plan(n, f.runs, len);
 }
 
 /// Sets bits [begin, end) (begin < end <= 2048) of 32 words.

@@ -175,14 +175,13 @@ void bitset_builder::set_block(std::size_t block, const plane& bits) {
         }
     }
     if (st.count < raw_plane_bytes(len)) {
-        // Positions or gaps may win: from the positions, gaps are encoded (into scratch) while
-        // what decides is counted; the winner is then copied to its place.
+        // Positions may win: the payload is written from the positions into scratch, then
+        // copied to its place.
         position_buffer<block_values / 8> positions;
         k.extract_positions(bits.data(), positions.data());
-        std::byte scratch[3 * block_values / 8 + 16];
-        const positions_facts f = write_gaps_with_facts(positions.data(), st.count, scratch);
-        const bitset_block_plan plan = choose_plan(st.count, runs, len, [&] { return f.gaps_bytes; });
-        if (plan.kind != block_kind::gaps) write_positions_payload(plan, positions.data(), st.count, len, scratch);
+        std::byte scratch[block_values / 8 + 16];
+        const bitset_block_plan plan = choose_plan(st.count, runs, len);
+        write_positions_payload(plan, positions.data(), st.count, len, scratch);
         slot.items = plan.items;
         slot.kind = plan.kind;
         slot.inline_payload = is_inline(plan.bytes);
@@ -190,7 +189,7 @@ void bitset_builder::set_block(std::size_t block, const plane& bits) {
         std::memcpy(dest, scratch, plan.bytes);
         return;
     }
-    const bitset_block_plan plan = choose_plan(st.count, runs, len, [&] { return gaps_payload::payload_bytes(bits, st.count); });
+    const bitset_block_plan plan = choose_plan(st.count, runs, len);
     slot.items = plan.items;
     slot.kind = plan.kind;
     slot.inline_payload = is_inline(plan.bytes);

@@ -237,11 +237,7 @@ public:
             std::uint32_t last_word;
             std::memcpy(&last_word, at + block_values / 8 - 4, 4);
             const std::uint32_t runs = runs_from_transitions(s.transitions, (last_word >> 31) != 0);
-            const bitset_block_plan plan = choose_plan(s.count, runs, len, [&] {
-                plane p;
-                std::memcpy(p.data(), at, block_values / 8);
-                return gaps_payload::payload_bytes(p, s.count);
-            });
+            const bitset_block_plan plan = choose_plan(s.count, runs, len);
             if (plan.kind == block_kind::raw) {
                 enter(b);
                 block_entry& e = slot(s.count, plan);
@@ -295,135 +291,26 @@ public:
     }
 
     /// Block b computed straight into the arena's end: `compute(at)` writes the block's 256
-    /// bytes (bits at or beyond its length clear) at `at` and returns their stats. A result that
-    /// stays raw is kept where it was written (no plane, no copy); any other is re-encoded from
-    /// there (its payload goes to the same arena end, after the bytes are read).
+    /// bytes (bits at or beyond its length clear) at `at` and returns their stats; kept there
+    /// when raw, re-encoded otherwise (add_room()).
     template <class Compute>
-    void add_computed(std::size_t b, Compute&& compute) {
-        const std::uint32_t len = core_->block_len(b);
-        byte_buffer& arena = core_->arena_;
-        std::byte* at = arena.room(block_values / 8);
-        const block_stats s = compute(at);
-        if (s.count == 0) return;
-        if (s.count == len) return add_full(b);
-        if (s.count < raw_plane_bytes(len)) {  // positions or gaps may win: work from positions
-            position_buffer<block_values / 8> positions;
-            bitset_kernels().extract_positions(at, positions.data());
-            return add_positions(b, positions.data(), s.count);
-        }
-        std::uint32_t last_word;
-        std::memcpy(&last_word, at + block_values / 8 - 4, 4);
-        const std::uint32_t runs = runs_from_transitions(s.transitions, (last_word >> 31) != 0);
-        const bitset_block_plan plan = choose_plan(s.count, runs, len, [&] {
-            plane p;
-            std::memcpy(p.data(), at, block_values / 8);
-            return gaps_payload::payload_bytes(p, s.count);
-        });
-        if (plan.kind != block_kind::raw || is_inline(plan.bytes)) {
-            plane p;
-            std::memcpy(p.data(), at, block_values / 8);
-            enter(b);
-            block_entry& e = slot(s.count, plan);
-            write_plane_payload(plan, p, len, target(e, plan.bytes));
-            mark(b, s.count);
-            return;
-        }
-        enter(b);
-        block_entry& e = slot(s.count, plan);  // raw payloads are never inline
-        e.offset = static_cast<std::uint64_t>(at - arena.data());
-        arena.commit(plan.bytes);  // a short block's raw payload is the plane's first bytes
-        mark(b, s.count);
+    void add_computed(std::size_t b, Compute&& compute, const bitset_kernel_table& k = bitset_kernels()) {
+        const block_stats s = compute(room());
+        add_room(b, s, k);
     }
 
     /// Block b from its sorted distinct positions p[0..n), in a position_buffer (its slack is
     /// written).
-    void add_positions(std::size_t b, std::uint16_t* p, std::uint32_t n) {
+    void add_positions(std::size_t b, const std::uint16_t* p, std::uint32_t n) {
         const std::uint32_t len = core_->block_len(b);
         if (n == 0) return;
         if (n == len) return add_full(b);
         enter(b);
-        if (n == 1) {  // the usual block of a very sparse set: one byte or two, inline
-            const std::uint32_t gaps = p[0] < gaps_payload::escape ? 1 : 3;
-            const bitset_block_plan plan = choose_plan(1, 1, len, [&] { return gaps; });
-            block_entry& e = slot(1, plan);
-            e.inline_payload = 1;
-            if (plan.kind == block_kind::gaps) {
-                e.offset = p[0];
-            } else {
-                write_positions_payload(plan, p, 1, len, reinterpret_cast<std::byte*>(&e.offset));
-            }
-        } else if (n <= 8) {  // a few: one at a time, no vector set-up
-            const positions_facts f = facts_of_few(p, n);
-            const bitset_block_plan plan = choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
-            block_entry& e = slot(n, plan);
-            std::byte* at = target(e, plan.bytes);
-            if (plan.kind == block_kind::gaps) {
-                write_gaps_few(p, n, at);
-            } else {
-                write_positions_payload(plan, p, n, len, at);
-            }
-        } else if (n < raw_plane_bytes(len)) {
-            // Gaps could win: encode them at the arena's end while counting what decides, and
-            // keep them there, move them inline, or write the winner over them.
-            byte_buffer& arena = core_->arena_;
-            std::byte* at = arena.room(3 * n + 8);
-            const positions_facts f = write_gaps_with_facts(p, n, at);
-            const bitset_block_plan plan = choose_plan(n, f.runs, len, [&] { return f.gaps_bytes; });
-            block_entry& e = slot(n, plan);
-            if (plan.kind != block_kind::gaps) {
-                write_positions_payload(plan, p, n, len, target(e, plan.bytes));
-            } else if (is_inline(plan.bytes)) {
-                e.inline_payload = 1;
-                std::memcpy(&e.offset, at, thresholds::bitset_inline_payload_bytes);
-            } else {
-                e.offset = static_cast<std::uint64_t>(at - arena.data());
-                arena.commit(plan.bytes);
-            }
-        } else {
-            const bitset_block_plan plan = plan_for_positions(p, n, len);
-            block_entry& e = slot(n, plan);
-            write_positions_payload(plan, p, n, len, target(e, plan.bytes));
-        }
+        const std::uint32_t runs = n <= 8 ? facts_of_few(p, n).runs : facts_of(p, n).runs;
+        const bitset_block_plan plan = choose_plan(n, runs, len);
+        block_entry& e = slot(n, plan);
+        write_positions_payload(plan, p, n, len, target(e, plan.bytes));
         mark(b, n);
-    }
-
-    /// Block b from its runs: bounds[2 i], bounds[2 i + 1] = begin and end (exclusive) of run
-    /// i, ascending, disjoint and not touching; `count` = their total length.
-    void add_runs(std::size_t b, const std::uint16_t* bounds, std::uint32_t runs, std::uint32_t count) {
-        const std::uint32_t len = core_->block_len(b);
-        if (count == 0) return;
-        if (count == len) return add_full(b);
-        const bitset_block_plan plan = choose_plan(count, runs, len, [&] {
-            std::uint32_t bytes = 0, next = 0;  // a gap before each run, then zero gaps
-            for (std::uint32_t r = 0; r < runs; ++r) {
-                bytes += bounds[2 * r] - next >= gaps_payload::escape ? 3u : 1u;
-                bytes += bounds[2 * r + 1] - bounds[2 * r] - 1u;
-                next = bounds[2 * r + 1];
-            }
-            return bytes;
-        });
-        if (plan.kind == block_kind::runs) {
-            enter(b);
-            block_entry& e = slot(count, plan);
-            std::byte* at = target(e, plan.bytes);
-            for (std::uint32_t r = 0; r < runs; ++r) {
-                store_le<std::uint16_t>(at + 4 * r, bounds[2 * r]);
-                store_le<std::uint16_t>(at + 4 * r + 2, bounds[2 * r + 1]);
-            }
-            mark(b, count);
-            return;
-        }
-        plane p{};
-        for (std::uint32_t r = 0; r < runs; ++r) flip_range(p, bounds[2 * r], bounds[2 * r + 1]);
-        if (count < raw_plane_bytes(len)) {
-            position_buffer<block_values / 8> positions;
-            bitset_kernels().extract_positions(p.data(), positions.data());
-            return add_positions(b, positions.data(), count);
-        }
-        enter(b);
-        block_entry& e = slot(count, plan);
-        write_plane_payload(plan, p, len, target(e, plan.bytes));
-        mark(b, count);
     }
 
     std::unique_ptr<bitset_core> finish();
@@ -489,7 +376,7 @@ public:
         byte_buffer& arena = core_->arena_;
         std::byte* const at = arena.data() + arena.size();
         const bool top = (static_cast<std::uint32_t>(at[block_values / 8 - 1]) >> 7) != 0;  // bit 2047
-        const bitset_block_plan plan = choose_plan(s.count, runs_from_transitions(s.transitions, top), len, [] { return 0u; });
+        const bitset_block_plan plan = choose_plan(s.count, runs_from_transitions(s.transitions, top), len);
         if (plan.kind == block_kind::raw) {
             enter(b);
             block_entry& e = slot(s.count, plan);
@@ -501,7 +388,7 @@ public:
         if (plan.kind == block_kind::positions) {
             position_buffer<thresholds::bitset_positions_max_count + 8> positions;
             k.extract_positions(at, positions.data());
-            return add_sorted(b, positions.data(), s.count);
+            return add_positions(b, positions.data(), s.count);
         }
         // Runs: their ends are the set bits of p XOR (p << 1) (bit 2048 ends a run that reaches
         // the end), taken out before the payload is written where the bits are.
@@ -524,11 +411,11 @@ public:
     /// Block b from `runs` maximal runs r = begin0, end0, begin1, ... (sorted, not touching)
     /// holding `count` bits.
     void add_runs(std::size_t b, const std::uint16_t* r, std::uint32_t runs, std::uint32_t count,
-                  const bitset_kernel_table& k) {
+                  const bitset_kernel_table& k = bitset_kernels()) {
         const std::uint32_t len = core_->block_len(b);
         if (count == 0) return;
         if (count == len) return add_full(b);
-        const bitset_block_plan plan = choose_plan(count, runs, len, [] { return 0u; });
+        const bitset_block_plan plan = choose_plan(count, runs, len);
         if (plan.kind == block_kind::runs) {
             enter(b);
             block_entry& e = slot(count, plan);
@@ -539,7 +426,7 @@ public:
             std::uint32_t n = 0;
             for (std::uint32_t i = 0; i < runs; ++i)
                 for (std::uint32_t bit = r[2 * i]; bit < r[2 * i + 1]; ++bit) positions.data()[n++] = static_cast<std::uint16_t>(bit);
-            add_sorted(b, positions.data(), n);
+            add_positions(b, positions.data(), n);
         } else {
             std::uint64_t bits[block_values / 64] = {};
             for (std::uint32_t i = 0; i < runs; ++i) set_range64(bits, r[2 * i], r[2 * i + 1]);
@@ -547,19 +434,6 @@ public:
             const bool top = runs != 0 && r[2 * runs - 1] == block_values;
             add_room(b, {count, 2 * runs - top}, k);
         }
-    }
-    /// Block b from its sorted distinct positions p[0..n), in a position_buffer (as
-    /// add_positions(), choosing through choose_plan() without encoding gaps first).
-    void add_sorted(std::size_t b, const std::uint16_t* p, std::uint32_t n) {
-        const std::uint32_t len = core_->block_len(b);
-        if (n == 0) return;
-        if (n == len) return add_full(b);
-        enter(b);
-        const std::uint32_t runs = n <= 8 ? facts_of_few(p, n).runs : facts_of(p, n).runs;
-        const bitset_block_plan plan = choose_plan(n, runs, len, [] { return 0u; });
-        block_entry& e = slot(n, plan);
-        write_positions_payload(plan, p, n, len, target(e, plan.bytes));
-        mark(b, n);
     }
 };
 

@@ -231,7 +231,7 @@ void and_blocks(core_writer& out, std::size_t block, std::uint32_t len, const bl
         const bool left = sa && (!sb || a.entry->count <= b.entry->count);
         position_buffer<> result;
         const std::uint32_t n = filter<true>(left ? a : b, left ? b : a, len, result.data(), k);
-        out.add_sorted(block, result.data(), n);
+        out.add_positions(block, result.data(), n);
         return;
     }
     if (a.entry->kind == block_kind::runs && b.entry->kind == block_kind::runs) {
@@ -250,7 +250,7 @@ void andnot_blocks(core_writer& out, std::size_t block, std::uint32_t len, const
     if (is_sparse(a.entry->kind)) {
         position_buffer<> result;
         const std::uint32_t n = filter<false>(a, b, len, result.data(), k);
-        out.add_sorted(block, result.data(), n);
+        out.add_positions(block, result.data(), n);
         return;
     }
     if (a.entry->kind == block_kind::runs && b.entry->kind == block_kind::runs) {
