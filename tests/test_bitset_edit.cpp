@@ -136,13 +136,13 @@ TEST(BitsetEdit, InterleavedSetResetEveryShapeEveryPath) {
     on_every_path([&] {
         for (const double d : densities) {
             SCOPED_TRACE("density " + std::to_string(d));
-            const ref_bits bits = make_bits(n, d, case_seed("edit-shape", static_cast<std::uint64_t>(d * 1e6 + 10)));
+            const ref_bits bits = make_bits(n, d, case_seed("edit-shape", static_cast<std::uint64_t>(static_cast<std::int64_t>(d * 1e6) + 10)));
             std::set<std::uint64_t> ref;
             for (std::size_t i = 0; i < n; ++i)
                 if (bits[i]) ref.insert(i);
             bitset s = make_set(bits);
             for (const block_kind k : kinds_of(s)) kinds_edited.insert(k);
-            std::mt19937_64 rng(case_seed("edit-ops", static_cast<std::uint64_t>(d * 1e6 + 10)));
+            std::mt19937_64 rng(case_seed("edit-ops", static_cast<std::uint64_t>(static_cast<std::int64_t>(d * 1e6) + 10)));
             const int steps = quick_mode() ? 1500 : 6000;
             for (int step = 0; step < steps; ++step) {
                 // Mostly a few blocks (so blocks cross kinds), sometimes anywhere, and the edges.
@@ -198,7 +198,7 @@ TEST(BitsetEdit, RangesOnBlockAndWordEdgesEveryPath) {
             const std::vector<std::uint64_t> e = edges(n);
             for (const double d : densities) {
                 SCOPED_TRACE("n=" + std::to_string(n) + " density " + std::to_string(d));
-                const ref_bits start = make_bits(n, d, case_seed("range", n, static_cast<std::uint64_t>(d * 1e6 + 10)));
+                const ref_bits start = make_bits(n, d, case_seed("range", n, static_cast<std::uint64_t>(static_cast<std::int64_t>(d * 1e6) + 10)));
                 const bitset original = make_set(start);
                 // prefix counts for count_range
                 std::vector<std::uint64_t> prefix(n + 1, 0);
