@@ -59,6 +59,21 @@ bitset range_set(std::uint64_t size, std::uint64_t begin, std::uint64_t end) {
     return bitset_access::make(out.finish());
 }
 
+// Bits [begin, end) (checked, non-empty) set, cleared or flipped (`op`): a range within one or
+// two blocks edits each block once in place; a longer one goes to `algebra` with the range's
+// own bitset (one pass of set algebra; full blocks cost a summary bit each).
+template <class Algebra>
+void edit_range(bitset_core& core, std::uint64_t begin, std::uint64_t end, int op, Algebra&& algebra) {
+    const std::uint64_t first = begin / block_bits64, last = (end - 1) / block_bits64;
+    if (last - first >= 2) return algebra(range_set(core.size(), begin, end));
+    for (std::uint64_t b = first; b <= last; ++b) {
+        const std::uint64_t base = b * block_bits64;
+        const std::uint64_t lo = std::max<std::uint64_t>(begin, base) - base;
+        const std::uint64_t hi = std::min<std::uint64_t>(end - base, block_bits64);
+        core.edit_block_range(static_cast<std::size_t>(b), static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi), op);
+    }
+}
+
 }  // namespace
 
 void bitset_core::edit_block_range(std::size_t b, std::uint32_t lo, std::uint32_t hi, int op) {
@@ -83,52 +98,19 @@ void check_range(const char* what, std::uint64_t begin, std::uint64_t end, std::
 void bitset::add_range(size_type begin, size_type end) {
     check_range("add_range", begin, end, size());
     if (begin == end) return;
-    const std::uint64_t first = begin / block_values, last = (end - 1) / block_values;
-    if (last - first < 2) {
-        for (std::uint64_t b = first; b <= last; ++b) {
-            const std::uint64_t base = b * block_values;
-            const std::uint64_t lo = std::max<std::uint64_t>(begin, base) - base;
-            const std::uint64_t hi = std::min<std::uint64_t>(end - base, block_values);
-            core_->edit_block_range(static_cast<std::size_t>(b), static_cast<std::uint32_t>(lo),
-                                    static_cast<std::uint32_t>(hi), 0);
-        }
-        return;
-    }
-    *this |= detail::range_set(size(), begin, end);
+    detail::edit_range(*core_, begin, end, detail::op_add, [&](const bitset& r) { *this |= r; });
 }
 
 void bitset::remove_range(size_type begin, size_type end) {
     check_range("remove_range", begin, end, size());
     if (begin == end) return;
-    const std::uint64_t first = begin / block_values, last = (end - 1) / block_values;
-    if (last - first < 2) {
-        for (std::uint64_t b = first; b <= last; ++b) {
-            const std::uint64_t base = b * block_values;
-            const std::uint64_t lo = std::max<std::uint64_t>(begin, base) - base;
-            const std::uint64_t hi = std::min<std::uint64_t>(end - base, block_values);
-            core_->edit_block_range(static_cast<std::size_t>(b), static_cast<std::uint32_t>(lo),
-                                    static_cast<std::uint32_t>(hi), 1);
-        }
-        return;
-    }
-    subtract(detail::range_set(size(), begin, end));
+    detail::edit_range(*core_, begin, end, detail::op_remove, [&](const bitset& r) { subtract(r); });
 }
 
 void bitset::flip_range(size_type begin, size_type end) {
     check_range("flip_range", begin, end, size());
     if (begin == end) return;
-    const std::uint64_t first = begin / block_values, last = (end - 1) / block_values;
-    if (last - first < 2) {
-        for (std::uint64_t b = first; b <= last; ++b) {
-            const std::uint64_t base = b * block_values;
-            const std::uint64_t lo = std::max<std::uint64_t>(begin, base) - base;
-            const std::uint64_t hi = std::min<std::uint64_t>(end - base, block_values);
-            core_->edit_block_range(static_cast<std::size_t>(b), static_cast<std::uint32_t>(lo),
-                                    static_cast<std::uint32_t>(hi), 2);
-        }
-        return;
-    }
-    *this ^= detail::range_set(size(), begin, end);
+    detail::edit_range(*core_, begin, end, detail::op_flip, [&](const bitset& r) { *this ^= r; });
 }
 
 std::uint64_t bitset::count_range(size_type begin, size_type end) const {
