@@ -8,9 +8,10 @@
 #                     (RelWithDebInfo at -O1), same ctest. The second compiler and the
 #                     sanitizers each used to cost a build of their own; CI's time limit is
 #                     better spent on the tests
-#   4. tsan           ThreadSanitizer build of the test binary in build/tsan; runs the tests of
-#                     the threading contract (names containing "Concurren", and the bitset
-#                     builder fed from several threads)
+#   4. tsan           ThreadSanitizer build in build/tsan of bitplane_thread_tests (the test
+#                     files that hold threading tests: tests/CMakeLists.txt finds them); runs
+#                     the tests of the threading contract (names containing "Concurren", and
+#                     the bitset builder fed from several threads)
 #   2b. simd paths    the same ctest again with each other SIMD path this CPU runs forced for
 #                     the whole process (BITPLANE_SIMD=scalar, sse2, and avx2/avx512 where present)
 #   5. linkage        the library built shared, unoptimized, with LTO in build/linkage:
@@ -152,12 +153,12 @@ if [[ "${BITPLANE_TEST_QUICK:-0}" != "1" ]]; then
   cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
     -DBITPLANE_TSAN=ON -DBITPLANE_TBB=OFF -DBITPLANE_CUDA=OFF -DBITPLANE_BUILD_TESTS=ON \
     -DBITPLANE_BUILD_BENCHMARKS=OFF -DBITPLANE_BUILD_TOOLS=OFF
-  cmake --build build/tsan -j "$jobs" --target bitplane_tests
+  cmake --build build/tsan -j "$jobs" --target bitplane_thread_tests
   end "tsan: configure + build"
 
   begin "tsan: threading tests"
   TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}" \
-    build/tsan/tests/bitplane_tests --gtest_filter='*Concurren*:*FromSeveralThreads*'
+    build/tsan/tests/bitplane_thread_tests --gtest_filter='*Concurren*:*FromSeveralThreads*'
   end "tsan: threading tests"
 fi
 
