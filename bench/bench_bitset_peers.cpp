@@ -9,7 +9,10 @@
 //                          3-operand with on-the-fly compression)
 //   and_count              us: |a & b| without building it
 //   iterate                ns per position: the iterator over a (sum of the positions)
-//   to_positions           ns per position: every position of a into a vector
+//   to_positions           ns per position: every position of a into a caller's buffer, 32-bit
+//                          (the peers, the same: roaring_bitmap_to_uint32_array; a bvector
+//                          enumerator loop)
+//   to_positions_vector    the same into a new std::vector<uint64_t> (bitset::to_positions())
 //   set()                  ns per call: 4096 single set() of random positions on a copy of a
 //   file size              bytes of a and b saved (bitplane::save; CRoaring portable
 //                          serialization; BitMagic serializer, default compression)
@@ -300,26 +303,27 @@ std::vector<row> run(const workload& w, const std::vector<const bitset_peers::li
                 sink = s;
             },
             [&](std::size_t l) { sink = libs[l]->iterate_sum(*pa[l]); });
+    // to_positions: every position of a into a buffer kept from round to round, 32-bit, as the
+    // peers' rows write theirs (to_positions(std::span<uint32_t>); every workload's universe
+    // fits in 32 bits). to_positions_vector: our std::vector<uint64_t> form, a new vector each
+    // call (its allocation and first-touch page faults included), against the same peer rows.
     std::vector<std::uint32_t> buffer;
-    measure("to_positions", "ns/position", per_position, [&] { sink = a.to_positions().size(); },
-            [&](std::size_t l) {
-                libs[l]->to_positions(*pa[l], buffer);
-                sink = buffer.size();
-            });
-    // to_positions into a caller's buffer (bitsiter): 32-bit positions into a vector kept from
-    // round to round, as the peers' rows above (which write 32-bit positions into a buffer they
-    // keep); checked against the reference first.
     if (a.size() <= (std::uint64_t{1} << 32)) {
         std::vector<std::uint32_t> ours32(a.count());
         if (a.to_positions(std::span<std::uint32_t>(ours32)) != w.a.size() || ours32 != w.a)
-            mismatch(w, "bitplane", "to_positions32");
-        measure("to_positions32", "ns/position", per_position,
+            mismatch(w, "bitplane", "to_positions");
+        measure("to_positions", "ns/position", per_position,
                 [&] { sink = a.to_positions(std::span<std::uint32_t>(ours32)); },
                 [&](std::size_t l) {
                     libs[l]->to_positions(*pa[l], buffer);
                     sink = buffer.size();
                 });
     }
+    measure("to_positions_vector", "ns/position", per_position, [&] { sink = a.to_positions().size(); },
+            [&](std::size_t l) {
+                libs[l]->to_positions(*pa[l], buffer);
+                sink = buffer.size();
+            });
     {
         // set(): a fresh copy each round, outside the timed part.
         std::vector<double> mine;
