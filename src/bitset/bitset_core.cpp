@@ -62,7 +62,7 @@ std::uint64_t bitset_core::rank(std::uint64_t pos) const noexcept {
     const unsigned bit = b % 64;
     const std::uint64_t stored = w.nonempty & ~w.full;
     // Blocks before b in its word are full length (only the last block is short).
-    std::uint64_t r = w.ones_before + std::uint64_t{popcount64(below(w.full, bit))} * block_bits64;
+    std::uint64_t r = ones_before(b / 64) + std::uint64_t{popcount64(below(w.full, bit))} * block_bits64;
     std::size_t i = w.stored_before;
     for (const std::size_t end = i + popcount64(below(stored, bit)); i < end; ++i) r += entries_[i].count;
     if (w.full >> bit & 1) return r + off;
@@ -71,12 +71,15 @@ std::uint64_t bitset_core::rank(std::uint64_t pos) const noexcept {
 }
 
 std::uint64_t bitset_core::select(std::uint64_t k) const noexcept {
-    // The last word whose ones_before is <= k holds the bit.
-    const auto it = std::upper_bound(words_.begin(), words_.end(), k,
-                                     [](std::uint64_t v, const summary_word& w) { return v < w.ones_before; });
-    const std::size_t wi = static_cast<std::size_t>(it - words_.begin()) - 1;
+    // The last word whose ones_before() is <= k holds the bit.
+    std::size_t lo = 1, hi = words_.size();  // ones_before(0) = 0 <= k
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (ones_before(mid) <= k) lo = mid + 1; else hi = mid;
+    }
+    const std::size_t wi = lo - 1;
     const summary_word& w = words_[wi];
-    std::uint64_t rest = k - w.ones_before;
+    std::uint64_t rest = k - ones_before(wi);
     std::size_t i = w.stored_before;
     for (std::uint64_t m = w.nonempty; m != 0; m &= m - 1) {
         const std::size_t b = 64 * wi + lowest_bit(m);
@@ -161,7 +164,7 @@ bool bitset_core::equals(const bitset_core& other) const noexcept {
 
 std::size_t bitset_core::memory_bytes() const noexcept {
     return sizeof(*this) + words_.capacity() * sizeof(summary_word) + entries_.capacity() * sizeof(block_entry) +
-           arena_.capacity();
+           arena_.capacity() + ones_fix_.capacity() * sizeof(std::uint64_t);
 }
 
 // set(): the block keeps its encoding where choose_plan keeps it (a raw bit flipped in place, a
@@ -170,6 +173,7 @@ std::size_t bitset_core::memory_bytes() const noexcept {
 // bits, count_ and the ones_before of later words (an entry inserted or erased also moves
 // stored_before).
 void bitset_core::set(std::uint64_t pos, bool value) {
+    prepare_fix();  // the one allocation of the summary upkeep, before anything changes
     const std::size_t b = static_cast<std::size_t>(pos / block_bits64);
     const auto off = static_cast<std::uint32_t>(pos % block_bits64);
     const summary_word& w = words_[b / 64];
@@ -188,10 +192,31 @@ void bitset_core::set(std::uint64_t pos, bool value) {
     edit_stored(b, off, value);
 }
 
+void bitset_core::prepare_fix() {
+    const std::size_t n = words_.size();
+    if (n <= fix_min_words || !ones_fix_.empty()) return;
+    fix_shift_ = static_cast<unsigned>(std::bit_width(n - 1) + 1) / 2;
+    ones_fix_.assign(((n - 1) >> fix_shift_) + 1, 0);
+}
+
 void bitset_core::add_ones_after(std::size_t wi, std::uint64_t delta) noexcept {
     count_ += delta;
     summary_word* w = words_.data();
-    for (std::size_t k = wi + 1, n = words_.size(); k < n; ++k) w[k].ones_before += delta;
+    const std::size_t n = words_.size();
+    if (ones_fix_.empty()) {  // a few words (prepare_fix())
+        for (std::size_t k = wi + 1; k < n; ++k) w[k].ones_before += delta;
+        return;
+    }
+    const std::size_t g = wi >> fix_shift_;
+    const std::size_t group_end = std::min(n, (g + 1) << fix_shift_);
+    for (std::size_t k = wi + 1; k < group_end; ++k) w[k].ones_before += delta;
+    std::uint64_t* fix = ones_fix_.data();
+    for (std::size_t h = g + 1, groups = ones_fix_.size(); h < groups; ++h) fix[h] += delta;
+}
+
+void bitset_core::add_stored_after(std::size_t wi, std::uint64_t delta) noexcept {
+    summary_word* w = words_.data();
+    for (std::size_t k = wi + 1, n = words_.size(); k < n; ++k) w[k].stored_before += delta;
 }
 
 void bitset_core::set_in_empty(std::size_t b, std::uint32_t off) {
@@ -203,70 +228,176 @@ void bitset_core::set_in_empty(std::size_t b, std::uint32_t off) {
         words_[wi].full |= bit;
     } else {
         const std::size_t idx = entry_index(b);
-        position_buffer<8> one;
-        std::fill_n(one.data(), 8 + position_slack, std::uint16_t{0xFFFF});
-        one.data()[0] = static_cast<std::uint16_t>(off);
-        put_positions(idx, false, one.data(), 1, len);
-        words_[wi].nonempty |= bit;
-        // One pass over the later words for both prefixes.
-        ++count_;
-        summary_word* w = words_.data();
-        for (std::size_t k = wi + 1, n = words_.size(); k < n; ++k) {
-            ++w[k].stored_before;
-            ++w[k].ones_before;
+        if (choose_plan(1, 1, len).kind == block_kind::positions) {  // one inline position
+            block_entry& e = *entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(idx), block_entry{});
+            store_le<std::uint16_t>(reinterpret_cast<std::byte*>(&e.offset), static_cast<std::uint16_t>(off));
+            e.count = 1;
+            e.items = 1;
+            e.kind = block_kind::positions;
+            e.inline_payload = 1;
+        } else {  // a short last block: raw
+            position_buffer<8> one;
+            std::fill_n(one.data(), 8 + position_slack, std::uint16_t{0xFFFF});
+            one.data()[0] = static_cast<std::uint16_t>(off);
+            put_positions(idx, false, one.data(), 1, len);
         }
-        return;
+        words_[wi].nonempty |= bit;
+        add_stored_after(wi, 1);
     }
     add_ones_after(wi, 1);
 }
 
 void bitset_core::edit_stored(std::size_t b, std::uint32_t off, bool value) {
-    const std::size_t wi = b / 64;
     const std::uint32_t len = block_len(b);
-    const std::size_t idx = entry_index(b);
-    block_entry& e = entries_[idx];
-    const std::uint64_t delta = value ? 1 : ~std::uint64_t{0};
-    const bitset_kernel_table& kernels = bitset_kernels();
-    if (e.kind == block_kind::raw || e.kind == block_kind::runs) {
-        const std::byte* p = payload(e);
-        plane bits{};
-        block_to_plane(e, p, len, bits, kernels);
-        if (test_bit(bits, off) == value) return;
-        flip_bit(bits, off);
-        const block_stats s = kernels.stats(bits.data());
-        if (e.kind == block_kind::raw && s.count != 0 && s.count != len && plan_for_plane(bits, s, len).kind == block_kind::raw) {
-            std::byte* at = e.inline_payload ? reinterpret_cast<std::byte*>(&e.offset) : arena_.data() + e.offset;
-            at[off >> 3] ^= static_cast<std::byte>(1u << (off & 7));
-            e.count = static_cast<std::uint16_t>(s.count);
-            add_ones_after(wi, delta);
+    block_entry& e = entries_[entry_index(b)];
+    switch (e.kind) {
+        case block_kind::raw: return edit_raw(b, e, len, off, value);
+        case block_kind::runs: return edit_runs(b, e, len, off, value);
+        case block_kind::positions: return edit_positions(b, e, len, off, value);
+        case block_kind::gaps: break;  // never in memory (choose_plan); a plane edit if ever
+    }
+    plane bits{};
+    block_to_plane(e, payload(e), len, bits, bitset_kernels());
+    if (test_bit(bits, off) == value) return;
+    flip_bit(bits, off);
+    replace_block(b, bits, bitset_kernels().stats(bits.data()));
+}
+
+// A raw block stays raw while positions cannot win (its count) and runs cannot: raw was chosen
+// with 4 * runs >= its bytes, and one flipped bit moves the runs by one, down only where a set
+// bit joins two runs or a cleared bit was a run of its own. Only then are the runs counted (one
+// stats pass over the payload); anything else is one byte written.
+void bitset_core::edit_raw(std::size_t b, block_entry& e, std::uint32_t len, std::uint32_t off, bool value) {
+    std::byte* const at = e.inline_payload ? reinterpret_cast<std::byte*>(&e.offset) : arena_.data() + e.offset;
+    auto bit_at = [&](std::uint32_t i) { return ((static_cast<std::uint32_t>(at[i >> 3]) >> (i & 7)) & 1) != 0; };
+    if (bit_at(off) == value) return;
+    const std::uint32_t count = value ? e.count + 1u : e.count - 1u;
+    const std::uint32_t bytes = raw_plane_bytes(len);
+    const bool left = off > 0 && bit_at(off - 1);
+    const bool right = off + 1 < len && bit_at(off + 1);
+    const bool runs_may_drop = value ? (left && right) : (!left && !right);
+    const bool stays = count != 0 && count != len && (count >= thresholds::bitset_positions_max_count || 2 * count >= bytes) &&
+                       (!runs_may_drop || len == block_values);
+    if (stays) {
+        at[off >> 3] ^= static_cast<std::byte>(1u << (off & 7));
+        bool raw = true;
+        if (runs_may_drop) {
+            const block_stats s = bitset_kernels().stats(at);
+            raw = choose_plan(count, runs_from_transitions(s.transitions, bit_at(block_values - 1)), len).kind == block_kind::raw;
+            if (!raw) at[off >> 3] ^= static_cast<std::byte>(1u << (off & 7));  // back: re-encoded below
+        }
+        if (raw) {
+            e.count = static_cast<std::uint16_t>(count);
+            add_ones_after(b / 64, value ? 1 : ~std::uint64_t{0});
             return;
         }
-        replace_block(b, bits, s);  // summary, count and the new encoding
+    }
+    plane bits{};
+    block_to_plane(e, at, len, bits, bitset_kernels());
+    flip_bit(bits, off);
+    replace_block(b, bits, bitset_kernels().stats(bits.data()));
+}
+
+// Runs: the run holding or next to the bit is extended, shrunk, split, merged or dropped in a
+// copy of the (at most 64) runs, written back in place when the block stays runs.
+void bitset_core::edit_runs(std::size_t b, block_entry& e, std::uint32_t len, std::uint32_t off, bool value) {
+    std::uint16_t r[2 * (block_values / 32) + 4];
+    std::uint32_t runs = e.items;
+    std::memcpy(r, payload(e), 4u * runs);
+    // i: the first run ending after off.
+    std::uint32_t lo = 0, hi = runs;
+    while (lo < hi) {
+        const std::uint32_t mid = (lo + hi) / 2;
+        if (r[2 * mid + 1] <= off) lo = mid + 1; else hi = mid;
+    }
+    const std::uint32_t i = lo;
+    const bool has = i < runs && r[2 * i] <= off;
+    if (has == value) return;
+    auto erase_run = [&](std::uint32_t k) {
+        std::memmove(r + 2 * k, r + 2 * k + 2, 4u * (runs - k - 1));
+        --runs;
+    };
+    auto insert_run = [&](std::uint32_t k, std::uint32_t begin, std::uint32_t end) {
+        std::memmove(r + 2 * k + 2, r + 2 * k, 4u * (runs - k));
+        r[2 * k] = static_cast<std::uint16_t>(begin);
+        r[2 * k + 1] = static_cast<std::uint16_t>(end);
+        ++runs;
+    };
+    if (value) {
+        const bool joins_prev = i > 0 && r[2 * i - 1] == off;
+        const bool joins_next = i < runs && r[2 * i] == off + 1;
+        if (joins_prev && joins_next) {
+            r[2 * i - 1] = r[2 * i + 1];
+            erase_run(i);
+        } else if (joins_prev) {
+            r[2 * i - 1] = static_cast<std::uint16_t>(off + 1);
+        } else if (joins_next) {
+            r[2 * i] = static_cast<std::uint16_t>(off);
+        } else {
+            insert_run(i, off, off + 1);
+        }
+    } else {
+        const std::uint32_t begin = r[2 * i], end = r[2 * i + 1];
+        if (begin == off && end == off + 1) {
+            erase_run(i);
+        } else if (begin == off) {
+            r[2 * i] = static_cast<std::uint16_t>(off + 1);
+        } else if (end == off + 1) {
+            r[2 * i + 1] = static_cast<std::uint16_t>(off);
+        } else {
+            r[2 * i + 1] = static_cast<std::uint16_t>(off);
+            insert_run(i + 1, off + 1, end);
+        }
+    }
+    const std::uint32_t count = value ? e.count + 1u : e.count - 1u;
+    const bitset_block_plan plan = choose_plan(count, runs, len);
+    if (count == 0 || count == len || plan.kind != block_kind::runs) {
+        plane bits{};
+        for (std::uint32_t k = 0; k < runs; ++k) flip_range(bits, r[2 * k], r[2 * k + 1]);
+        replace_block(b, bits, bitset_kernels().stats(bits.data()));
         return;
     }
-    // positions and gaps: edit the sorted positions.
-    position_buffer<> buffer;
-    std::uint16_t* const q = buffer.data();
-    const std::uint32_t n = block_positions(e, payload(e), len, q, kernels);
-    const std::uint32_t i = static_cast<std::uint32_t>(std::lower_bound(q, q + n, static_cast<std::uint16_t>(off)) - q);
-    const bool has = i < n && q[i] == off;
+    const std::uint32_t old_bytes = 4u * e.items;
+    std::byte* at = place_payload(e, !e.inline_payload, old_bytes, plan.bytes);
+    std::memcpy(at, r, plan.bytes);
+    e.count = static_cast<std::uint16_t>(count);
+    e.items = plan.items;
+    add_ones_after(b / 64, value ? 1 : ~std::uint64_t{0});
+    maybe_compact();
+}
+
+// Positions: the sorted list is searched where it is (a bit already as asked costs nothing),
+// then rewritten with the position inserted or erased and re-planned (runs or raw may win).
+void bitset_core::edit_positions(std::size_t b, block_entry& e, std::uint32_t len, std::uint32_t off, bool value) {
+    const std::uint32_t n = e.items;
+    const std::byte* const p = payload(e);
+    std::uint32_t lo = 0, hi = n;  // first position >= off
+    while (lo < hi) {
+        const std::uint32_t mid = (lo + hi) / 2;
+        if (load_le<std::uint16_t>(p + 2 * mid) < off) lo = mid + 1; else hi = mid;
+    }
+    const std::uint32_t i = lo;
+    const bool has = i < n && load_le<std::uint16_t>(p + 2 * i) == off;
     if (has == value) return;
+    position_buffer<thresholds::bitset_positions_max_count + 8> buffer;
+    std::uint16_t* const q = buffer.data();
     const std::uint32_t m = value ? n + 1 : n - 1;
+    std::memcpy(q, p, 2u * i);
+    if (value) {
+        q[i] = static_cast<std::uint16_t>(off);
+        std::memcpy(q + i + 1, p + 2 * i, 2u * (n - i));
+    } else {
+        std::memcpy(q + i, p + 2 * i + 2, 2u * (n - i - 1));
+    }
     if (m == 0 || m == len) {
         plane bits{};
-        set_positions(bits, q, n);
-        flip_bit(bits, off);
-        replace_block(b, bits, kernels.stats(bits.data()));
+        set_positions(bits, q, m);
+        replace_block(b, bits, bitset_kernels().stats(bits.data()));
         return;
     }
-    if (value) {
-        std::memmove(q + i + 1, q + i, 2u * (n - i));
-        q[i] = static_cast<std::uint16_t>(off);
-    } else {
-        std::memmove(q + i, q + i + 1, 2u * (n - i - 1));
-    }
-    put_positions(idx, true, q, m, len);
-    add_ones_after(wi, delta);
+    std::fill_n(q + m, position_slack, std::uint16_t{0xFFFF});
+    put_positions(static_cast<std::size_t>(&e - entries_.data()), true, q, m, len);
+    add_ones_after(b / 64, value ? 1 : ~std::uint64_t{0});
     maybe_compact();
 }
 
@@ -321,6 +452,7 @@ void bitset_core::maybe_compact() {
 }
 
 void bitset_core::replace_block(std::size_t b, const plane& bits, const block_stats& s) {
+    prepare_fix();
     const std::size_t wi = b / 64;
     summary_word& w = words_[wi];
     const std::uint64_t bit = std::uint64_t{1} << (b % 64);
@@ -335,13 +467,8 @@ void bitset_core::replace_block(std::size_t b, const plane& bits, const block_st
     // Summary bits, count and the per-word prefixes after this word.
     w.nonempty = s.count != 0 ? (w.nonempty | bit) : (w.nonempty & ~bit);
     w.full = s.count == len ? (w.full | bit) : (w.full & ~bit);
-    const std::uint64_t delta = std::uint64_t{s.count} - old_count;  // modulo 2^64
-    count_ += delta;
-    const std::uint64_t entry_delta = std::uint64_t{now_stored} - std::uint64_t{was_stored};
-    for (std::size_t k = wi + 1; k < words_.size(); ++k) {
-        words_[k].ones_before += delta;
-        words_[k].stored_before += entry_delta;
-    }
+    add_ones_after(wi, std::uint64_t{s.count} - old_count);  // modulo 2^64
+    if (now_stored != was_stored) add_stored_after(wi, now_stored ? 1 : ~std::uint64_t{0});
 
     if (was_stored && !is_inline(old_bytes)) garbage_ += old_bytes;
     if (!now_stored) {
@@ -411,6 +538,7 @@ std::unique_ptr<bitset_core> core_writer::finish() {
 // ---- core_access ----------------------------------------------------------------------------
 
 void core_access::index(bitset_core& c) noexcept {
+    c.ones_fix_.clear();
     std::uint64_t ones = 0;
     std::size_t i = 0;
     for (std::size_t wi = 0; wi < c.words_.size(); ++wi) {

@@ -112,7 +112,8 @@ struct summary_word {
     std::uint64_t nonempty = 0;       // block has a set bit
     std::uint64_t full = 0;           // block has every bit set (subset of nonempty)
     std::uint64_t stored_before = 0;  // stored blocks (entries) before this word
-    std::uint64_t ones_before = 0;    // set bits before this word
+    std::uint64_t ones_before = 0;    // set bits before this word, less the core's fix-up (see
+                                      // bitset_core::ones_before(): read it through that)
 };
 
 class bitset_core {
@@ -142,6 +143,11 @@ public:
         return left >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << left) - 1;
     }
 
+    /// Set bits before summary word w (exact: the word's field plus its group's fix-up).
+    [[nodiscard]] std::uint64_t ones_before(std::size_t w) const noexcept {
+        return words_[w].ones_before + (ones_fix_.empty() ? 0 : ones_fix_[w >> fix_shift_]);
+    }
+
     [[nodiscard]] bool contains(std::uint64_t pos) const noexcept;
     [[nodiscard]] std::uint64_t rank(std::uint64_t pos) const noexcept;     // pos <= size
     [[nodiscard]] std::uint64_t select(std::uint64_t k) const noexcept;     // k < count
@@ -168,14 +174,25 @@ private:
     static std::size_t blocks_for(std::uint64_t size);
     void set_in_empty(std::size_t b, std::uint32_t off);
     void edit_stored(std::size_t b, std::uint32_t off, bool value);
+    // One bit of stored block b (entry e, `len` bits) set or cleared, by its kind: in place
+    // where the block keeps its kind, re-encoded from a plane (replace_block) where it changes.
+    void edit_raw(std::size_t b, block_entry& e, std::uint32_t len, std::uint32_t off, bool value);
+    void edit_runs(std::size_t b, block_entry& e, std::uint32_t len, std::uint32_t off, bool value);
+    void edit_positions(std::size_t b, block_entry& e, std::uint32_t len, std::uint32_t off, bool value);
     /// Stores sorted distinct positions p[0..n) (0 < n < len, p in a position_buffer) as block
     /// b, whose entry idx exists (`exists`) or is to be inserted there. Summary bits untouched.
     void put_positions(std::size_t idx, bool exists, const std::uint16_t* p, std::uint32_t n, std::uint32_t len);
     /// Where a payload of `bytes` goes for entry e (which held `old_bytes` when `had`): inline,
     /// in place, extended at the arena's end, or appended; keeps garbage_ exact.
     std::byte* place_payload(block_entry& e, bool had, std::uint32_t old_bytes, std::uint32_t bytes);
-    /// count_ and ones_before of the words after wi moved by delta (modulo 2^64).
+    /// count_ and the exact ones_before() of the words after wi moved by delta (modulo 2^64):
+    /// the later words of wi's group and the fix-ups of the later groups (O(sqrt(words))).
     void add_ones_after(std::size_t wi, std::uint64_t delta) noexcept;
+    /// Sets up the groups of ones_fix_ (summaries over fix_min_words words) if not yet there.
+    void prepare_fix();
+    static constexpr std::size_t fix_min_words = 32;
+    /// stored_before of the words after wi moved by delta (an entry inserted or erased).
+    void add_stored_after(std::size_t wi, std::uint64_t delta) noexcept;
     void maybe_compact();
 
 public:
@@ -191,6 +208,11 @@ private:
     std::vector<block_entry> entries_;
     byte_buffer arena_;
     std::uint64_t garbage_ = 0;  // arena bytes no entry refers to any more (after set())
+    // Fix-ups of ones_before left by single-bit edits: words are grouped by 2^fix_shift_ (about
+    // the square root of their number), and ones_fix_[g] is added to the ones_before of every
+    // word of group g. Empty (no fix-ups) in every core built by a writer or index().
+    std::vector<std::uint64_t> ones_fix_;
+    unsigned fix_shift_ = 0;
 };
 
 /// Builds a core block by block in increasing block order (results of set algebra,
