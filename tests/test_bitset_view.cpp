@@ -528,6 +528,8 @@ TEST(BitsetView, EntriesAndPayloadsAreChecked) {
     expect_at(with([&](bytes& g) { g[e0 + 7] = std::byte{1}; }), e0 + 7, "inline padding");
     expect_at(with([&](bytes& g) { put<std::uint16_t>(g, e0 + 2, 3); }), e0 + 2, "positions out of order");
     expect_at(with([&](bytes& g) { put<std::uint16_t>(g, raw + 10, 1); }), raw + 10, "raw with items");
+    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, pos100 + 10, 0); }), pos100 + 10, "no positions");
+    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, e0 + 16 + 10, 1025); }), e0 + 16 + 10, "too many runs");
     expect_at(with([&](bytes& g) { put<std::uint64_t>(g, pos100, 258); }), pos100, "a payload off its place");
     // 101 positions: the last one read from the next payload is out of order.
     expect_at(with([&](bytes& g) { put<std::uint16_t>(g, pos100 + 10, 101); }), a0 + 456,

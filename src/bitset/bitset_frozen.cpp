@@ -92,9 +92,10 @@ header parse_header(std::span<const std::byte> bytes) {
 }
 
 // The item count of a stored block's entry against its kind and length (as version 1's
-// descriptors); `strict`: only the kinds memory stores.
-void check_items(block_kind kind, std::uint32_t items, std::uint32_t len, bool strict, std::uint64_t at) {
-    auto fail = [&](const std::string& what) { throw format_error("block entry: " + what, at); };
+// descriptors); `strict`: only the kinds memory stores. `entry` is the entry's file offset.
+void check_items(block_kind kind, std::uint32_t items, std::uint32_t len, bool strict, std::uint64_t entry) {
+    auto fail = [&](const std::string& what) { throw format_error("block entry: " + what, entry + 10); };
+    auto bad_kind = [&](const std::string& what) { throw format_error("block entry: " + what, entry + 12); };
     switch (kind) {
         case block_kind::positions:
             if (items < 1 || items > len) fail("position count " + std::to_string(items) + " outside [1, len]");
@@ -103,7 +104,7 @@ void check_items(block_kind kind, std::uint32_t items, std::uint32_t len, bool s
             if (items < 1 || items > (len + 1) / 2) fail("run count " + std::to_string(items) + " outside [1, (len+1)/2]");
             return;
         case block_kind::gaps:
-            if (strict) fail("gap lists are never stored in memory (memory layout version " +
+            if (strict) bad_kind("gap lists are never stored in memory (memory layout version " +
                              std::to_string(layout_version) + ")");
             if (items < 1 || items > gaps_payload::max_payload_bytes(len))
                 fail("gap list of " + std::to_string(items) + " bytes out of range");
@@ -112,7 +113,7 @@ void check_items(block_kind kind, std::uint32_t items, std::uint32_t len, bool s
             if (items != 0) fail("raw block with a non-zero item count");
             return;
     }
-    fail("unknown payload kind " + std::to_string(static_cast<int>(kind)));
+    bad_kind("unknown payload kind " + std::to_string(static_cast<int>(kind)));
 }
 
 const char* kind_name(block_kind k) noexcept {
@@ -256,7 +257,7 @@ std::unique_ptr<bitset_core> load(std::span<const std::byte> bytes, bool borrow,
                 throw format_error("block entry: reserved bytes are not 0", entry_at + 14);
             const auto kind = static_cast<block_kind>(d[12]);
             const std::uint32_t items = load_le<std::uint16_t>(d + 10);
-            check_items(kind, items, len, strict, entry_at + (kind == block_kind::raw ? 10 : 12));
+            check_items(kind, items, len, strict, entry_at);
             const std::uint32_t count = load_le<std::uint16_t>(d + 8);
             if (count == 0 || count >= len)
                 throw format_error("stored block " + std::to_string(b) + ": set bit count " + std::to_string(count) +
