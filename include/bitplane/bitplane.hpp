@@ -2,6 +2,7 @@
 #pragma once
 
 #include <bitplane/bitset.hpp>
+#include <bitplane/bitset_view.hpp>
 #include <bitplane/bitwise.hpp>
 #include <bitplane/block.hpp>
 #include <bitplane/codec.hpp>

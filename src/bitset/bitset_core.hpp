@@ -33,6 +33,12 @@ namespace bitplane::detail {
 /// A growable byte buffer with uninitialized growth (payloads are always written before they
 /// are read) and `slack` readable bytes past its end, so that short payloads can be copied
 /// with fixed-size loads.
+///
+/// It may also borrow bytes it does not own (borrow(): a frozen view's arena, bitset_view.hpp):
+/// those are never freed and never written. Every path that may write (the non-const data(),
+/// room(), reserve(), assign(), adopt()) first copies them into storage of its own, so a
+/// bitset whose arena is borrowed behaves as any other; a copy of a borrowing buffer owns its
+/// bytes.
 class byte_buffer {
 public:
     static constexpr std::size_t slack = 16;
@@ -42,16 +48,24 @@ public:
     byte_buffer(byte_buffer&& other) noexcept
         : data_(std::exchange(other.data_, nullptr)),
           size_(std::exchange(other.size_, 0)),
-          capacity_(std::exchange(other.capacity_, 0)) {}
+          capacity_(std::exchange(other.capacity_, 0)),
+          borrowed_(std::exchange(other.borrowed_, false)) {}
     byte_buffer& operator=(byte_buffer other) noexcept {
         std::swap(data_, other.data_);
         std::swap(size_, other.size_);
         std::swap(capacity_, other.capacity_);
+        std::swap(borrowed_, other.borrowed_);
         return *this;
     }
-    ~byte_buffer() { std::free(data_); }
+    ~byte_buffer() {
+        if (!borrowed_) std::free(data_);
+    }
 
-    [[nodiscard]] std::byte* data() noexcept { return data_; }
+    /// For writing: borrowed bytes are copied first (bad_alloc).
+    [[nodiscard]] std::byte* data() {
+        if (borrowed_) resize_storage(size_ + slack);
+        return data_;
+    }
     [[nodiscard]] const std::byte* data() const noexcept { return data_; }
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
     [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
@@ -77,16 +91,27 @@ public:
     }
     /// Takes ownership of `p` (from std::malloc, `capacity` bytes, the first `size` in use).
     void adopt(std::byte* p, std::size_t size, std::size_t capacity) noexcept {
-        std::free(data_);
+        if (!borrowed_) std::free(data_);
         data_ = p;
         size_ = size;
         capacity_ = capacity;
+        borrowed_ = false;
     }
+    /// Refers to `size` bytes at `p` that the caller keeps alive and unchanged, with `slack`
+    /// readable bytes after them; capacity() is then 0 (nothing is held).
+    void borrow(const std::byte* p, std::size_t size) noexcept {
+        if (!borrowed_) std::free(data_);
+        data_ = const_cast<std::byte*>(p);  // never written: see the class comment
+        size_ = size;
+        capacity_ = 0;
+        borrowed_ = true;
+    }
+    [[nodiscard]] bool borrowed() const noexcept { return borrowed_; }
     void reserve(std::size_t n) {
         if (n + slack > capacity_) grow(n + slack, true);
     }
     void shrink_to_fit() {
-        if (data_ == nullptr || capacity_ == size_ + slack) return;
+        if (data_ == nullptr || borrowed_ || capacity_ == size_ + slack) return;
         resize_storage(size_ + slack);
     }
 
@@ -96,6 +121,15 @@ private:
         resize_storage(cap);
     }
     void resize_storage(std::size_t cap) {
+        if (borrowed_) {  // copy out, never realloc what is not ours
+            void* fresh = std::malloc(cap);
+            if (fresh == nullptr) throw std::bad_alloc();
+            if (size_ != 0) std::memcpy(fresh, data_, size_);
+            data_ = static_cast<std::byte*>(fresh);
+            capacity_ = cap;
+            borrowed_ = false;
+            return;
+        }
         void* p = std::realloc(data_, cap);
         if (p == nullptr) throw std::bad_alloc();
         data_ = static_cast<std::byte*>(p);
@@ -105,6 +139,7 @@ private:
     std::byte* data_ = nullptr;
     std::size_t size_ = 0;
     std::size_t capacity_ = 0;
+    bool borrowed_ = false;
 };
 
 /// One summary word: 64 blocks.

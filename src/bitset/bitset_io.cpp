@@ -9,6 +9,7 @@
 // a loaded bitset is equal (operator==) to the one saved even if the writer chose otherwise.
 #include "bitset/bitset_core.hpp"
 #include "bitset/bitset_file_v2.hpp"
+#include "bitset/bitset_frozen.hpp"
 
 #include <bitplane/bitset.hpp>
 #include <bitplane/error.hpp>
@@ -114,7 +115,7 @@ void check_descriptor(block_kind kind, std::uint32_t items, std::uint32_t len, s
 std::uint16_t file_version(std::span<const std::byte> bytes) {
     detail::byte_reader r(bytes);
     r.need(header_bytes, "bitset file header");
-    return detail::file::check_header(bytes, kind_bitset, "a bitset", detail::bitset_v2::version);
+    return detail::file::check_header(bytes, kind_bitset, "a bitset", detail::bitset_frozen::version);
 }
 
 bitset parse_v1(std::span<const std::byte> bytes) {
@@ -198,7 +199,10 @@ bitset parse_v1(std::span<const std::byte> bytes) {
 }
 
 bitset parse_file(std::span<const std::byte> bytes) {
-    if (file_version(bytes) == detail::bitset_v2::version)
+    const std::uint16_t version = file_version(bytes);
+    if (version == detail::bitset_frozen::version)  // the frozen layout, copied (bitset_view reads it in place)
+        return detail::bitset_access::make(detail::bitset_frozen::load(bytes, false));
+    if (version == detail::bitset_v2::version)
         return detail::bitset_access::make(detail::bitset_v2::load(bytes));
     return parse_v1(bytes);
 }
@@ -290,9 +294,10 @@ bitset load_bitset(std::istream& in) {
     if (in.gcount() != static_cast<std::streamsize>(header_bytes))
         throw format_error("truncated bitset file header: " + std::to_string(in.gcount()) + " of 64 bytes",
                            static_cast<std::uint64_t>(in.gcount()));
-    const std::uint64_t total = file_version(bytes) == detail::bitset_v2::version
-                                    ? detail::bitset_v2::total_bytes(bytes)
-                                    : parse_header(bytes).total_bytes();
+    const std::uint16_t version = file_version(bytes);
+    const std::uint64_t total = version == detail::bitset_frozen::version ? detail::bitset_frozen::total_bytes(bytes)
+                                : version == detail::bitset_v2::version    ? detail::bitset_v2::total_bytes(bytes)
+                                                                           : parse_header(bytes).total_bytes();
     // Read in chunks: a header announcing more than the stream holds fails at the stream's
     // end, not in an allocation.
     constexpr std::size_t chunk = 1 << 20;

@@ -2,6 +2,7 @@
 // shape the codec distinguishes (uniform k-bit, sparse, runs, sorted, negative, constant,
 // all-ones, partial blocks), so that fuzzing starts from every layout, transform and payload.
 #include <bitplane/bitplane.hpp>
+#include <bitplane/bitset_view.hpp>
 
 #include "bitset/bitset_file_v2.hpp"
 #include "codec/byte_io.hpp"
@@ -102,7 +103,7 @@ void write_text(const std::filesystem::path& file, std::uint8_t mode, const std:
 
 }  // namespace
 
-// Usage: make_corpus ROOT. Writes ROOT/<target> for load_vector, decode_block, load_bitset,
+// Usage: make_corpus ROOT. Writes ROOT/<target> for load_vector, decode_block, load_bitset, bitset_view,
 // simd_decode, fasta_parse, load_dna, dna_metadata, dna_modeled and plot_script.
 int main(int argc, char** argv) {
     if (argc != 2) return 2;
@@ -277,6 +278,21 @@ int main(int argc, char** argv) {
         write(sets / ("bitset_" + std::to_string(n)), file);
         bitplane::detail::bitset_v1::save(set, v1);  // version 1 files still load
         if (v1.size() <= 65536) write(sets / ("bitset_v1_" + std::to_string(n)), v1);
+        ++n;
+    }
+    // fuzz_bitset_view: the frozen layout (version 3) of the same sets, and a version 2 file.
+    const std::filesystem::path views = root / "bitset_view";
+    std::filesystem::create_directories(views);
+    n = 0;
+    for (const bitplane::bitset& set : bitsets()) {
+        std::vector<std::byte> file;
+        bitplane::save_frozen(set, file);
+        if (file.size() <= 65536) write(views / ("frozen_" + std::to_string(n)), file);
+        if (n == 0) {
+            file.clear();
+            bitplane::save(set, file);
+            write(views / "bitset_v2_0", file);
+        }
         ++n;
     }
     return 0;
