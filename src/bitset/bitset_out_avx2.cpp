@@ -15,7 +15,9 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -158,10 +160,33 @@ std::size_t walk(const bitset_core& c, out_cursor& cursor, std::uint64_t origin,
     // The cursor in registers (stores to `out` could alias it).
     std::size_t wi = cursor.wi, entry = cursor.entry, last = cursor.last;
     std::uint64_t rest = cursor.rest;
+    // Below fast_stop, a block fits with its overshoot.
+    T* const fast_stop = std::min(stop, limit - start >= std::ptrdiff_t{out_overshoot} ? limit - out_overshoot : start);
     for (;;) {
         while (rest == 0) {
             if (wi + 1 >= word_count) goto done;
             rest = words[++wi].nonempty;
+        }
+        // Blocks of a summary word without full blocks, below block_end: a loop with one room
+        // check a block, one entry after the other (the usual sparse set).
+        if (words[wi].full == 0 && 64 * wi + 64 <= block_end) {
+            const std::uint64_t base0 = std::uint64_t{64 * wi} * block_values - origin;
+            const block_entry* e = entries + entry;
+            while (rest != 0 && out + e->count <= fast_stop) {
+                const std::uint32_t bit = lowest_bit(rest);
+                const std::uint64_t base = base0 + std::uint64_t{bit} * block_values;
+                if (e->kind == block_kind::positions && e->inline_payload) {
+                    store8(out, _mm256_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(&e->offset))), base);
+                } else {
+                    write_stored(c, *e, 64 * wi + bit, base, out, true);
+                }
+                out += e->count;
+                last = 64 * wi + bit;
+                ++e;
+                rest &= rest - 1;
+            }
+            entry = static_cast<std::size_t>(e - entries);
+            if (rest == 0) continue;
         }
         const std::uint32_t bit = lowest_bit(rest);
         const std::size_t b = 64 * wi + bit;
