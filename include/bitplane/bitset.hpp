@@ -28,6 +28,7 @@ namespace detail {
 class bitset_core;
 class bitset_builder;
 class bitset_access;
+struct out_cursor;
 /// The storage of `s` (an empty one of size 0 when `s` was moved from).
 const bitset_core& core_of(const bitset& s) noexcept;
 }  // namespace detail
@@ -76,9 +77,9 @@ public:
 
     // ---- iteration, seek, positions ---------------------------------------------------------
     /// Forward iterator over set positions, ascending. It decodes the set a chunk at a time
-    /// (up to a block, at most 256 positions) into a buffer of its own, so ++ is a load and a
-    /// compare; copies are independent (each carries its buffer, about 0.6 KB, and copies only
-    /// its undelivered part). Two iterators compare equal when they are at the same position;
+    /// (whole blocks while they fit, or a part of one, at most 256 positions) into a buffer of
+    /// its own, so ++ is a load and a compare; copies are independent (each carries its buffer,
+    /// about 1.2 KB, and copies only its undelivered part). Two iterators compare equal when they are at the same position;
     /// every exhausted iterator equals end(). Invalidated by any change to the set (set(),
     /// operators, assignment), not by moving the bitset.
     class const_iterator {
@@ -111,10 +112,13 @@ public:
     private:
         friend class bitset;
         static constexpr std::uint32_t chunk = 256;  // positions decoded at once, at most
-        static constexpr std::uint32_t slack = 16;   // written past the last by the decoders
+        static constexpr std::uint32_t slack = 32;   // written past the last by the decoders
         // At the first set position >= from, or at the end.
         const_iterator(const detail::bitset_core* core, std::uint64_t from) noexcept;
         void refill() noexcept;
+        // Whole blocks from cur on into the buffer (or the first chunk of a block larger than
+        // one), or the end.
+        void load_blocks(detail::out_cursor& cur) noexcept;
         // Decodes the positions >= from of the current block (block_), at most a chunk;
         // false when there are none.
         bool fill(std::uint32_t from) noexcept;
@@ -122,14 +126,14 @@ public:
 
         const detail::bitset_core* core_ = nullptr;
         std::uint64_t position_ = 0;  // size() at the end
-        std::uint64_t base_ = 0;      // first position of block_
-        std::uint64_t block_ = 0;
+        std::uint64_t base_ = 0;      // buffer_ holds positions - base_
+        std::uint64_t block_ = 0;     // the last block decoded (in part or whole)
         std::uint64_t entry_ = 0;     // stored blocks before block_ (its entry when stored)
         std::uint32_t index_ = 0;     // buffer_[index_] is position_ - base_
         std::uint32_t filled_ = 0;
         std::uint32_t next_ = 0;      // where in block_ the next chunk starts (its length: done)
         std::uint32_t item_ = 0;      // runs: the run that the next chunk starts in
-        std::uint16_t buffer_[chunk + slack];
+        std::uint32_t buffer_[chunk + slack];
     };
     [[nodiscard]] const_iterator begin() const;
     [[nodiscard]] const_iterator end() const;

@@ -1,6 +1,7 @@
 // bitplane::bitset: the public class over bitset_core (queries, single bits, iteration,
 // from_positions). Set algebra is in bitset_algebra.cpp, files in bitset_io.cpp.
 #include "bitset/bitset_core.hpp"
+#include "bitset/bitset_out.hpp"
 #include "bitset/bitset_positions.hpp"
 
 #include <bitplane/bitset.hpp>
@@ -114,9 +115,18 @@ bitset::const_iterator::const_iterator(const detail::bitset_core* core, std::uin
         return;
     }
     block_ = from / block_values;
-    base_ = block_ * block_values;
-    entry_ = core->entry_index(static_cast<std::size_t>(block_));
-    if (fill(static_cast<std::uint32_t>(from - base_))) return;
+    const auto b = static_cast<std::size_t>(block_);
+    entry_ = core->entry_index(b);
+    if (from % block_values == 0) {  // begin(), or a seek to a block's start: whole blocks from b on
+        const detail::summary_word& w = core->words()[b / 64];
+        detail::out_cursor cur;
+        cur.wi = b / 64;
+        cur.rest = w.nonempty & (~std::uint64_t{0} << (b % 64));
+        cur.entry = static_cast<std::size_t>(entry_);
+        load_blocks(cur);
+        return;
+    }
+    if (fill(static_cast<std::uint32_t>(from % block_values))) return;
     next_ = block_values;
     refill();
 }
@@ -131,52 +141,54 @@ void bitset::const_iterator::copy_from(const const_iterator& other) noexcept {
     filled_ = other.filled_;
     next_ = other.next_;
     item_ = other.item_;
-    if (index_ < filled_) std::memcpy(buffer_ + index_, other.buffer_ + index_, 2 * std::size_t{filled_ - index_});
+    if (index_ < filled_) std::memcpy(buffer_ + index_, other.buffer_ + index_, 4 * std::size_t{filled_ - index_});
 }
 
 void bitset::const_iterator::refill() noexcept {
     const detail::bitset_core& c = *core_;
-    const std::size_t b = static_cast<std::size_t>(block_);
+    const auto b = static_cast<std::size_t>(block_);
     if (next_ < block_values && b < c.block_count() && next_ < c.block_len(b) && fill(next_)) return;
-    // The next non-empty block after this one.
+    // Whole blocks after block_.
     const std::vector<detail::summary_word>& words = c.words();
-    std::size_t wi = b / 64;
-    std::uint64_t rest = 0;
-    if (wi < words.size()) {
-        const detail::summary_word& w = words[wi];
-        entry_ += ((w.nonempty & ~w.full) >> (b % 64)) & 1;  // blocks between b and the next are empty
-        if (b % 64 != 63) rest = w.nonempty & (~std::uint64_t{0} << (b % 64 + 1));
+    detail::out_cursor cur;
+    cur.wi = b / 64;
+    if (cur.wi < words.size()) {
+        const detail::summary_word& w = words[cur.wi];
+        cur.entry = static_cast<std::size_t>(entry_ + (((w.nonempty & ~w.full) >> (b % 64)) & 1));
+        if (b % 64 != 63) cur.rest = w.nonempty & (~std::uint64_t{0} << (b % 64 + 1));
     }
-    for (;;) {
-        while (rest == 0) {
-            if (++wi >= words.size()) {
-                position_ = c.size();
-                index_ = filled_ = 0;
-                block_ = c.block_count();
-                return;
-            }
-            rest = words[wi].nonempty;
-        }
-        block_ = 64 * wi + detail::lowest_bit(rest);
-        base_ = block_ * block_values;
-        item_ = 0;
-        if (!((words[wi].full >> (block_ % 64)) & 1)) {
-            // The usual block of a sparse set: up to four positions inside the entry.
-            const detail::block_entry& e = c.entries()[static_cast<std::size_t>(entry_)];
-            if (e.inline_payload && e.kind == detail::block_kind::positions) {
-                std::uint64_t v = e.offset;  // little-endian u16 positions (the library is little-endian only)
-                for (int k = 0; k < 4; ++k, v >>= 16) buffer_[k] = static_cast<std::uint16_t>(v);
-                index_ = 0;
-                filled_ = e.items;
-                next_ = block_values;
-                position_ = base_ + buffer_[0];
-                return;
-            }
-        }
-        if (fill(0)) return;
-        entry_ += ((words[wi].nonempty & ~words[wi].full) >> (block_ % 64)) & 1;
-        rest &= rest - 1;
+    load_blocks(cur);
+}
+
+void bitset::const_iterator::load_blocks(detail::out_cursor& cur) noexcept {
+    const detail::bitset_core& c = *core_;
+    if (cur.wi >= c.words().size() || !cur.settle(c)) {
+        position_ = c.size();
+        index_ = filled_ = 0;
+        block_ = c.block_count();
+        return;
     }
+    const std::size_t first = cur.block();
+    const std::uint64_t origin = std::uint64_t{first} * block_values;
+    // Offsets from origin stay below 2^32: at most 2^21 blocks a chunk.
+    const std::size_t n = detail::write_blocks(c, cur, origin, buffer_, buffer_ + chunk, buffer_ + chunk + slack,
+                                               first + (std::size_t{1} << 21), detail::bitset_kernels());
+    item_ = 0;
+    if (n != 0) {
+        base_ = origin;
+        index_ = 0;
+        filled_ = static_cast<std::uint32_t>(n);
+        next_ = block_values;
+        block_ = cur.last;
+        const detail::summary_word& w = c.words()[cur.last / 64];
+        entry_ = cur.entry - (((w.nonempty & ~w.full) >> (cur.last % 64)) & 1);
+        position_ = base_ + buffer_[0];
+        return;
+    }
+    // The first block holds more than a chunk: its first chunk (a non-empty block has one).
+    block_ = first;
+    entry_ = cur.entry;
+    fill(0);
 }
 
 bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
@@ -186,12 +198,14 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
     const std::uint32_t len = c.block_len(b);
     const summary_word& w = c.words()[b / 64];
     const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+    std::uint16_t local[chunk + slack];  // the chunk as offsets in the block, widened at the end
     std::uint32_t n = 0;
+    base_ = block_ * block_values;
     index_ = 0;
     next_ = block_values;  // the block is done, unless a chunk stops inside it
     if (w.full & bit) {
         n = std::min(chunk, len - from);
-        for (std::uint32_t k = 0; k < n; ++k) buffer_[k] = static_cast<std::uint16_t>(from + k);
+        for (std::uint32_t k = 0; k < n; ++k) local[k] = static_cast<std::uint16_t>(from + k);
         next_ = from + n;
     } else if (w.nonempty & bit) {
         const block_entry& e = c.entries()[static_cast<std::size_t>(entry_)];
@@ -208,7 +222,7 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
                     }
                     const std::uint32_t start = std::max(begin, from);
                     const std::uint32_t take = std::min(end - start, chunk - n);
-                    for (std::uint32_t k = 0; k < take; ++k) buffer_[n + k] = static_cast<std::uint16_t>(start + k);
+                    for (std::uint32_t k = 0; k < take; ++k) local[n + k] = static_cast<std::uint16_t>(start + k);
                     n += take;
                     from = start + take;
                     if (from == end) ++r;
@@ -222,14 +236,14 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
                 std::uint32_t wd = from / 64;
                 if (from % 64 != 0) {  // a seek inside a word
                     std::uint64_t word = raw_word(payload, len, wd) & (~std::uint64_t{0} << (from % 64));
-                    for (; word != 0; word &= word - 1) buffer_[n++] = static_cast<std::uint16_t>(64 * wd + lowest_bit(word));
+                    for (; word != 0; word &= word - 1) local[n++] = static_cast<std::uint16_t>(64 * wd + lowest_bit(word));
                     ++wd;
                 }
                 // Then whole words, as many as surely fit (64 positions a word at most).
                 const bitset_kernel_table& k = bitset_kernels();
                 for (std::uint32_t fit = (chunk - n) / 64; fit != 0 && wd < total; fit = (chunk - n) / 64) {
                     const std::uint32_t words = std::min({fit, total - wd, 4u});
-                    n += k.extract_bits(payload + 8 * wd, std::min(8 * words, bytes - 8 * wd), 64 * wd, buffer_ + n);
+                    n += k.extract_bits(payload + 8 * wd, std::min(8 * words, bytes - 8 * wd), 64 * wd, local + n);
                     wd += words;
                 }
                 if (wd < total) next_ = 64 * wd;
@@ -238,7 +252,7 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
             case block_kind::positions:
                 if (from == 0 && e.items <= chunk) {  // the usual step to a new block: a copy, no search
                     n = e.items;
-                    for (std::uint32_t k = 0; k < n; ++k) buffer_[k] = load_le<std::uint16_t>(payload + 2 * k);
+                    for (std::uint32_t k = 0; k < n; ++k) local[k] = load_le<std::uint16_t>(payload + 2 * k);
                     break;
                 }
                 [[fallthrough]];
@@ -252,29 +266,30 @@ bool bitset::const_iterator::fill(std::uint32_t from) noexcept {
                             j += 2;
                         }
                         next += gap;
-                        buffer_[n++] = static_cast<std::uint16_t>(next);
+                        local[n++] = static_cast<std::uint16_t>(next);
                         ++next;
                     }
                     break;
                 }
                 if (e.count <= chunk) {  // the whole block (at most 255 positions: under 256 bytes)
-                    n = block_positions(e, payload, len, buffer_, bitset_kernels());
+                    n = block_positions(e, payload, len, local, bitset_kernels());
                     if (from != 0)
-                        index_ = static_cast<std::uint32_t>(std::lower_bound(buffer_, buffer_ + n, from) - buffer_);
+                        index_ = static_cast<std::uint32_t>(std::lower_bound(local, local + n, from) - local);
                 } else {  // not written by this library's encoder; through a block-sized buffer
                     position_buffer<> all;
                     const std::uint32_t count = block_positions(e, payload, len, all.data(), bitset_kernels());
                     const auto first = static_cast<std::uint32_t>(std::lower_bound(all.data(), all.data() + count, from) - all.data());
                     n = std::min(chunk, count - first);
-                    std::memcpy(buffer_, all.data() + first, 2 * std::size_t{n});
+                    std::memcpy(local, all.data() + first, 2 * std::size_t{n});
                     if (first + n < count) next_ = all.data()[first + n];
                 }
                 break;
         }
     }
+    for (std::uint32_t k = index_; k < n; ++k) buffer_[k] = local[k];
     filled_ = n;
     if (index_ >= n) return false;
-    position_ = base_ + buffer_[index_];
+    position_ = base_ + local[index_];
     return true;
 }
 
