@@ -52,7 +52,15 @@ inline bool filter_positions_pair(core_writer& out, std::size_t blk, const block
                                      reinterpret_cast<const std::uint16_t*>(b.payload), b.entry->items,
                                      match_chunk_for(c.kernels), result.data(), n))
         return false;
-    out.add_positions(blk, result.data(), n);
+    // A result equal to an operand (ANDNOT removing nothing, AND of a subset) is that block as
+    // stored: copied without re-encoding.
+    if (n == a.entry->items) {
+        out.add_copy(blk, *a.entry, a.payload);
+    } else if (Keep && n == b.entry->items) {
+        out.add_copy(blk, *b.entry, b.payload);
+    } else {
+        out.add_positions(blk, result.data(), n);
+    }
     return true;
 }
 

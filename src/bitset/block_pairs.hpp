@@ -13,7 +13,9 @@
 #include <bitplane/block.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #if defined(__SSE2__)
@@ -129,19 +131,31 @@ inline bool pairwise_pays(std::uint32_t n, std::uint32_t m) noexcept {
     return m * ((n + 7) / 8) <= thresholds::bitset_pairwise_max_product;
 }
 
-// The positions s[0..n) whose lane is (Keep) or is not set in `found`, into out.
+// The positions s[0..n) whose lane is (Keep) or is not set in `found`, into out (room for n
+// rounded up to 8, plus 8). A chunk kept whole (ANDNOT of a chunk nothing removes from, AND of
+// one the other list holds entirely) is copied 8 slots at a time, reading up to 7 slots past n
+// as match_lanes; a chunk of few kept lanes (AND) visits their bits; the rest is a branch-free
+// pass.
 template <bool Keep>
 inline std::uint32_t keep_lanes(const std::uint16_t* s, std::uint32_t n, const lane_masks& found, std::uint16_t* out) noexcept {
     std::uint32_t k = 0;
-    if (Keep) {
-        for (std::uint32_t c = 0; 32 * c < n; ++c)
-            for (std::uint32_t mask = found.mask[c]; mask != 0; mask &= mask - 1)
-                out[k++] = s[32 * c + static_cast<std::uint32_t>(std::countr_zero(mask))];
-        return k;
-    }
-    for (std::uint32_t i = 0; i < n; ++i) {
-        out[k] = s[i];
-        k += ((found.mask[i / 32] >> (i % 32)) & 1u) ^ 1u;
+    for (std::uint32_t c = 0; 32 * c < n; ++c) {
+        const std::uint16_t* x = s + 32 * c;
+        const std::uint32_t lanes = std::min(n - 32 * c, 32u);
+        const std::uint32_t all = lanes == 32 ? ~0u : (1u << lanes) - 1;
+        const std::uint32_t keep = Keep ? found.mask[c] : ~found.mask[c] & all;
+        if (keep == all) {
+            for (std::uint32_t i = 0; i < lanes; i += 8) std::memcpy(out + k + i, x + i, 16);
+            k += lanes;
+        } else if (Keep) {
+            for (std::uint32_t mask = keep; mask != 0; mask &= mask - 1)
+                out[k++] = x[static_cast<std::uint32_t>(std::countr_zero(mask))];
+        } else {
+            for (std::uint32_t i = 0; i < lanes; ++i) {
+                out[k] = x[i];
+                k += (keep >> i) & 1u;
+            }
+        }
     }
     return k;
 }
@@ -175,7 +189,8 @@ inline bool count_position_pairs(const std::uint16_t* x, std::uint32_t n, const 
 }
 
 /// The positions of x[0..n) that are (Keep) or are not in y[0..m) into out (room for n + 16),
-/// when their sizes make comparing pairs pay; false otherwise.
+/// when their sizes make comparing pairs pay; false otherwise. The result is sorted; for AND
+/// it is the lanes of the longer list (the vector side) found in the shorter.
 template <bool Keep>
 inline bool filter_position_pairs(const std::uint16_t* x, std::uint32_t n, const std::uint16_t* y, std::uint32_t m,
                                   match_chunk_fn match, std::uint16_t* out, std::uint32_t& kept) noexcept {
