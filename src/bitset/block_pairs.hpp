@@ -167,10 +167,42 @@ inline std::uint32_t count_lanes(const lane_masks& found, std::uint32_t chunks) 
 }
 
 
+// Lanes of x[0..n) found in y[0..m), n, m <= 4 (inline payloads: one to four positions in
+// an entry's 8 bytes; both read as 8 bytes), without a branch: the lanes past n and m are
+// filled with values no position has (0xFFFF, 0xFFFE), then x, twice, is compared with the
+// four rotations of y, two to a register.
+inline std::uint32_t match_four(const std::uint16_t* x, std::uint32_t n, const std::uint16_t* y, std::uint32_t m) noexcept {
+    std::uint64_t a, b;
+    std::memcpy(&a, x, 8);
+    std::memcpy(&b, y, 8);
+    const std::uint64_t ones = ~std::uint64_t{0};
+    a |= n >= 4 ? 0 : ones << (16 * n);
+    b |= m >= 4 ? 0 : (ones << (16 * m)) & 0xFFFEFFFEFFFEFFFEull;
+#if defined(__SSE2__)
+    const __m128i xa = _mm_set1_epi64x(static_cast<long long>(a));
+    const __m128i yb = _mm_set1_epi64x(static_cast<long long>(b));
+    // Lanes 0-3: y rotated by 0 and (high half) 1; then by 2 and 3.
+    const __m128i r01 = _mm_shufflehi_epi16(yb, 0x39);
+    const __m128i r23 = _mm_shufflehi_epi16(_mm_shufflelo_epi16(yb, 0x4E), 0x93);
+    const __m128i eq = _mm_or_si128(_mm_cmpeq_epi16(xa, r01), _mm_cmpeq_epi16(xa, r23));
+    const auto bytes = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(eq, eq)));  // lanes 0-7
+    return (bytes | (bytes >> 4)) & 0xFu;
+#else
+    std::uint32_t mask = 0;
+    for (std::uint32_t i = 0; i < 4; ++i)
+        for (std::uint32_t j = 0; j < 4; ++j) mask |= std::uint32_t{((a >> (16 * i)) & 0xFFFF) == ((b >> (16 * j)) & 0xFFFF)} << i;
+    return mask;
+#endif
+}
+
 /// AND-count of two positions lists x[0..n), y[0..m) (read in place, as match_lanes), when
 /// their sizes make comparing pairs pay; false (found untouched) otherwise.
 inline bool count_position_pairs(const std::uint16_t* x, std::uint32_t n, const std::uint16_t* y, std::uint32_t m,
                                  match_chunk_fn match, std::uint32_t& found) noexcept {
+    if (n <= 4 && m <= 4) {
+        found = popcount64(match_four(x, n, y, m));
+        return true;
+    }
     if (n * m <= thresholds::bitset_few_pairs_product) {
         std::uint32_t k = 0;
         for (std::uint32_t i = 0; i < n; ++i)
@@ -194,6 +226,15 @@ inline bool count_position_pairs(const std::uint16_t* x, std::uint32_t n, const 
 template <bool Keep>
 inline bool filter_position_pairs(const std::uint16_t* x, std::uint32_t n, const std::uint16_t* y, std::uint32_t m,
                                   match_chunk_fn match, std::uint16_t* out, std::uint32_t& kept) noexcept {
+    if (n <= 4 && m <= 4) {
+        lane_masks lanes;
+        lanes.mask[0] = Keep ? match_four(x, n, y, m) : match_four(x, n, y, m) ^ ((1u << n) - 1);
+        std::uint32_t k = 0;
+        for (std::uint32_t mask = lanes.mask[0]; mask != 0; mask &= mask - 1)
+            out[k++] = x[static_cast<std::uint32_t>(std::countr_zero(mask))];
+        kept = k;
+        return true;
+    }
     if (n * m <= thresholds::bitset_few_pairs_product) {
         kept = filter_by_list<Keep>(x, n, y, m, out);
         return true;
