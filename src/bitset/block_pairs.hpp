@@ -176,8 +176,9 @@ inline std::uint32_t match_four(const std::uint16_t* x, std::uint32_t n, const s
     std::memcpy(&a, x, 8);
     std::memcpy(&b, y, 8);
     const std::uint64_t ones = ~std::uint64_t{0};
-    a |= n >= 4 ? 0 : ones << (16 * n);
-    b |= m >= 4 ? 0 : (ones << (16 * m)) & 0xFFFEFFFEFFFEFFFEull;
+    const std::uint64_t past_n = n >= 4 ? 0 : ones << (16 * n), past_m = m >= 4 ? 0 : ones << (16 * m);
+    a |= past_n;
+    b = (b & ~past_m) | (past_m & 0xFFFEFFFEFFFEFFFEull);
 #if defined(__SSE2__)
     const __m128i xa = _mm_set1_epi64x(static_cast<long long>(a));
     const __m128i yb = _mm_set1_epi64x(static_cast<long long>(b));
