@@ -81,21 +81,6 @@ std::uint32_t xor_runs(const std::uint16_t* a, std::uint32_t n, const std::uint1
     return k / 2;
 }
 
-// The sorted positions of a sparse block, readable 8 slots past their end (the kernels'
-// padding): a positions payload in the arena in place (the arena keeps 16 bytes of slack),
-// an inline one (inside its 16-byte entry) or gaps copied into `buffer`.
-const std::uint16_t* sorted_positions(const block_ref& r, std::uint32_t len, std::uint16_t* buffer,
-                                      const bitset_kernel_table& k) noexcept {
-    const block_entry& e = *r.entry;
-    if (e.kind == block_kind::positions) {
-        if (!e.inline_payload) return reinterpret_cast<const std::uint16_t*>(r.payload);
-        std::memcpy(buffer, r.payload, thresholds::bitset_inline_payload_bytes);
-        return buffer;
-    }
-    block_positions(e, r.payload, len, buffer, k);
-    return buffer;
-}
-
 template <bool Xor>
 void unite(core_writer& out, std::size_t block, std::uint32_t len, const block_ref& a, const block_ref& b,
            const block_context& c) {
@@ -106,14 +91,14 @@ void unite(core_writer& out, std::size_t block, std::uint32_t len, const block_r
             constexpr std::uint32_t most = thresholds::bitset_merge_max_items;
             position_buffer<most> pa, pb;
             position_buffer<most + 24> result;
-            const std::uint16_t* x = sorted_positions(a, len, pa.data(), k);
-            const std::uint16_t* y = sorted_positions(b, len, pb.data(), k);
-            const std::uint32_t n = a.entry->count, m = b.entry->count;
+            const std::uint32_t n = block_positions(*a.entry, a.payload, len, pa.data(), k);
+            const std::uint32_t m = block_positions(*b.entry, b.payload, len, pb.data(), k);
             std::uint32_t size;
             if (n + m <= thresholds::bitset_few_items) {
-                size = merge_positions<Xor>(x, n, y, m, result.data());
+                size = merge_positions<Xor>(pa.data(), n, pb.data(), m, result.data());
             } else {
-                size = Xor ? k.xor_positions(x, n, y, m, result.data()) : k.union_positions(x, n, y, m, result.data());
+                size = Xor ? k.xor_positions(pa.data(), n, pb.data(), m, result.data())
+                           : k.union_positions(pa.data(), n, pb.data(), m, result.data());
             }
             out.add_positions(block, result.data(), size);
             return;
