@@ -5,6 +5,7 @@
 // only pairs of stored blocks reach the block operations of block_*.cpp. Results are written
 // in block order by a core_writer, each block in the encoding its contents choose.
 #include "bitset/bitset_algebra.hpp"
+#include "bitset/block_pairs.hpp"
 #include "bitset/block_spread.hpp"
 
 #include <bitplane/bitset.hpp>
@@ -39,6 +40,30 @@ inline block_view view_of(const bitset_core& c, const summary_word& w, unsigned 
 
 constexpr unsigned pair(block_state a, block_state b) noexcept { return 3 * a + b; }
 
+// Two positions blocks whose sizes make comparing every pair pay (block_pairs.hpp): filtered
+// here, without the general block operation's set-up; false when they go the general way.
+template <bool Keep>
+inline bool filter_positions_pair(core_writer& out, std::size_t blk, const block_ref& a, const block_ref& b,
+                                  const block_context& c) {
+    if (a.entry->kind != block_kind::positions || b.entry->kind != block_kind::positions) return false;
+    position_buffer<thresholds::bitset_positions_max_count> result;
+    std::uint32_t n;
+    if (!filter_position_pairs<Keep>(reinterpret_cast<const std::uint16_t*>(a.payload), a.entry->items,
+                                     reinterpret_cast<const std::uint16_t*>(b.payload), b.entry->items,
+                                     match_chunk_for(c.kernels), result.data(), n))
+        return false;
+    // A result equal to an operand (ANDNOT removing nothing, AND of a subset) is that block as
+    // stored: copied without re-encoding.
+    if (n == a.entry->items) {
+        out.add_copy(blk, *a.entry, a.payload);
+    } else if (Keep && n == b.entry->items) {
+        out.add_copy(blk, *b.entry, b.payload);
+    } else {
+        out.add_positions(blk, result.data(), n);
+    }
+    return true;
+}
+
 struct and_op {
     static std::uint64_t visit(const summary_word& a, const summary_word& b) noexcept { return a.nonempty & b.nonempty; }
     static std::size_t arena_hint(const bitset_core& a, const bitset_core& b) noexcept {
@@ -51,6 +76,7 @@ struct and_op {
             case pair(full_block, stored_block): out.add_copy(blk, *b.ref.entry, b.ref.payload); break;
             case pair(stored_block, full_block): out.add_copy(blk, *a.ref.entry, a.ref.payload); break;
             case pair(stored_block, stored_block):
+                if (filter_positions_pair<true>(out, blk, a.ref, b.ref, c)) break;
                 if (a.ref.entry->kind == block_kind::raw && b.ref.entry->kind == block_kind::raw && len == block_values) {
                     // Two raw blocks: one kernel pass straight into the output arena.
                     out.add_room(blk, c.kernels.and_blocks(a.ref.payload, b.ref.payload, out.room()), c.kernels);
@@ -73,6 +99,7 @@ struct andnot_op {
             case pair(full_block, stored_block): not_block(out, blk, len, b.ref, c); break;
             case pair(stored_block, empty_block): out.add_copy(blk, *a.ref.entry, a.ref.payload); break;
             case pair(stored_block, stored_block):
+                if (filter_positions_pair<false>(out, blk, a.ref, b.ref, c)) break;
                 if (a.ref.entry->kind == block_kind::raw && b.ref.entry->kind == block_kind::raw && len == block_values) {
                     out.add_room(blk, c.kernels.andnot_blocks(a.ref.payload, b.ref.payload, out.room()), c.kernels);
                 } else {
@@ -291,6 +318,7 @@ std::uint64_t count_and(const bitset_core& a, const bitset_core& b) {
     const std::vector<summary_word>& wb = b.words();
     const bitset_kernel_table& k = bitset_kernels();
     const block_context ctx{k};
+    const match_chunk_fn match = match_chunk_for(k);
     const block_entry* const entries_a = a.entries().data();
     const block_entry* const entries_b = b.entries().data();
     const std::byte* const arena_a = a.arena();
@@ -322,6 +350,14 @@ std::uint64_t count_and(const bitset_core& a, const bitset_core& b) {
             }
             const block_entry& u = ex[popcount64(below(stored_x, bit))];
             const block_entry& v = ey[popcount64(below(stored_y, bit))];
+            if (u.kind == block_kind::positions && v.kind == block_kind::positions) {  // block_pairs.hpp
+                std::uint32_t found;
+                if (count_position_pairs(reinterpret_cast<const std::uint16_t*>(a.payload(u)), u.items,
+                                         reinterpret_cast<const std::uint16_t*>(b.payload(v)), v.items, match, found)) {
+                    total += found;
+                    continue;
+                }
+            }
             if (u.kind == block_kind::raw && v.kind == block_kind::raw && blk != short_block) {
                 const std::byte* pa = arena_a + u.offset;
                 const std::byte* pb = arena_b + v.offset;

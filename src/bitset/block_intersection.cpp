@@ -7,8 +7,10 @@
 // and counts its bits and transitions (core_writer::room / add_room), so no intermediate plane
 // is copied and the result's encoding is known at once.
 #include "bitset/bitset_algebra.hpp"
+#include "bitset/block_pairs.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -161,37 +163,15 @@ std::uint32_t complement_runs(const std::uint16_t* r, std::uint32_t n, std::uint
 
 constexpr std::uint32_t max_runs = block_values / 2 + 1;
 
-// Keeps the positions s[0..n) that are (Keep) or are not in the sorted positions t[0..m),
-// into out; returns how many. Branch-free merge steps, for a few positions (no bits to clear).
-template <bool Keep>
-std::uint32_t filter_by_list(const std::uint16_t* s, std::uint32_t n, const std::uint16_t* t, std::uint32_t m,
-                             std::uint16_t* out) noexcept {
-    std::uint32_t i = 0, j = 0, k = 0;
-    while (i < n && j < m) {
-        const std::uint16_t x = s[i], y = t[j];
-        out[k] = x;
-        k += Keep ? (x == y) : (x < y);
-        i += x <= y;
-        j += y <= x;
-    }
-    if (!Keep)
-        while (i < n) out[k++] = s[i++];
-    return k;
-}
-
-// Whether both blocks are short position lists, merged directly (no scratch bits).
-inline bool few_pairs(const block_ref& s, const block_ref& o) noexcept {
-    return s.entry->kind == block_kind::positions && o.entry->kind == block_kind::positions &&
-           std::uint32_t{s.entry->items} * o.entry->items <= thresholds::bitset_pairwise_max_product;
-}
-
 // The positions of sparse block `s` that are (Keep) or are not in block `o`, into `out` (a
 // position_buffer); returns how many.
 template <bool Keep>
 std::uint32_t filter(const block_ref& s, const block_ref& o, std::uint32_t len, std::uint16_t* out,
                      const bitset_kernel_table& k) noexcept {
-    if (few_pairs(s, o))
-        return filter_by_list<Keep>(runs_of(s), s.entry->items, runs_of(o), o.entry->items, out);
+    std::uint32_t kept;
+    if (s.entry->kind == block_kind::positions && o.entry->kind == block_kind::positions &&
+        filter_position_pairs<Keep>(runs_of(s), s.entry->items, runs_of(o), o.entry->items, match_chunk_for(k), out, kept))
+        return kept;
     if (s.entry->count == 1) {  // a lone position probes the other block
         const std::uint32_t p = first_position(*s.entry, s.payload, len);
         out[0] = static_cast<std::uint16_t>(p);
@@ -221,6 +201,14 @@ void kernel_into(core_writer& out, std::size_t block, std::uint32_t len, const b
 }
 
 }  // namespace
+
+match_chunk_fn match_chunk_for(const bitset_kernel_table& k) noexcept {
+#if defined(BITPLANE_X86)
+    if (k.path >= simd_path::avx2) return avx2_match_chunk();
+#endif
+    (void)k;
+    return match_chunk_portable;
+}
 
 void and_blocks(core_writer& out, std::size_t block, std::uint32_t len, const block_ref& a, const block_ref& b,
                 const block_context& c) {
@@ -271,14 +259,10 @@ std::uint32_t and_count_blocks(std::uint32_t len, const block_ref& a, const bloc
         const bool left = sa && (!sb || a.entry->count <= b.entry->count);
         const block_ref& s = left ? a : b;
         const block_ref& o = left ? b : a;
-        if (few_pairs(s, o)) {
-            const std::uint16_t* x = runs_of(s);
-            const std::uint16_t* y = runs_of(o);
-            std::uint32_t n = 0;
-            for (std::uint32_t i = 0; i < s.entry->items; ++i)
-                for (std::uint32_t j = 0; j < o.entry->items; ++j) n += x[i] == y[j];
-            return n;
-        }
+        std::uint32_t found;
+        if (s.entry->kind == block_kind::positions && o.entry->kind == block_kind::positions &&
+            count_position_pairs(runs_of(s), s.entry->items, runs_of(o), o.entry->items, match_chunk_for(k), found))
+            return found;
         if (s.entry->count == 1)
             return block_contains(*o.entry, o.payload, first_position(*s.entry, s.payload, len)) ? 1 : 0;
         position_buffer<> buffer;

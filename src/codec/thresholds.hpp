@@ -83,9 +83,14 @@ inline constexpr std::uint32_t bitset_merge_max_items = 192;
 // Two sparse blocks of at most this many positions together are merged by a scalar loop,
 // more by the vector kernels (setting those up costs more than merging a few positions).
 inline constexpr std::uint32_t bitset_few_items = 12;
-// Intersections (AND, ANDNOT, AND-count) of two sparse blocks compare every pair directly when
-// the product of their sizes is at most this; otherwise a vector merge of the two lists.
-inline constexpr std::uint32_t bitset_pairwise_max_product = 24;
+// Intersections (AND, ANDNOT, AND-count) of two positions blocks compare every pair at once
+// (one list in 8-lane vectors, each position of the other broadcast against them) when the
+// broadcasts times the vectors are at most this; otherwise one list is spread into bits and
+// the other probes them.
+inline constexpr std::uint32_t bitset_pairwise_max_product = 96;
+// ... and two lists whose sizes multiply to at most this are compared by a plain scalar loop
+// (a few positions each: setting up the vectors costs more).
+inline constexpr std::uint32_t bitset_few_pairs_product = 24;
 // set() appends a re-encoded block that grew to the end of the payload arena; the arena is
 // compacted when superseded payload bytes exceed this share of it (numerator / 4) and at least
 // `bitset_compact_min_garbage_bytes`.
