@@ -410,12 +410,14 @@ public:
     }
     /// Blocks b0 .. b0 + n - 1 (full length, one summary word, n <= 64) computed by one kernel
     /// call straight into the arena's end: `compute(at, stats)` writes their n * 256 bytes at
-    /// `at` and each block's stats (transitions from stretch_runs_never up may be any such
-    /// value). Blocks that stay raw stay where they were written (moved down past any that did
-    /// not, which are re-encoded: empty, full, positions, runs).
+    /// `at` and each block's stats (as the stretch kernels: bitset_kernels.hpp). Blocks that
+    /// stay raw stay where they were written (moved down past any that did not, which are
+    /// re-encoded: empty, full, positions, runs).
     template <class Compute>
     void add_raw_stretch(std::size_t b0, std::size_t n, Compute&& compute) {
         constexpr std::uint32_t bytes = block_values / 8;
+        static_assert(choose_plan(stretch_raw_min - 1, block_values, block_values).kind != block_kind::raw &&
+                      choose_plan(stretch_raw_min, stretch_runs_never / 2, block_values).kind == block_kind::raw);
         byte_buffer& arena = core_->arena_;
         block_stats stats[64];
         compute(arena.room(n * bytes), stats);
@@ -426,18 +428,17 @@ public:
         for (std::size_t i = 0; i < n; ++i, from += bytes) {
             const block_stats s = stats[i];
             const std::byte* at = arena.data() + from;
-            if (s.count >= bytes && s.count != block_values) {
-                const bool top = (static_cast<std::uint32_t>(at[bytes - 1]) >> 7) != 0;  // bit 2047
-                const bitset_block_plan plan = choose_plan(s.count, runs_from_transitions(s.transitions, top), block_values);
-                if (plan.kind == block_kind::raw) {
-                    block_entry& e = slot(s.count, plan);
-                    e.offset = arena.size();
-                    if (e.offset != from) std::memmove(arena.data() + e.offset, at, bytes);
-                    arena.commit(bytes);
-                    w.nonempty |= std::uint64_t{1} << ((b0 + i) % 64);
-                    ones += s.count;
-                    continue;
-                }
+            if (s.count >= stretch_raw_min && s.count != block_values &&
+                (s.transitions >= stretch_runs_never ||
+                 choose_plan(s.count, runs_from_transitions(s.transitions, (static_cast<std::uint32_t>(at[bytes - 1]) >> 7) != 0),
+                             block_values).kind == block_kind::raw)) {  // at[bytes - 1] >> 7: bit 2047
+                block_entry& e = slot(s.count, {block_kind::raw, 0, bytes});
+                e.offset = arena.size();
+                if (e.offset != from) std::memmove(arena.data() + e.offset, at, bytes);
+                arena.commit(bytes);
+                w.nonempty |= std::uint64_t{1} << ((b0 + i) % 64);
+                ones += s.count;
+                continue;
             }
             // Rare: re-encoded from a copy, at the arena's end (below `from`: nothing unread).
             plane p;

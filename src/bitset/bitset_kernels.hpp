@@ -25,8 +25,10 @@ struct block_stats {
     std::uint32_t transitions = 0;
 };
 
-/// Transitions from which a full-length block can never be stored as runs: runs >= 64 then,
-/// and 64 runs take 256 bytes, as much as raw (choose_plan()).
+/// What the stretch kernels' stats must tell apart (choose_plan(), checked in bitset_core.hpp):
+/// a full-length block is never raw below stretch_raw_min set bits (positions are smaller), and
+/// never runs from stretch_runs_never transitions on (runs >= 64 take 256 bytes, as raw).
+inline constexpr std::uint32_t stretch_raw_min = 128;
 inline constexpr std::uint32_t stretch_runs_never = 128;
 
 struct bitset_kernel_table {
@@ -68,8 +70,9 @@ struct bitset_kernel_table {
     std::uint64_t (*and_count_span)(const void* a, const void* b, std::size_t blocks);
     /// out = a OP b over `blocks` consecutive 256-byte blocks (a stretch of raw blocks whose
     /// payloads lie one after the other; `out` may be `a` or `b`), stats[i] = block i's stats,
-    /// except that a transitions count of stretch_runs_never or more may be reported as any
-    /// value from stretch_runs_never up (choose_plan() picks the same encoding for all of them).
+    /// except for transitions that cannot change the encoding: a block of fewer than
+    /// stretch_raw_min set bits may report any lower bound of its transitions, one of
+    /// stretch_runs_never transitions or more any value from stretch_runs_never up.
     void (*and_stretch)(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats);
     void (*or_stretch)(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats);
     void (*xor_stretch)(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats);

@@ -602,7 +602,8 @@ std::uint32_t extract_bits(const std::byte* bytes, std::uint32_t n, std::uint32_
 // popcount of p XOR (p << 1); they only matter when they are few (runs can win below
 // stretch_runs_never), and every byte that is neither 0x00 nor 0xFF holds at least one, so
 // the mixed bytes are counted from the byte popcounts (count not 0 or 8) and the exact count is
-// taken (from the block just written, in L1) only for a block with fewer mixed bytes than that.
+// taken (from the block just written, in L1) only for a block with fewer mixed bytes than that
+// and enough set bits to be raw.
 // op: 0 AND, 1 OR, 2 XOR, 3 AND NOT.
 inline __m256i apply_op(int op, __m256i a, __m256i b) {
     switch (op) {
@@ -643,7 +644,7 @@ inline void stretch_op(int op, const void* a, const void* b, void* out, std::siz
         }
         const std::uint32_t count = horizontal_sum(_mm256_sad_epu8(bytes, zero));
         const std::uint32_t mixed = 256 - horizontal_sum(_mm256_sad_epu8(uniform, zero));
-        stats[k] = {count, mixed >= stretch_runs_never ? mixed : transitions_of_block(po)};
+        stats[k] = {count, mixed >= stretch_runs_never || count < stretch_raw_min ? mixed : transitions_of_block(po)};
     }
 }
 
