@@ -73,8 +73,10 @@ void random_block(std::uint8_t* out, std::mt19937_64& rng) {
         std::memset(out, 0, 256);
         const int runs = 1 + static_cast<int>(rng() % 70);
         for (int r = 0; r < runs; ++r) {
-            const auto begin = static_cast<std::uint32_t>(rng() % 2048), len = static_cast<std::uint32_t>(1 + rng() % 200);
-            for (std::uint32_t b = begin; b < begin + len && b < 2048; ++b) out[b / 8] |= static_cast<std::uint8_t>(1u << (b % 8));
+            const auto begin = static_cast<std::uint32_t>(rng() % 2048);
+            const auto len = static_cast<std::uint32_t>(1 + rng() % 200);
+            for (std::uint32_t b = begin; b < begin + len && b < 2048; ++b)
+                out[b / 8] |= static_cast<std::uint8_t>(1u << (b % 8));
         }
     } else if (style == 4) {  // uniform bytes, a few mixed
         for (int i = 0; i < 256; ++i) out[i] = (rng() & 1) ? 0xFF : 0x00;
@@ -106,7 +108,10 @@ TEST(BitsetRawKernels, StretchesMatchTheScalarOperation) {
             }
             for (int op = 0; op < 4; ++op) {
                 SCOPED_TRACE("op " + std::to_string(op) + " trial " + std::to_string(trial));
-                auto fn = op == 0 ? k->and_stretch : op == 1 ? k->or_stretch : op == 2 ? k->xor_stretch : k->andnot_stretch;
+                auto fn = op == 0   ? k->and_stretch
+                          : op == 1 ? k->or_stretch
+                          : op == 2 ? k->xor_stretch
+                                    : k->andnot_stretch;
                 const bool in_place = trial % 3 == 0;
                 std::vector<std::uint8_t> target = in_place ? a : out;
                 std::vector<block_stats> stats(blocks);
@@ -240,7 +245,8 @@ ref_bits apply_ref(const ref_bits& a, const ref_bits& b, char op) {
     return out;
 }
 
-void check_ops(const ref_bits& ra, const ref_bits& rb, const bitset& a, const bitset& b, std::vector<std::size_t>& kinds) {
+void check_ops(const ref_bits& ra, const ref_bits& rb, const bitset& a, const bitset& b,
+               std::vector<std::size_t>& kinds) {
     for (const char op : {'&', '|', '^', '-'}) {
         SCOPED_TRACE(std::string("op ") + op);
         const ref_bits want = apply_ref(ra, rb, op);

@@ -399,7 +399,8 @@ std::uint64_t count_and(const bitset_core& a, const bitset_core& b) {
             }
             const block_entry& u = ex[popcount64(below(stored_x, bit))];
             const block_entry& v = ey[popcount64(below(stored_y, bit))];
-            if (const unsigned n = raw_stretch_length(&u, &v, stored_x & stored_y, bit, short_block > blk ? short_block - blk : 0)) {
+            const std::size_t limit = short_block > blk ? short_block - blk : 0;
+            if (const unsigned n = raw_stretch_length(&u, &v, stored_x & stored_y, bit, limit)) {
                 const std::byte* pa = arena_a + u.offset;
                 const std::byte* pb = arena_b + v.offset;
                 const std::size_t bytes = span * (block_values / 8);

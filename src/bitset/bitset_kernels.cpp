@@ -126,8 +126,8 @@ template <class Op>
 void stretch(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats) noexcept {
     constexpr std::size_t bytes = block_words64 * 8;
     for (std::size_t i = 0; i < blocks; ++i)
-        stats[i] = combine<Op>(static_cast<const unsigned char*>(a) + bytes * i,
-                               static_cast<const unsigned char*>(b) + bytes * i, static_cast<unsigned char*>(out) + bytes * i);
+        stats[i] = combine<Op>(static_cast<const unsigned char*>(a) + bytes * i, static_cast<const unsigned char*>(b) + bytes * i,
+                               static_cast<unsigned char*>(out) + bytes * i);
 }
 
 template <class T>

@@ -640,7 +640,8 @@ inline void stretch_op(int op, const void* a, const void* b, void* out, std::siz
             const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(r, 4), low);
             const __m256i c = _mm256_add_epi8(_mm256_shuffle_epi8(lookup, lo), _mm256_shuffle_epi8(lookup, hi));
             bytes = _mm256_add_epi8(bytes, c);
-            uniform = _mm256_sub_epi8(uniform, _mm256_cmpeq_epi8(_mm256_and_si256(c, seven), zero));  // byte 0x00 or 0xFF
+            // + 1 where the byte is 0x00 or 0xFF
+            uniform = _mm256_sub_epi8(uniform, _mm256_cmpeq_epi8(_mm256_and_si256(c, seven), zero));
         }
         const std::uint32_t count = horizontal_sum(_mm256_sad_epu8(bytes, zero));
         const std::uint32_t mixed = 256 - horizontal_sum(_mm256_sad_epu8(uniform, zero));
