@@ -49,12 +49,11 @@ constexpr unsigned pair(block_state a, block_state b) noexcept { return 3 * a + 
 
 using stretch_kernel = void (*)(const void*, const void*, void*, std::size_t, block_stats*);
 
-// Blocks from `bit` on (at most `limit`), stored on both sides (`both`), raw on both sides,
-// whose payloads follow one another in both arenas; ea, eb are the entries of block `bit`.
-// 0 when block `bit` is no such pair.
+// Blocks from `bit` on (at most `limit` >= 1), stored on both sides (`both`), raw on both sides,
+// whose payloads follow one another in both arenas; ea, eb are the entries of block `bit`, a
+// raw pair of full length.
 inline unsigned raw_stretch_length(const block_entry* ea, const block_entry* eb, std::uint64_t both, unsigned bit,
                                    std::size_t limit) noexcept {
-    if (ea->kind != block_kind::raw || eb->kind != block_kind::raw || limit == 0) return 0;
     const auto run = static_cast<unsigned>(std::min<std::size_t>(std::countr_one(both >> bit), limit));
     unsigned n = 1;
     constexpr std::uint64_t bytes = block_values / 8;
@@ -81,10 +80,10 @@ inline std::size_t full_blocks(const bitset_core& a) noexcept {
 inline unsigned add_stretch(core_writer& out, const bitset_core& a, const bitset_core& b, const block_entry* ea,
                             const block_entry* eb, std::uint64_t both, std::size_t w, unsigned bit,
                             stretch_kernel kernel) {
+    if (ea->kind != block_kind::raw || eb->kind != block_kind::raw) return 0;
     const std::size_t blk = 64 * w + bit;
-    const std::size_t limit = full_blocks(a) > blk ? full_blocks(a) - blk : 0;
-    const unsigned n = raw_stretch_length(ea, eb, both, bit, limit);
-    if (n == 0) return 0;
+    if (blk >= full_blocks(a)) return 0;
+    const unsigned n = raw_stretch_length(ea, eb, both, bit, full_blocks(a) - blk);
     const std::byte* pa = a.arena() + ea->offset;
     const std::byte* pb = b.arena() + eb->offset;
     out.add_raw_stretch(blk, n, [&](std::byte* at, block_stats* stats) { kernel(pa, pb, at, n, stats); });
@@ -399,8 +398,8 @@ std::uint64_t count_and(const bitset_core& a, const bitset_core& b) {
             }
             const block_entry& u = ex[popcount64(below(stored_x, bit))];
             const block_entry& v = ey[popcount64(below(stored_y, bit))];
-            const std::size_t limit = short_block > blk ? short_block - blk : 0;
-            if (const unsigned n = raw_stretch_length(&u, &v, stored_x & stored_y, bit, limit)) {
+            if (u.kind == block_kind::raw && v.kind == block_kind::raw && blk != short_block) {
+                const unsigned n = raw_stretch_length(&u, &v, stored_x & stored_y, bit, short_block - blk);
                 const std::byte* pa = arena_a + u.offset;
                 const std::byte* pb = arena_b + v.offset;
                 const std::size_t bytes = span * (block_values / 8);
