@@ -11,6 +11,8 @@
 #include <bitplane/bitset.hpp>
 #include <bitplane/error.hpp>
 
+#include <algorithm>
+#include <bit>
 #include <new>
 #include <string>
 
@@ -64,7 +66,67 @@ inline bool filter_positions_pair(core_writer& out, std::size_t blk, const block
     return true;
 }
 
+// ---- stretches of raw x raw blocks ---------------------------------------------------------
+// Dense sets store word after word of raw blocks, one after the other in their arenas. Such a
+// stretch (within one summary word) goes to one kernel call writing straight into the output
+// arena (core_writer::add_raw_stretch) or to one AND-count span, instead of a call and a walk
+// step per block.
+
+using stretch_kernel = void (*)(const void*, const void*, void*, std::size_t, block_stats*);
+
+// Blocks from `bit` on (at most `limit` >= 1), stored on both sides (`both`), raw on both sides,
+// whose payloads follow one another in both arenas; ea, eb are the entries of block `bit`, a
+// raw pair of full length.
+inline unsigned raw_stretch_length(const block_entry* ea, const block_entry* eb, std::uint64_t both, unsigned bit,
+                                   std::size_t limit) noexcept {
+    const auto run = static_cast<unsigned>(std::min<std::size_t>(std::countr_one(both >> bit), limit));
+    unsigned n = 1;
+    constexpr std::uint64_t bytes = block_values / 8;
+    while (n < run && ea[n].kind == block_kind::raw && eb[n].kind == block_kind::raw &&
+           ea[n].offset == ea->offset + bytes * n && eb[n].offset == eb->offset + bytes * n)
+        ++n;
+    return n;
+}
+
+// m without the blocks after `bit` of a stretch of n from `bit` (the walk's m &= m - 1 takes
+// `bit` itself).
+inline std::uint64_t past_stretch(std::uint64_t m, unsigned bit, unsigned n) noexcept {
+    const std::uint64_t span = n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+    return m & ~((span << bit) & ~(std::uint64_t{1} << bit));
+}
+
+// Full-length blocks before this one (the last block may be short).
+inline std::size_t full_blocks(const bitset_core& a) noexcept {
+    return a.size() % block_values == 0 ? a.block_count() : a.block_count() - 1;
+}
+
+// The stretch of raw x raw blocks from block `bit` of word w (entries ea, eb), written by
+// `kernel`; how many blocks (0: none, the walk goes on with this block).
+inline unsigned add_stretch(core_writer& out, const bitset_core& a, const bitset_core& b, const block_entry* ea,
+                            const block_entry* eb, std::uint64_t both, std::size_t w, unsigned bit,
+                            stretch_kernel kernel) {
+    if (ea->kind != block_kind::raw || eb->kind != block_kind::raw) return 0;
+    const std::size_t blk = 64 * w + bit;
+    if (blk >= full_blocks(a)) return 0;
+    const unsigned n = raw_stretch_length(ea, eb, both, bit, full_blocks(a) - blk);
+    const std::byte* pa = a.arena() + ea->offset;
+    const std::byte* pb = b.arena() + eb->offset;
+    out.add_raw_stretch(blk, n, [&](std::byte* at, block_stats* stats) { kernel(pa, pb, at, n, stats); });
+    return n;
+}
+
+// combine()'s hook: the stretch from block `bit` when it is stored on both sides.
+inline unsigned combine_stretch(core_writer& out, const bitset_core& a, const bitset_core& b, const summary_word& x,
+                                const summary_word& y, std::size_t w, unsigned bit, stretch_kernel kernel) {
+    const std::uint64_t sx = x.nonempty & ~x.full, sy = y.nonempty & ~y.full;
+    if (!(((sx & sy) >> bit) & 1)) return 0;
+    const block_entry* ea = a.entries().data() + x.stored_before + popcount64(below(sx, bit));
+    const block_entry* eb = b.entries().data() + y.stored_before + popcount64(below(sy, bit));
+    return add_stretch(out, a, b, ea, eb, sx & sy, w, bit, kernel);
+}
+
 struct and_op {
+    static stretch_kernel stretch(const bitset_kernel_table& k) noexcept { return k.and_stretch; }
     static std::uint64_t visit(const summary_word& a, const summary_word& b) noexcept { return a.nonempty & b.nonempty; }
     static std::size_t arena_hint(const bitset_core& a, const bitset_core& b) noexcept {
         return std::min(a.payload_bytes(), b.payload_bytes());
@@ -90,6 +152,7 @@ struct and_op {
 };
 
 struct andnot_op {
+    static stretch_kernel stretch(const bitset_kernel_table& k) noexcept { return k.andnot_stretch; }
     static std::uint64_t visit(const summary_word& a, const summary_word&) noexcept { return a.nonempty; }
     static std::size_t arena_hint(const bitset_core& a, const bitset_core&) noexcept { return a.payload_bytes(); }
     static void apply(core_writer& out, std::size_t blk, std::uint32_t len, const block_view& a, const block_view& b,
@@ -130,11 +193,16 @@ std::unique_ptr<bitset_core> combine(const bitset_core& a, const bitset_core& b,
     const std::size_t arena_hint = std::min(Op::arena_hint(a, b), entries_hint * (block_values / 8));
     core_writer out(a.size(), entries_hint, arena_hint);
     const block_context ctx{bitset_kernels()};
+    const stretch_kernel stretch = Op::stretch(ctx.kernels);
     for (std::size_t w = 0; w < wa.size(); ++w) {
         const summary_word& x = wa[w];
         const summary_word& y = wb[w];
         for (std::uint64_t m = Op::visit(x, y); m != 0; m &= m - 1) {
             const unsigned bit = lowest_bit(m);
+            if (const unsigned n = combine_stretch(out, a, b, x, y, w, bit, stretch)) {
+                m = past_stretch(m, bit, n);
+                continue;
+            }
             const std::size_t blk = 64 * w + bit;
             const std::uint32_t len = a.block_len(blk);
             Op::apply(out, blk, len, view_of(a, x, bit), view_of(b, y, bit), ctx);
@@ -156,6 +224,7 @@ std::unique_ptr<bitset_core> unite_cores(const bitset_core& a, const bitset_core
     const std::size_t arena_hint = std::min(a.payload_bytes() + b.payload_bytes(), entries_hint * (block_values / 8));
     core_writer out(a.size(), entries_hint, arena_hint);
     const block_context ctx{bitset_kernels()};
+    const stretch_kernel stretch = Xor ? ctx.kernels.xor_stretch : ctx.kernels.or_stretch;
     const block_entry* const entries_a = a.entries().data();
     const block_entry* const entries_b = b.entries().data();
     for (std::size_t w = 0; w < wa.size(); ++w) {
@@ -163,6 +232,7 @@ std::unique_ptr<bitset_core> unite_cores(const bitset_core& a, const bitset_core
         const summary_word& y = wb[w];
         const block_entry* ea = entries_a + x.stored_before;
         const block_entry* eb = entries_b + y.stored_before;
+        const std::uint64_t stored_both = x.nonempty & ~x.full & y.nonempty & ~y.full;
         for (std::uint64_t m = x.nonempty | y.nonempty; m != 0; m &= m - 1) {
             const unsigned bit = lowest_bit(m);
             const std::size_t blk = 64 * w + bit;
@@ -191,6 +261,12 @@ std::unique_ptr<bitset_core> unite_cores(const bitset_core& a, const bitset_core
                 }  // full XOR full: empty
                 ea += !full_x;
                 eb += !full_y;
+                continue;
+            }
+            if (const unsigned n = add_stretch(out, a, b, ea, eb, stored_both, w, bit, stretch)) {
+                ea += n;
+                eb += n;
+                m = past_stretch(m, bit, n);
                 continue;
             }
             const block_ref rx{ea, a.payload(*ea)};
@@ -359,17 +435,19 @@ std::uint64_t count_and(const bitset_core& a, const bitset_core& b) {
                 }
             }
             if (u.kind == block_kind::raw && v.kind == block_kind::raw && blk != short_block) {
+                const unsigned n = raw_stretch_length(&u, &v, stored_x & stored_y, bit, short_block - blk);
                 const std::byte* pa = arena_a + u.offset;
                 const std::byte* pb = arena_b + v.offset;
                 const std::size_t bytes = span * (block_values / 8);
                 if (span != 0 && pa == span_a + bytes && pb == span_b + bytes) {
-                    ++span;
+                    span += n;
                 } else {
                     if (span != 0) total += k.and_count_span(span_a, span_b, span);
                     span_a = pa;
                     span_b = pb;
-                    span = 1;
+                    span = n;
                 }
+                m = past_stretch(m, bit, n);
                 continue;
             }
             total += and_count_blocks(a.block_len(blk), {&u, a.payload(u)}, {&v, b.payload(v)}, ctx);

@@ -465,6 +465,47 @@ public:
         std::memcpy(target(e, plan.bytes), ends.data(), 2u * n);
         mark(b, s.count);
     }
+    /// Blocks b0 .. b0 + n - 1 (full length, one summary word, n <= 64) computed by one kernel
+    /// call straight into the arena's end: `compute(at, stats)` writes their n * 256 bytes at
+    /// `at` and each block's stats (as the stretch kernels: bitset_kernels.hpp). Blocks that
+    /// stay raw stay where they were written (moved down past any that did not, which are
+    /// re-encoded: empty, full, positions, runs).
+    template <class Compute>
+    void add_raw_stretch(std::size_t b0, std::size_t n, Compute&& compute) {
+        constexpr std::uint32_t bytes = block_values / 8;
+        static_assert(choose_plan(stretch_raw_min - 1, block_values, block_values).kind != block_kind::raw &&
+                      choose_plan(stretch_raw_min, stretch_runs_never / 2, block_values).kind == block_kind::raw);
+        byte_buffer& arena = core_->arena_;
+        block_stats stats[64];
+        compute(arena.room(n * bytes), stats);
+        std::size_t from = arena.size();  // block i's bytes (the arena does not move below)
+        enter(b0);
+        summary_word& w = core_->words_[b0 / 64];
+        std::uint64_t ones = 0;
+        for (std::size_t i = 0; i < n; ++i, from += bytes) {
+            const block_stats s = stats[i];
+            const std::byte* at = arena.data() + from;
+            const auto top = [&] { return (static_cast<std::uint32_t>(at[bytes - 1]) >> 7) != 0; };  // bit 2047
+            if (s.count >= stretch_raw_min && s.count != block_values &&
+                (s.transitions >= stretch_runs_never ||
+                 choose_plan(s.count, runs_from_transitions(s.transitions, top()), block_values).kind == block_kind::raw)) {
+                block_entry& e = slot(s.count, {block_kind::raw, 0, bytes});
+                e.offset = arena.size();
+                if (e.offset != from) std::memmove(arena.data() + e.offset, at, bytes);
+                arena.commit(bytes);
+                w.nonempty |= std::uint64_t{1} << ((b0 + i) % 64);
+                ones += s.count;
+                continue;
+            }
+            // Rare: re-encoded from a copy, at the arena's end (below `from`: nothing unread).
+            plane p;
+            std::memcpy(p.data(), at, bytes);
+            core_->count_ += ones;
+            ones = 0;
+            add_plane(b0 + i, p, s);
+        }
+        core_->count_ += ones;
+    }
     /// Block b from `runs` maximal runs r = begin0, end0, begin1, ... (sorted, not touching)
     /// holding `count` bits.
     void add_runs(std::size_t b, const std::uint16_t* r, std::uint32_t runs, std::uint32_t count,

@@ -122,6 +122,14 @@ std::uint64_t and_count_span(const void* a, const void* b, std::size_t blocks) n
     return n;
 }
 
+template <class Op>
+void stretch(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats) noexcept {
+    constexpr std::size_t bytes = block_words64 * 8;
+    for (std::size_t i = 0; i < blocks; ++i)
+        stats[i] = combine<Op>(static_cast<const unsigned char*>(a) + bytes * i, static_cast<const unsigned char*>(b) + bytes * i,
+                               static_cast<unsigned char*>(out) + bytes * i);
+}
+
 template <class T>
 void widen_positions(const void* in, std::uint32_t n, T base, T* out) noexcept {
     const auto* bytes = static_cast<const unsigned char*>(in);
@@ -163,6 +171,10 @@ constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
                                              .extract_positions = extract_positions,
                                              .decode_gaps = decode_gaps,
                                              .and_count_span = and_count_span,
+                                             .and_stretch = stretch<op_and>,
+                                             .or_stretch = stretch<op_or>,
+                                             .xor_stretch = stretch<op_xor>,
+                                             .andnot_stretch = stretch<op_andnot>,
                                              .widen_positions64 = widen_positions<std::uint64_t>,
                                              .widen_positions32 = widen_positions<std::uint32_t>,
                                              .ramp64 = ramp<std::uint64_t>,

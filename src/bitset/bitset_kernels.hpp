@@ -25,6 +25,12 @@ struct block_stats {
     std::uint32_t transitions = 0;
 };
 
+/// What the stretch kernels' stats must tell apart (choose_plan(), checked in bitset_core.hpp):
+/// a full-length block is never raw below stretch_raw_min set bits (positions are smaller), and
+/// never runs from stretch_runs_never transitions on (runs >= 64 take 256 bytes, as raw).
+inline constexpr std::uint32_t stretch_raw_min = 128;
+inline constexpr std::uint32_t stretch_runs_never = 128;
+
 struct bitset_kernel_table {
     simd_path path;
     /// out = a OP b over 256 bytes; returns the stats of out. `out` may be `a` or `b`.
@@ -62,6 +68,15 @@ struct bitset_kernel_table {
     /// popcount(a AND b) over `blocks` consecutive 256-byte blocks (AND-count of runs of raw
     /// blocks whose payloads lie one after the other in both arenas).
     std::uint64_t (*and_count_span)(const void* a, const void* b, std::size_t blocks);
+    /// out = a OP b over `blocks` consecutive 256-byte blocks (a stretch of raw blocks whose
+    /// payloads lie one after the other; `out` may be `a` or `b`), stats[i] = block i's stats,
+    /// except for transitions that cannot change the encoding: a block of fewer than
+    /// stretch_raw_min set bits may report any lower bound of its transitions, one of
+    /// stretch_runs_never transitions or more any value from stretch_runs_never up.
+    void (*and_stretch)(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats);
+    void (*or_stretch)(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats);
+    void (*xor_stretch)(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats);
+    void (*andnot_stretch)(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats);
     /// out[k] = base + in[k] for k < n, in[] being n little-endian u16 at any alignment (a
     /// positions payload read in place, or decoded positions): reads and writes nothing past n.
     void (*widen_positions64)(const void* in, std::uint32_t n, std::uint64_t base, std::uint64_t* out);

@@ -597,6 +597,71 @@ std::uint32_t extract_bits(const std::byte* bytes, std::uint32_t n, std::uint32_
 }
 
 }  // namespace
+// A stretch of raw blocks: per vector the operation, the store and a byte-wise popcount (nibble
+// lookup) summed over the block's 8 vectors before one SAD. The transitions need a second
+// popcount of p XOR (p << 1); they only matter when they are few (runs can win below
+// stretch_runs_never), and every byte that is neither 0x00 nor 0xFF holds at least one, so
+// the mixed bytes are counted from the byte popcounts (count not 0 or 8) and the exact count is
+// taken (from the block just written, in L1) only for a block with fewer mixed bytes than that
+// and enough set bits to be raw.
+// op: 0 AND, 1 OR, 2 XOR, 3 AND NOT.
+inline __m256i apply_op(int op, __m256i a, __m256i b) {
+    switch (op) {
+        case 0: return _mm256_and_si256(a, b);
+        case 1: return _mm256_or_si256(a, b);
+        case 2: return _mm256_xor_si256(a, b);
+        default: return _mm256_andnot_si256(b, a);
+    }
+}
+
+inline std::uint32_t transitions_of_block(const void* p) {
+    __m256i trans = _mm256_setzero_si256(), previous = _mm256_setzero_si256();
+    for (int i = 0; i < 8; ++i) {
+        const __m256i r = load(p, i);
+        trans = add_popcount(trans, transitions_of(r, previous));
+        previous = r;
+    }
+    return horizontal_sum(trans);
+}
+
+inline void stretch_op(int op, const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats) {
+    const __m256i lookup = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,  //
+                                            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low = _mm256_set1_epi8(0x0F), seven = _mm256_set1_epi8(7), zero = _mm256_setzero_si256();
+    const auto* pa = static_cast<const char*>(a);
+    const auto* pb = static_cast<const char*>(b);
+    auto* po = static_cast<char*>(out);
+    for (std::size_t k = 0; k < blocks; ++k, pa += 256, pb += 256, po += 256) {
+        __m256i bytes = zero, uniform = zero;
+        for (int i = 0; i < 8; ++i) {
+            const __m256i r = apply_op(op, load(pa, i), load(pb, i));
+            store(po, i, r);
+            const __m256i lo = _mm256_and_si256(r, low);
+            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(r, 4), low);
+            const __m256i c = _mm256_add_epi8(_mm256_shuffle_epi8(lookup, lo), _mm256_shuffle_epi8(lookup, hi));
+            bytes = _mm256_add_epi8(bytes, c);
+            // + 1 where the byte is 0x00 or 0xFF
+            uniform = _mm256_sub_epi8(uniform, _mm256_cmpeq_epi8(_mm256_and_si256(c, seven), zero));
+        }
+        const std::uint32_t count = horizontal_sum(_mm256_sad_epu8(bytes, zero));
+        const std::uint32_t mixed = 256 - horizontal_sum(_mm256_sad_epu8(uniform, zero));
+        stats[k] = {count, mixed >= stretch_runs_never || count < stretch_raw_min ? mixed : transitions_of_block(po)};
+    }
+}
+
+void and_stretch(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats) {
+    stretch_op(0, a, b, out, blocks, stats);
+}
+void or_stretch(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats) {
+    stretch_op(1, a, b, out, blocks, stats);
+}
+void xor_stretch(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats) {
+    stretch_op(2, a, b, out, blocks, stats);
+}
+void andnot_stretch(const void* a, const void* b, void* out, std::size_t blocks, block_stats* stats) {
+    stretch_op(3, a, b, out, blocks, stats);
+}
+
 }  // namespace bitplane::detail
 
 #if defined(__clang__)
@@ -623,6 +688,10 @@ const bitset_kernel_table& avx2_bitset_kernels() noexcept {
                                                .extract_positions = extract_positions,
                                                .decode_gaps = decode_gaps,
                                                .and_count_span = and_count_span,
+                                               .and_stretch = and_stretch,
+                                               .or_stretch = or_stretch,
+                                               .xor_stretch = xor_stretch,
+                                               .andnot_stretch = andnot_stretch,
                                                .widen_positions64 = widen_positions64,
                                                .widen_positions32 = widen_positions32,
                                                .ramp64 = ramp64,
