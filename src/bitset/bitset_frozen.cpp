@@ -8,6 +8,7 @@
 // core built from the file is equal (bitset_core::equals compares payload bytes) to any other
 // holding the same bits. Files of another layout version are decoded and re-encoded.
 #include "bitset/bitset_frozen.hpp"
+#include "bitset/bitset_file_fields.hpp"
 
 #include "bitset/bitset_kernels.hpp"
 
@@ -69,16 +70,7 @@ header parse_header(std::span<const std::byte> bytes) {
     f.stored = load_le<std::uint64_t>(h + 40);
     f.arena = load_le<std::uint64_t>(h + 48);
     if (f.layout == 0) throw format_error("frozen bitset: memory layout version 0", 11);
-    if (f.size > max_size) throw format_error("bitset size " + std::to_string(f.size) + " too large", 16);
-    if (f.blocks != (f.size + block_values - 1) / block_values)
-        throw format_error("block count " + std::to_string(f.blocks) + " does not match size " + std::to_string(f.size),
-                           24);
-    if (f.count > f.size)
-        throw format_error("set bit count " + std::to_string(f.count) + " exceeds size " + std::to_string(f.size), 32);
-    if (f.stored > f.blocks)
-        throw format_error("stored block count " + std::to_string(f.stored) + " exceeds block count " +
-                               std::to_string(f.blocks),
-                           40);
+    bitset_file::check_counts(f.size, f.blocks, f.count, f.stored, max_size);
     if (f.arena > checked_mul(f.stored, max_block_payload, "arena bound", 40))
         throw format_error("arena size " + std::to_string(f.arena) + " too large for " + std::to_string(f.stored) +
                                " stored blocks",
@@ -89,31 +81,6 @@ header parse_header(std::span<const std::byte> bytes) {
                                   f.arena, "file size", 48),
                       slack_bytes, "file size", 48);
     return f;
-}
-
-// The item count of a stored block's entry against its kind and length (as version 1's
-// descriptors); `strict`: only the kinds memory stores. `entry` is the entry's file offset.
-void check_items(block_kind kind, std::uint32_t items, std::uint32_t len, bool strict, std::uint64_t entry) {
-    auto fail = [&](const std::string& what) { throw format_error("block entry: " + what, entry + 10); };
-    auto bad_kind = [&](const std::string& what) { throw format_error("block entry: " + what, entry + 12); };
-    switch (kind) {
-        case block_kind::positions:
-            if (items < 1 || items > len) fail("position count " + std::to_string(items) + " outside [1, len]");
-            return;
-        case block_kind::runs:
-            if (items < 1 || items > (len + 1) / 2) fail("run count " + std::to_string(items) + " outside [1, (len+1)/2]");
-            return;
-        case block_kind::gaps:
-            if (strict) bad_kind("gap lists are never stored in memory (memory layout version " +
-                             std::to_string(layout_version) + ")");
-            if (items < 1 || items > gaps_payload::max_payload_bytes(len))
-                fail("gap list of " + std::to_string(items) + " bytes out of range");
-            return;
-        case block_kind::raw:
-            if (items != 0) fail("raw block with a non-zero item count");
-            return;
-    }
-    bad_kind("unknown payload kind " + std::to_string(static_cast<int>(kind)));
 }
 
 const char* kind_name(block_kind k) noexcept {
@@ -257,7 +224,7 @@ std::unique_ptr<bitset_core> load(std::span<const std::byte> bytes, bool borrow,
                 throw format_error("block entry: reserved bytes are not 0", entry_at + 14);
             const auto kind = static_cast<block_kind>(d[12]);
             const std::uint32_t items = load_le<std::uint16_t>(d + 10);
-            check_items(kind, items, len, strict, entry_at);
+            bitset_file::check_items(kind, items, len, "block entry", entry_at + 10, entry_at + 12, strict);
             const std::uint32_t count = load_le<std::uint16_t>(d + 8);
             if (count == 0 || count >= len)
                 throw format_error("stored block " + std::to_string(b) + ": set bit count " + std::to_string(count) +

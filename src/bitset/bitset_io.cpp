@@ -8,6 +8,7 @@
 // of its payload encoding checked; a loaded block is then re-encoded as bitsets store it, so
 // a loaded bitset is equal (operator==) to the one saved even if the writer chose otherwise.
 #include "bitset/bitset_core.hpp"
+#include "bitset/bitset_file_fields.hpp"
 #include "bitset/bitset_file_v2.hpp"
 #include "bitset/bitset_frozen.hpp"
 
@@ -68,16 +69,7 @@ file_header parse_header(std::span<const std::byte> bytes) {
     f.count = load_le<std::uint64_t>(h + 32);
     f.stored = load_le<std::uint64_t>(h + 40);
     f.payload = load_le<std::uint64_t>(h + 48);
-    if (f.size > max_size) throw format_error("bitset size " + std::to_string(f.size) + " too large", 16);
-    if (f.blocks != checked_add(f.size, block_values - 1, "bitset size", 16) / block_values)
-        throw format_error("block count " + std::to_string(f.blocks) + " does not match size " + std::to_string(f.size),
-                           24);
-    if (f.count > f.size)
-        throw format_error("set bit count " + std::to_string(f.count) + " exceeds size " + std::to_string(f.size), 32);
-    if (f.stored > f.blocks)
-        throw format_error("stored block count " + std::to_string(f.stored) + " exceeds block count " +
-                               std::to_string(f.blocks),
-                           40);
+    detail::bitset_file::check_counts(f.size, f.blocks, f.count, f.stored, max_size);
     if (f.payload > checked_mul(f.stored, max_block_payload, "payload bound", 40))
         throw format_error("payload size " + std::to_string(f.payload) + " too large for " + std::to_string(f.stored) +
                                " stored blocks",
@@ -88,27 +80,6 @@ file_header parse_header(std::span<const std::byte> bytes) {
     (void)checked_add(checked_add(checked_add(header_bytes, summary, "file size", 24), descriptors, "file size", 40),
                       f.payload, "file size", 48);
     return f;
-}
-
-// The descriptor of a stored block must be a payload kind with an item count its length allows.
-void check_descriptor(block_kind kind, std::uint32_t items, std::uint32_t len, std::uint64_t at) {
-    auto fail = [&](const std::string& what) { throw format_error("block descriptor: " + what, at); };
-    switch (kind) {
-        case block_kind::positions:
-            if (items < 1 || items > len) fail("position count " + std::to_string(items) + " outside [1, len]");
-            break;
-        case block_kind::runs:
-            if (items < 1 || items > (len + 1) / 2) fail("run count " + std::to_string(items) + " outside [1, (len+1)/2]");
-            break;
-        case block_kind::gaps:
-            if (items < 1 || items > detail::gaps_payload::max_payload_bytes(len))
-                fail("gap list of " + std::to_string(items) + " bytes out of range");
-            break;
-        case block_kind::raw:
-            if (items != 0) fail("raw block with a non-zero item count");
-            break;
-        default: fail("unknown payload kind " + std::to_string(static_cast<int>(kind)));
-    }
 }
 
 // The file's version, after the checks every file header shares.
@@ -165,7 +136,7 @@ bitset parse_v1(std::span<const std::byte> bytes) {
             const auto kind = static_cast<block_kind>(d[0]);
             if (d[1] != std::byte{0}) throw format_error("block descriptor: reserved byte is not 0", descriptor + 1);
             const std::uint32_t items = load_le<std::uint16_t>(d + 2);
-            check_descriptor(kind, items, len, descriptor);
+            detail::bitset_file::check_items(kind, items, len, "block descriptor", descriptor, descriptor, false);
             const std::uint32_t size = detail::payload_size(kind, items, len);
             if (size > payload_end - payload)
                 throw format_error("block payload runs past the end of the file", descriptor);

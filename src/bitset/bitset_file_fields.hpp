@@ -1,0 +1,24 @@
+// Checks shared by the bitset files whose headers carry the universe, block, set-bit and
+// stored-block counts at offsets 16, 24, 32 and 40 (versions 1 and 3: docs/format.md sections
+// 5.2 and 5.3), and of their stored blocks' item counts: one place for the rules both readers
+// apply.
+#pragma once
+
+#include "bitset/bitset_block.hpp"
+
+#include <cstdint>
+
+namespace bitplane::detail::bitset_file {
+
+/// Universe `size` at most `max_size`, `blocks` = ceil(size / 2048), `count` <= size and
+/// `stored` <= blocks; format_error at the offending field's offset otherwise.
+void check_counts(std::uint64_t size, std::uint64_t blocks, std::uint64_t count, std::uint64_t stored,
+                  std::uint64_t max_size);
+
+/// A stored block's item count against its kind and length (`len` bits). format_error named
+/// by `what` ("block descriptor", "block entry"): at `items_at` for a count out of range, at
+/// `kind_at` for an unknown kind or, where `memory_kinds_only`, a gap list.
+void check_items(block_kind kind, std::uint32_t items, std::uint32_t len, const char* what, std::uint64_t items_at,
+                 std::uint64_t kind_at, bool memory_kinds_only);
+
+}  // namespace bitplane::detail::bitset_file
