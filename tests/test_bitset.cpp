@@ -171,18 +171,6 @@ ref_bits apply_ref(const ref_bits& a, const ref_bits& b, char op) {
     return out;
 }
 
-/// Runs `body` on every SIMD path this machine has, restoring the path afterwards.
-template <class F>
-void on_every_path(F&& body) {
-    const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
-        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
-        bitplane::set_simd_path(path);
-        body();
-    }
-    bitplane::set_simd_path(saved);
-}
-
 // ---- construction and queries ------------------------------------------------------------------
 
 TEST(Bitset, EmptyAndFilledConstructors) {

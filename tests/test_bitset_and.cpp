@@ -31,17 +31,6 @@ using bitplane::block_values;
 using bitplane::detail::block_kind;
 using ref_bits = std::vector<bool>;
 
-template <class F>
-void on_every_path(F&& body) {
-    const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
-        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
-        bitplane::set_simd_path(path);
-        body();
-    }
-    bitplane::set_simd_path(saved);
-}
-
 // What a block is made of. `single` and `few` are positions blocks of 1 and 3 bits (the short
 // paths), `probe` positions of 100 bits (bit probes), `edge` positions at the block's ends.
 enum class fill { empty, full, single, few, probe, edge, runs, runs_long, raw, raw_sparse, count_ };

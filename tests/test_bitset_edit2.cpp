@@ -32,17 +32,6 @@ using bitplane::block_values;
 using bitplane::detail::block_kind;
 using ref_set = std::set<std::uint64_t>;
 
-template <class F>
-void on_every_path(F&& body) {
-    const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
-        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
-        bitplane::set_simd_path(path);
-        body();
-    }
-    bitplane::set_simd_path(saved);
-}
-
 std::uint64_t block_length_of(std::uint64_t n, std::uint64_t b) { return std::min<std::uint64_t>(block_values, n - b * block_values); }
 
 bitset make_set(const ref_set& s, std::uint64_t n) {

@@ -34,17 +34,6 @@ using bitplane::block_values;
 using bitplane::detail::block_kind;
 using positions = std::vector<std::uint64_t>;
 
-template <class F>
-void on_every_path(F&& body) {
-    const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
-        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
-        bitplane::set_simd_path(path);
-        body();
-    }
-    bitplane::set_simd_path(saved);
-}
-
 // One block's positions (relative to its start, < len) of shape `shape`:
 // 0 empty, 1 full, 2 a few far apart (positions), 3 many close (gaps), 4 long runs,
 // 5 random 50% (raw), 6 random 10% (raw), 7 one position, 8 random density, 9 runs of 1..40.

@@ -20,6 +20,8 @@
 
 namespace {
 
+using bitplane_test::on_every_path;
+
 using bitplane::bitset;
 using bitplane::block_values;
 using bitplane::detail::block_kind;
@@ -137,17 +139,6 @@ ref_bits apply_ref(const ref_bits& a, const ref_bits& b, char op) {
     if (got.count() != expected.count()) return ::testing::AssertionFailure() << "count differs";
     if (!(got == expected)) return ::testing::AssertionFailure() << "encodings differ from the set built from positions";
     return ::testing::AssertionSuccess();
-}
-
-template <class F>
-void on_every_path(F&& body) {
-    const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
-        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
-        bitplane::set_simd_path(path);
-        body();
-    }
-    bitplane::set_simd_path(saved);
 }
 
 void check_all_ops(const ref_bits& ra, const ref_bits& rb) {

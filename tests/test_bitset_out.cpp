@@ -28,21 +28,12 @@
 
 namespace {
 
+using bitplane_test::on_every_path;
+
 using bitplane::bitset;
 using bitplane::block_values;
 using bitplane::detail::block_kind;
 using positions = std::vector<std::uint64_t>;
-
-template <class F>
-void on_every_path(F&& body) {
-    const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
-        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
-        bitplane::set_simd_path(path);
-        body();
-    }
-    bitplane::set_simd_path(saved);
-}
 
 // One block (base, len) of shape s:
 // 0 empty, 1 full, 2 k positions (k = 1 .. 127, spread), 3 runs of length r (1 .. 40),

@@ -35,17 +35,6 @@ using bitplane::detail::block_kind;
 using bitplane::detail::block_stats;
 using ref_bits = std::vector<bool>;
 
-template <class F>
-void on_every_path(F&& body) {
-    const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
-        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
-        bitplane::set_simd_path(path);
-        body();
-    }
-    bitplane::set_simd_path(saved);
-}
-
 std::vector<std::uint64_t> positions_of(const ref_bits& bits) {
     std::vector<std::uint64_t> out;
     for (std::size_t i = 0; i < bits.size(); ++i)

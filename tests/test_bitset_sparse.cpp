@@ -25,21 +25,12 @@
 
 namespace {
 
+using bitplane_test::on_every_path;
+
 using bitplane::bitset;
 using bitplane::block_values;
 using bitplane::detail::block_kind;
 using pos_set = std::set<std::uint64_t>;
-
-template <class F>
-void on_every_path(F&& body) {
-    const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
-        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
-        bitplane::set_simd_path(path);
-        body();
-    }
-    bitplane::set_simd_path(saved);
-}
 
 // n distinct sorted positions below 2048, sharing about `overlap` of them with `other`.
 std::vector<std::uint16_t> random_list(std::uint32_t n, const std::vector<std::uint16_t>& other, double overlap,

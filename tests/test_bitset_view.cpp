@@ -112,17 +112,6 @@ std::vector<std::size_t> sizes() {
     return {0, 1, 2, 2047, 2048, 2049, 3 * 2048 + 5, 131 * 2048 + 17};
 }
 
-template <class F>
-void on_every_path(F&& body) {
-    const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
-        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
-        bitplane::set_simd_path(path);
-        body();
-    }
-    bitplane::set_simd_path(saved);
-}
-
 // ---- files ----------------------------------------------------------------------------------------
 
 constexpr std::size_t header_size = 64;

@@ -14,6 +14,8 @@
 // exhaustively, but keep every kind of check.
 #pragma once
 
+#include <bitplane/simd.hpp>
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -375,6 +377,19 @@ inline std::vector<std::vector<std::uint32_t>> plane_masks(std::mt19937_64& rng)
     last[63] = 0x80000000u;
     out.push_back(last);
     return out;
+}
+
+/// Runs `body` on every SIMD path this machine has (whatever BITPLANE_SIMD says), each under a
+/// SCOPED_TRACE naming it, restoring the path afterwards.
+template <class F>
+void on_every_path(F&& body) {
+    const bitplane::simd_path saved = bitplane::active_simd_path();
+    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+        SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        body();
+    }
+    bitplane::set_simd_path(saved);
 }
 
 }  // namespace bitplane_test
