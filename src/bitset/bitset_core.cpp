@@ -438,6 +438,7 @@ std::byte* bitset_core::place_payload(block_entry& e, bool had, std::uint32_t ol
         }
         garbage_ += old_bytes;
     }
+    garbage_ += arena_.pad_even();
     std::byte* at = arena_.room(bytes);
     e.offset = static_cast<std::uint64_t>(at - arena_.data());
     e.inline_payload = 0;
@@ -484,6 +485,7 @@ void bitset_core::replace_block(std::size_t b, const plane& bits, const block_st
             dest = arena_.data() + e.offset;
             garbage_ -= plan.bytes;
         } else {
+            garbage_ += arena_.pad_even();
             dest = arena_.room(plan.bytes);
             e.offset = static_cast<std::uint64_t>(dest - arena_.data());
             arena_.commit(plan.bytes);

@@ -76,6 +76,15 @@ public:
         return data_ + size_;
     }
     void commit(std::size_t n) noexcept { size_ += n; }
+    /// Pads the size to an even number of bytes (0 or 1 zero byte added, returned): payloads
+    /// of 16-bit items start at even offsets, and a short last block's raw payload may end the
+    /// arena at an odd one before set() or an in-place operator appends after it.
+    std::size_t pad_even() {
+        if ((size_ & 1) == 0) return 0;
+        *room(1) = std::byte{0};
+        ++size_;
+        return 1;
+    }
     std::byte* append(const std::byte* p, std::size_t n) {
         std::byte* at = room(n);
         std::memcpy(at, p, n);
@@ -383,6 +392,7 @@ private:
         }
     }
     std::uint64_t append_payload(const std::byte* p, std::uint32_t bytes) {
+        core_->garbage_ += core_->arena_.pad_even();
         std::byte* at = core_->arena_.room(bytes);
         std::memcpy(at, p, bytes);
         const std::uint64_t offset = static_cast<std::uint64_t>(at - core_->arena_.data());
@@ -395,6 +405,7 @@ private:
             e.inline_payload = 1;
             return reinterpret_cast<std::byte*>(&e.offset);
         }
+        core_->garbage_ += core_->arena_.pad_even();
         std::byte* at = core_->arena_.room(bytes);
         e.offset = static_cast<std::uint64_t>(at - core_->arena_.data());
         core_->arena_.commit(bytes);
@@ -423,7 +434,10 @@ public:
     // ---- results written in place (AND / ANDNOT, block_intersection.cpp) ----------------------
     /// Where a 2048-bit result may be written (256 bytes at the arena's end, valid until the
     /// next add): a kernel writes it there, then add_room() keeps it as raw or re-encodes it.
-    std::byte* room() { return core_->arena_.room(block_values / 8); }
+    std::byte* room() {
+        core_->garbage_ += core_->arena_.pad_even();
+        return core_->arena_.room(block_values / 8);
+    }
     /// Block b, whose bits (clear at and beyond its length) were written at room(), with their
     /// stats.
     void add_room(std::size_t b, const block_stats& s, const bitset_kernel_table& k) {
@@ -477,6 +491,7 @@ public:
                       choose_plan(stretch_raw_min, stretch_runs_never / 2, block_values).kind == block_kind::raw);
         byte_buffer& arena = core_->arena_;
         block_stats stats[64];
+        core_->garbage_ += arena.pad_even();
         compute(arena.room(n * bytes), stats);
         std::size_t from = arena.size();  // block i's bytes (the arena does not move below)
         enter(b0);
