@@ -141,7 +141,7 @@ template <class T>
 std::size_t write_blocks(const bitset_core& c, out_cursor& cur, std::uint64_t origin, T* out, T* stop, T* limit,
                          std::size_t block_end, const bitset_kernel_table& k) noexcept {
 #if defined(BITPLANE_X86)
-    if (k.path == simd_path::avx2) return write_blocks_avx2(c, cur, origin, out, stop, limit, block_end);
+    if (k.path >= simd_path::avx2) return write_blocks_avx2(c, cur, origin, out, stop, limit, block_end);
 #endif
     (void)limit;
     return write_blocks_portable(c, cur, origin, out, stop, block_end, k);
