@@ -10,6 +10,10 @@
 
 namespace bitplane::detail::bitset_file {
 
+/// The largest payload a stored block may have in a file of version 1 or 3 (a writer of
+/// memory's encodings never exceeds 256 bytes): 2048 positions or 1024 runs.
+inline constexpr std::uint64_t max_block_payload = 4096;
+
 /// Universe `size` at most `max_size`, `blocks` = ceil(size / 2048), `count` <= size and
 /// `stored` <= blocks; format_error at the offending field's offset otherwise.
 void check_counts(std::uint64_t size, std::uint64_t blocks, std::uint64_t count, std::uint64_t stored,

@@ -42,8 +42,7 @@ using file::kind_bitset;
 constexpr std::size_t entry_bytes = 16;
 // bitset_core refuses universes whose summary would exceed 2^34 bytes (2^46 bits).
 constexpr std::uint64_t max_size = std::uint64_t{1} << 46;
-// The largest payload of any kind a block may have in another layout's file (2048 positions).
-constexpr std::uint64_t max_block_payload = 4096;
+using bitset_file::max_block_payload;
 
 struct header {
     std::uint64_t size = 0;    // universe bits

@@ -42,9 +42,7 @@ using detail::file::header_bytes;
 using detail::file::kind_bitset;
 constexpr std::size_t descriptor_bytes = 4;
 constexpr std::uint64_t max_size = std::uint64_t{1} << 48;
-// The largest payload a block may have in a file (a writer never exceeds 256): 2048
-// positions or 1024 runs.
-constexpr std::uint64_t max_block_payload = 4096;
+using detail::bitset_file::max_block_payload;
 
 struct file_header {
     std::uint64_t size = 0;     // universe bits
