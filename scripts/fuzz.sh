@@ -14,15 +14,26 @@ runs="${BITPLANE_FUZZ_RUNS:-0}"
 jobs="${BITPLANE_JOBS:-$(nproc)}"
 bash scripts/install-deps.sh
 
-cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-  -DBITPLANE_FUZZ=ON -DBITPLANE_CUDA=OFF -DBITPLANE_BUILD_TESTS=OFF -DBITPLANE_BUILD_BENCHMARKS=OFF \
-  -DBITPLANE_BUILD_TOOLS=OFF >/dev/null
-cmake --build build/fuzz -j "$jobs" --target bitplane_fuzz_all
+# BITPLANE_FUZZ_BUILD=DIR: the targets of a build already configured with clang and
+# -DBITPLANE_FUZZ=ON (scripts/test.sh's sanitizer build is one: a second ASan build of the
+# whole library cost CI several minutes); else build/fuzz, configured here.
+build="${BITPLANE_FUZZ_BUILD:-build/fuzz}"
+if [[ -z "${BITPLANE_FUZZ_BUILD:-}" ]]; then
+  cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DBITPLANE_FUZZ=ON -DBITPLANE_CUDA=OFF -DBITPLANE_BUILD_TESTS=OFF -DBITPLANE_BUILD_BENCHMARKS=OFF \
+    -DBITPLANE_BUILD_TOOLS=OFF >/dev/null
+elif ! grep -q '^BITPLANE_FUZZ:BOOL=ON$' "$build/CMakeCache.txt" 2>/dev/null; then
+  echo "fuzz.sh: $build is not a build configured with -DBITPLANE_FUZZ=ON" >&2
+  exit 2
+fi
+cmake --build "$build" -j "$jobs" --target bitplane_fuzz_all
 
-corpus=build/fuzz/corpus
-rm -rf "$corpus" build/fuzz/findings
-mkdir -p build/fuzz/findings
-build/fuzz/tests/fuzz/bitplane_fuzz_make_corpus "$corpus"
+out=build/fuzz
+corpus=$out/corpus
+mkdir -p "$out"
+rm -rf "$corpus" "$out/findings"
+mkdir -p "$out/findings"
+"$build/tests/fuzz/bitplane_fuzz_make_corpus" "$corpus"
 # Checked-in seeds (real files, earlier findings) join the generated ones.
 shopt -s nullglob
 if [[ -d tests/fuzz/corpus ]]; then
@@ -34,7 +45,7 @@ fi
 
 # Every target: build/fuzz/tests/fuzz/bitplane_fuzz_<name> (make_corpus is not one).
 targets=()
-for binary in build/fuzz/tests/fuzz/bitplane_fuzz_*; do
+for binary in "$build"/tests/fuzz/bitplane_fuzz_*; do
   name="${binary##*/bitplane_fuzz_}"
   [[ "$name" == make_corpus ]] && continue
   targets+=("$name")
@@ -49,7 +60,7 @@ run_target() {
   local args=(-max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10
               -artifact_prefix="build/fuzz/findings/${target}-" -print_final_stats=1)
   if [[ "$runs" != "0" ]]; then args+=(-runs="$runs"); fi
-  if ! build/fuzz/tests/fuzz/bitplane_fuzz_$target "${args[@]}" "$corpus/$target" 2>build/fuzz/$target.log; then
+  if ! "$build/tests/fuzz/bitplane_fuzz_$target" "${args[@]}" "$corpus/$target" 2>build/fuzz/$target.log; then
     touch "build/fuzz/$target.failed"
   fi
 }

@@ -28,7 +28,7 @@ const detail::dna_kernel_table& table_of(bitplane::simd_path path) {
     return table;
 }
 
-std::vector<bitplane::simd_path> paths() { return bitplane::available_simd_paths(); }
+std::vector<bitplane::simd_path> paths() { return bitplane_test::paths_to_sweep(); }
 
 // Letters of every shape and every length 0..2048 that matters, plus bad bytes at chosen spots.
 std::vector<std::string> windows() {

@@ -32,7 +32,7 @@ std::vector<std::pair<std::size_t, std::size_t>> ranges(std::size_t n, std::uint
 TEST(DnaSequence, LettersRoundTripEveryShapeAndSize) {
     BITPLANE_SEED_TRACE();
     path_guard guard;
-    for (const auto path : bitplane::available_simd_paths()) {
+    for (const auto path : bitplane_test::paths_to_sweep()) {
         bitplane::set_simd_path(path);
         for (const auto shape : all_letter_shapes()) {
             for (const std::size_t n : dna_sizes()) {
@@ -92,7 +92,7 @@ TEST(DnaSequence, AccessorsCheckBounds) {
 TEST(DnaSequence, CountsAndGcMatchTheByteLoop) {
     BITPLANE_SEED_TRACE();
     path_guard guard;
-    for (const auto path : bitplane::available_simd_paths()) {
+    for (const auto path : bitplane_test::paths_to_sweep()) {
         bitplane::set_simd_path(path);
         for (const auto shape : all_letter_shapes())
             for (const std::size_t n : dna_sizes()) {
@@ -114,7 +114,7 @@ TEST(DnaSequence, CountsAndGcMatchTheByteLoop) {
 TEST(DnaSequence, MismatchCountMatchesTheByteLoopAtEveryAlignment) {
     BITPLANE_SEED_TRACE();
     path_guard guard;
-    for (const auto path : bitplane::available_simd_paths()) {
+    for (const auto path : bitplane_test::paths_to_sweep()) {
         bitplane::set_simd_path(path);
         for (const auto shape : all_letter_shapes()) {
             const std::string a = make_letters(shape, 9000, bitplane_test::case_seed("mm-a", static_cast<unsigned>(shape)));
@@ -144,7 +144,7 @@ TEST(DnaSequence, MismatchCountMatchesTheByteLoopAtEveryAlignment) {
 TEST(DnaSequence, ReverseComplementMatchesTheTableLoop) {
     BITPLANE_SEED_TRACE();
     path_guard guard;
-    for (const auto path : bitplane::available_simd_paths()) {
+    for (const auto path : bitplane_test::paths_to_sweep()) {
         bitplane::set_simd_path(path);
         for (const auto shape : all_letter_shapes())
             for (const std::size_t n : dna_sizes()) {
@@ -165,11 +165,11 @@ TEST(DnaSequence, FindMatchesTheNaiveSearch) {
     BITPLANE_SEED_TRACE();
     path_guard guard;
     std::mt19937_64 rng(bitplane_test::case_seed("find"));
-    for (const auto path : bitplane::available_simd_paths()) {
+    for (const auto path : bitplane_test::paths_to_sweep()) {
         bitplane::set_simd_path(path);
         for (const auto shape : all_letter_shapes()) {
             for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{2048}, std::size_t{2049}, std::size_t{7000}}) {
-                if (n == 7000 && bitplane_test::quick_mode() && path != bitplane::available_simd_paths().back()) continue;
+                if (n == 7000 && bitplane_test::quick_mode() && path != bitplane_test::paths_to_sweep().back()) continue;
                 // Low-entropy text so that patterns occur often: a 4-letter alphabet for acgt.
                 const std::string text = make_letters(shape, n, bitplane_test::case_seed("find-text", n, static_cast<unsigned>(shape)));
                 const sequence s(text);
@@ -241,7 +241,7 @@ namespace {
 // falls back to the general path around blocks with other letters.
 TEST(DnaSequence, ReverseComplementOfLongSequencesWithIslands) {
     path_guard guard;
-    for (const auto path : bitplane::available_simd_paths()) {
+    for (const auto path : bitplane_test::paths_to_sweep()) {
         bitplane::set_simd_path(path);
         std::string text = make_letters(letters_shape::acgt, 100 * 2048 + 777, bitplane_test::case_seed("rc-long"));
         std::mt19937_64 rng(bitplane_test::case_seed("rc-islands"));

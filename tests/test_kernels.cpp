@@ -2,6 +2,7 @@
 // public block API on top of it. Inputs are random from a fixed seed; set BITPLANE_TEST_SEED
 // to run other inputs (the seed is printed with every failure).
 #include "../src/simd/kernels.hpp"
+#include "test_support.hpp"
 
 #include <bitplane/block.hpp>
 #include <bitplane/error.hpp>
@@ -222,7 +223,7 @@ private:
 template <class F>
 void for_each_path(F&& f) {
     path_guard guard;
-    const auto paths = bitplane::available_simd_paths();
+    const auto paths = bitplane_test::paths_to_sweep();
     ASSERT_FALSE(paths.empty());
     for (const simd_path p : paths) {
         bitplane::set_simd_path(p);

@@ -297,7 +297,7 @@ TEST(Reduce, DotOfValuesNearTheTopNeeds128Bits) {
     const bvec<std::uint32_t> a = from(ra), b = from(rb);
     const uint128 expected = ref_dot(ra, rb);
     EXPECT_GT(expected >> 64, uint128{0}) << "the test must exceed 64 bits";
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+    for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
         for (const dot_method m : all_methods) {
@@ -474,7 +474,7 @@ std::map<std::string, int> check_block_sums(const std::vector<T>& values, std::m
                                  (header.sparse ? std::string(" mask ") + "-prwg"[static_cast<int>(info.mask.payload)] : "");
         ++seen[kind];
         SCOPED_TRACE(kind);
-        for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+        for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
             bitplane::set_simd_path(path);
             for (const bool rebuilt : {false, true}) {
                 SCOPED_TRACE(std::string(bitplane::to_string(path)) + (rebuilt ? ", rebuilt planes" : ", in place"));
@@ -723,7 +723,7 @@ TYPED_TEST(ReduceTest, EverySimdPathAndThreadCount) {
         // One pending write-back block in a.
         a.set(block_values + 5, T{3});
         ra[block_values + 5] = T{3};
-        for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+        for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
             bitplane::set_simd_path(path);
             for (const std::size_t threads : {std::size_t{1}, std::size_t{2}}) {
                 SCOPED_TRACE(std::string(bitplane::to_string(path)) + ", " + std::to_string(threads) + " threads");

@@ -403,7 +403,7 @@ TEST(ScanKernels, ComparePlanesMatchesReferenceOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
     const int rounds = quick_mode() ? 150 : 1500;
-    for (const simd_path path : bitplane::available_simd_paths()) {
+    for (const simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
         const auto& kernels = bitplane::detail::active_kernels();
@@ -441,7 +441,7 @@ TEST(ScanKernels, InterleavedEqualityOverEveryPlaneOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
     const int rounds = quick_mode() ? 100 : 600;
-    for (const simd_path path : bitplane::available_simd_paths()) {
+    for (const simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
         const auto& kernels = bitplane::detail::active_kernels();
@@ -487,7 +487,7 @@ TEST(ScanKernels, TestValuesMatchesReferenceOnEveryPath) {
     const path_guard guard;
     const int rounds = quick_mode() ? 60 : 400;
     const std::size_t counts[] = {0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 1000, 2016, 2047, 2048};
-    for (const simd_path path : bitplane::available_simd_paths()) {
+    for (const simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
         const auto& kernels = bitplane::detail::active_kernels();
@@ -538,7 +538,7 @@ TEST(ScanKernels, TestValuesMatchesReferenceOnEveryPath) {
 TEST(Scan, EveryShapeAndSizeUint32OnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
-    const std::vector<simd_path> paths = bitplane::available_simd_paths();  // best last
+    const std::vector<simd_path> paths = bitplane_test::paths_to_sweep();  // best last
     for (const simd_path path : paths) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
@@ -550,7 +550,7 @@ TEST(Scan, EveryShapeAndSizeUint32OnEveryPath) {
 TEST(Scan, EveryShapeAndSizeInt32OnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
-    const std::vector<simd_path> paths = bitplane::available_simd_paths();  // best last
+    const std::vector<simd_path> paths = bitplane_test::paths_to_sweep();  // best last
     for (const simd_path path : paths) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
@@ -716,7 +716,7 @@ void check_repeated_blocks(std::size_t threads, simd_path path) {
 TEST(Scan, RepeatedBlocksOnEveryPathOneAndTwoThreads) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
-    const std::vector<simd_path> paths = bitplane::available_simd_paths();
+    const std::vector<simd_path> paths = bitplane_test::paths_to_sweep();
     std::size_t turn = 0;
     for (const std::size_t threads : {std::size_t{1}, std::size_t{2}}) {
         check_repeated_blocks<std::uint32_t>(threads, paths[turn++ % paths.size()]);
@@ -839,7 +839,7 @@ TEST(ScanBlocks, EveryTransformAndLayoutBothSignednesses) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
     coverage seen;
-    const std::vector<simd_path> paths = bitplane::available_simd_paths();
+    const std::vector<simd_path> paths = bitplane_test::paths_to_sweep();
     for (const shape& s : all_shapes()) {
         for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{1000}, block_values}) {
             const std::vector<std::uint32_t> bits = make_values(s, n, case_seed("scan-encoded", s.id(), n));
@@ -940,7 +940,7 @@ TEST(ScanBlocks, WrappingFrameOfReference) {
 TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
-    const std::vector<simd_path> paths = bitplane::available_simd_paths();
+    const std::vector<simd_path> paths = bitplane_test::paths_to_sweep();
     bool marked = false, runs = false;
     std::size_t turn = 0;
     for (const double density : {0.005, 0.03, 0.12, 0.3}) {

@@ -212,7 +212,7 @@ TYPED_TEST(SummaryTest, EveryShapeAndSizeOnEveryPath) {
     using T = TypeParam;
     BITPLANE_SEED_TRACE();
     const settings_guard guard;
-    const std::vector<bitplane::simd_path> paths = bitplane::available_simd_paths();  // best last
+    const std::vector<bitplane::simd_path> paths = bitplane_test::paths_to_sweep();  // best last
     for (const bitplane::simd_path path : paths) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
@@ -262,7 +262,7 @@ TYPED_TEST(SummaryTest, WritesResizesAndReloadsOnEveryPath) {
     using lim = std::numeric_limits<T>;
     BITPLANE_SEED_TRACE();
     const settings_guard guard;
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+    for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
         for (const shape& s : representative_shapes()) {
@@ -359,7 +359,7 @@ TYPED_TEST(SummaryTest, AppendedAndAdoptedEncodedBlocks) {
     using T = TypeParam;
     BITPLANE_SEED_TRACE();
     const settings_guard guard;
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+    for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
         for (const shape& s : representative_shapes()) {
@@ -523,7 +523,7 @@ TYPED_TEST(SummaryTest, BlockBoundsAgainstProbesOnEveryPath) {
         shuffled.insert(shuffled.end(), values.begin() + static_cast<std::ptrdiff_t>(b * block_values),
                         values.begin() + static_cast<std::ptrdiff_t>((b + 1) * block_values));
     for (std::size_t i = 0; i < 333; ++i) shuffled.push_back(values[rng() % values.size()]);
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+    for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
         const bvec<T> v(std::span<const T>{shuffled});

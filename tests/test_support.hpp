@@ -379,12 +379,27 @@ inline std::vector<std::vector<std::uint32_t>> plane_masks(std::mt19937_64& rng)
     return out;
 }
 
-/// Runs `body` on every SIMD path this machine has (whatever BITPLANE_SIMD says), each under a
-/// SCOPED_TRACE naming it, restoring the path afterwards.
+/// The SIMD paths a test that sweeps paths itself runs on: every path this machine has
+/// (whatever BITPLANE_SIMD says), except when BITPLANE_TEST_PATHS_SWEPT is set to anything but
+/// 0: then only the active one. scripts/test.sh sets it for its runs with one path forced for
+/// the whole process, after a run in which every sweep covered every path: the sweeps would
+/// repeat the same work on each forced run, while the rest of each test (what it does outside
+/// the sweep) must still run on the forced path.
+inline std::vector<bitplane::simd_path> paths_to_sweep() {
+    static const bool swept = [] {
+        const char* env = std::getenv("BITPLANE_TEST_PATHS_SWEPT");
+        return env != nullptr && *env != '\0' && std::string_view(env) != "0";
+    }();
+    if (swept) return {bitplane::active_simd_path()};
+    return bitplane::available_simd_paths();
+}
+
+/// Runs `body` on every path of paths_to_sweep(), each under a SCOPED_TRACE naming it,
+/// restoring the path afterwards.
 template <class F>
 void on_every_path(F&& body) {
     const bitplane::simd_path saved = bitplane::active_simd_path();
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+    for (const bitplane::simd_path path : paths_to_sweep()) {
         SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
         body();

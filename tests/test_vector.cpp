@@ -221,7 +221,7 @@ TYPED_TEST(VectorTest, CachedDescriptorsAndRandomReadsOnEveryLayoutAndPath) {
             bitplane::save(v, file);
             const bvec<T> loaded = bitplane::load<T>(std::span<const std::byte>(file));
             ASSERT_NO_THROW(loaded.validate());
-            for (const auto path : bitplane::available_simd_paths()) {
+            for (const auto path : bitplane_test::paths_to_sweep()) {
                 SCOPED_TRACE(std::string(bitplane::to_string(path)));
                 bitplane::set_simd_path(path);
                 for (std::size_t i = 0; i < n; ++i) {
@@ -318,7 +318,7 @@ TYPED_TEST(VectorTest, RandomReadsOfGapListsWithSkipEntries) {
     ASSERT_GT(st.blocks_by_transform[static_cast<std::size_t>(bitplane::codec::transform::delta)], 0u);
     ASSERT_GT(st.blocks_by_layout[static_cast<std::size_t>(bitplane::codec::layout::sparse)], 0u);
     auto check_all = [&](const bvec<T>& w, const char* what) {
-        for (const auto path : bitplane::available_simd_paths()) {
+        for (const auto path : bitplane_test::paths_to_sweep()) {
             SCOPED_TRACE(std::string(what) + " " + std::string(bitplane::to_string(path)));
             bitplane::set_simd_path(path);
             for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(w[i], ref[i]) << "index " << i;
@@ -669,7 +669,7 @@ TYPED_TEST(VectorTest, IterationAndReadsMatchOnEverySimdPath) {
         bitplane::simd_path saved = bitplane::active_simd_path();
         ~restore_path() { bitplane::set_simd_path(saved); }
     } restore;  // also when an ASSERT returns early
-    for (const bitplane::simd_path path : bitplane::available_simd_paths()) {
+    for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
         bitplane::set_simd_path(path);
         SCOPED_TRACE(std::string("SIMD path ") + std::string(bitplane::to_string(path)));
         // Shapes of every encoding (all of them and every path: 85 s on this project's VM).
