@@ -9,6 +9,7 @@
 
 #include <bitplane/codec.hpp>
 #include <bitplane/simd.hpp>
+#include <bitplane/vector.hpp>
 
 #include <gtest/gtest.h>
 
@@ -26,7 +27,24 @@ using bitplane::detail::block_descriptor;
 struct read_counts {
     std::size_t delta_blocks = 0;
     std::size_t indexed_blocks = 0;  // blocks with gap-list skip entries
+    std::size_t mixed_delta_blocks = 0;  // delta, raw planes on base zero beside list planes
 };
+
+// Whether a block is delta with both a raw plane on base zero (window_sum's inline case) and
+// a plane of another kind (its general case) among its stored planes.
+bool mixed_delta(std::span<const std::byte> block, std::size_t count) {
+    using bitplane::codec::base_kind;
+    using bitplane::codec::payload_kind;
+    const bitplane::codec::block_info info = bitplane::codec::describe_block(block, count);
+    if (info.value_transform != bitplane::codec::transform::delta) return false;
+    bool raw = false, other = false;
+    for (const auto& p : info.planes) {
+        if (p.payload == payload_kind::none) continue;
+        if (p.payload == payload_kind::raw && p.base == base_kind::zero) raw = true;
+        else other = true;
+    }
+    return raw && other;
+}
 
 // Encodes `values` as one block and checks every read_value against them: with both side
 // tables, with none, and with each alone, on every SIMD path.
@@ -44,6 +62,7 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
         checkpoints.resize(bitplane::detail::delta_checkpoint_count);
         bitplane::detail::delta_checkpoints(d, block.data(), checkpoints.data());
         ++counts.delta_blocks;
+        if (mixed_delta(block, values.size())) ++counts.mixed_delta_blocks;
     }
     std::vector<std::uint32_t> skips(bitplane::detail::gaps_skip_count(d, block.data()));
     if (!skips.empty()) {
@@ -144,6 +163,69 @@ TEST(RandomRead, GapListsAroundBucketEdges) {
     }
     EXPECT_GT(counts.delta_blocks, 0u) << "no round gave a delta block";
     EXPECT_GT(counts.indexed_blocks, 10u) << "the rounds should give gap-list skip entries";
+}
+
+// Delta blocks as sorted read positions give them (bam_pos): random low bits of each step
+// (raw planes on base zero, read inline by window_sum) under steps of a few sizes whose high
+// bits are sparse (gap lists, positions, planes XORed onto others), some steps negative, on
+// block lengths that are and are not multiples of the checkpoint stride.
+TEST(RandomRead, DeltaBlocksMixingRawAndListPlanes) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("random-read-mixed-delta"));
+    read_counts counts;
+    for (int round = 0; round < 48; ++round) {
+        const std::uint32_t length = round % 4 == 3 ? 1 + static_cast<std::uint32_t>(rng() % 2048) : 2048;
+        const unsigned low_bits = 2 + static_cast<unsigned>(round % 9);         // raw planes
+        const unsigned big_per_mille = 5 + static_cast<unsigned>(rng() % 120);  // steps into the high planes
+        std::vector<std::uint32_t> values(length);
+        std::uint32_t at = static_cast<std::uint32_t>(rng());
+        for (std::uint32_t i = 0; i < length; ++i) {
+            std::uint32_t step = static_cast<std::uint32_t>(rng()) & ((1u << low_bits) - 1);
+            if (rng() % 1000 < big_per_mille) step += static_cast<std::uint32_t>(rng() % 5) << (low_bits + rng() % 6);
+            if (round % 5 == 4 && rng() % 64 == 0) step = 0u - static_cast<std::uint32_t>(rng() % 7);
+            at += step;
+            values[i] = at;
+        }
+        expect_reads(values, round % 2 == 1, counts, "round " + std::to_string(round) + " length " + std::to_string(length));
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_GT(counts.mixed_delta_blocks, 10u) << "the rounds should give delta blocks mixing raw and list planes";
+}
+
+// vector::operator[] at every index against the values: tails of several lengths (none, 1,
+// 2047), a block held for writing (set), a resize that drops blocks, every SIMD path.
+// vector_core::get tells the tail block by size() / block_values, not by its tables' sizes.
+TEST(RandomRead, VectorReadsEveryIndexEveryPath) {
+    BITPLANE_SEED_TRACE();
+    on_every_path([] {
+        for (const shape& s : all_shapes()) {
+            for (const std::size_t count : {std::size_t{1}, std::size_t{2047}, std::size_t{2048}, std::size_t{4096},
+                                            std::size_t{4097}, std::size_t{3 * 2048 + 2047}}) {
+                SCOPED_TRACE(case_name(s, count));
+                std::vector<std::uint32_t> values =
+                    make_values(s, count, case_seed("random-read-vector", count, static_cast<std::uint64_t>(s.kind), s.bits));
+                bitplane::vector<std::uint32_t> v;
+                v.append(values);
+                const auto check = [&](const char* when) {
+                    ASSERT_EQ(v.size(), values.size()) << when;
+                    for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(v[i], values[i]) << when << ", index " << i;
+                };
+                check("appended");
+                v.seal();
+                check("sealed");
+                if (count > 2048) {
+                    v.set(2050, values[2050] ^ 5u);  // block 1 is now held for writing
+                    values[2050] ^= 5u;
+                    check("after set");
+                    const std::size_t keep = count / 2;
+                    v.resize(keep, 0);
+                    values.resize(keep);
+                    check("after resize");
+                }
+                if (::testing::Test::HasFatalFailure()) return;
+            }
+        }
+    });
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ inline constexpr unsigned zero_preserving_max_sixteenths = 14;
 inline constexpr unsigned zero_preserving_min_zero_sixteenths = 14;
 
 // ---- vector storage -----------------------------------------------------------------------
-// (The gap-list skip entries of random reads are sized in codec/block_reader.cpp,
+// (The gap-list skip entries of random reads are sized in codec/value_reader.hpp,
 // gaps_bucket_bytes: one bucket of positions per ~32 payload bytes.)
 // The arena is compacted when superseded block versions take more than this share of it
 // (numerator / 4) and at least `compact_min_garbage_bytes`.

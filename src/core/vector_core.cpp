@@ -432,15 +432,23 @@ void vector_core::give_back_growth(std::size_t arena_bytes_before) {
     if (spare(skip_data_)) skip_data_.shrink_to_fit();
 }
 
+// The hot path of a random read reads no table size: the tail block is the one at
+// size_ / block_values (size_ = sealed blocks * block_values + tail_.size(), and the tail is
+// shorter than a block, so with an empty tail no valid index gets there), and a direct-readable
+// block needs neither checkpoints nor skips. Since the tables became std::vectors (issue #22)
+// each size() was a load, subtract and shift, and sums_of / skips_of ran on every read.
 std::uint32_t vector_core::get(std::size_t index) const {
     const std::size_t block = index / block_values;
-    const std::size_t slot = index % block_values;
-    if (block == entry_of_.size()) return tail_[slot];
+    const auto slot = static_cast<std::uint32_t>(index % block_values);
+    if (block == size_ / block_values) return tail_[slot];
     if (block == hot_block_) return hot_[slot];
     const std::uint32_t id = entry_of_[block];
     const block_entry& e = entries_[id];
-    return descriptor_value(e.descriptor, arena_.data() + e.offset(), static_cast<std::uint32_t>(slot), sums_of(id),
-                            skips_of(id));
+    const std::byte* bytes = arena_.data() + e.offset();
+    if (direct_readable(e.descriptor))
+        return direct_value(bytes, e.descriptor.payloads_at, e.descriptor.live, e.descriptor.stored, e.descriptor.ones,
+                            e.descriptor.base, slot);
+    return read_value(e.descriptor, bytes, slot, sums_of(id), skips_of(id));
 }
 
 void vector_core::set(std::size_t index, std::uint32_t bits) {
