@@ -796,3 +796,31 @@ TEST(Kernels, StatsSeesExtremesInEveryLane) {
         }
     });
 }
+
+// delta_decode (where a path has it) and the portable loop against the running value written
+// out one step at a time: every shape taken as residuals, at lengths around register and
+// round edges, with steps and first values that wrap. Values past `n` must stay untouched.
+TEST(Kernels, DeltaDecodeMatchesReference) {
+    const auto shapes = value_shapes(47);
+    std::mt19937_64 rng(base_seed() ^ 47);
+    auto check = [&](const char* which, auto decode) {
+        for (const shape& s : shapes) {
+            SCOPED_TRACE(std::string(which) + " " + s.name + " " + seed_note(47));
+            for (std::size_t n : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 17u, 31u, 33u, 1000u, 2047u, 2048u}) {
+                for (const std::uint32_t step : {0u, 1u, 0xFFFFFFFFu, 0x80000000u, static_cast<std::uint32_t>(rng())}) {
+                    const auto first = static_cast<std::uint32_t>(rng());
+                    SCOPED_TRACE("length " + std::to_string(n) + " step " + hex(step) + " first " + hex(first));
+                    words want = s.values;
+                    for (std::size_t i = 0; i < n; ++i) want[i] = i == 0 ? first + s.values[0] : want[i - 1] + s.values[i] + step;
+                    words got = s.values;
+                    decode(got.data(), n, first, step);
+                    ASSERT_EQ(got, want);
+                }
+            }
+        }
+    };
+    check("portable", bitplane::detail::delta_decode_portable);
+    for_each_path([&](const kernel_table& k) {
+        if (k.delta_decode != nullptr) check("kernel", k.delta_decode);
+    });
+}

@@ -242,6 +242,12 @@ struct kernel_table {
     /// words after those and the planes not in `live` are not written.
     void (*extract_planes)(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
                            const std::uint32_t* select, std::uint32_t* out) = nullptr;
+
+    /// Optional (null: the codec's SSE2/portable loop, value_transform.cpp): a delta block's
+    /// residuals r[0..count) to its values, in place: v[0] = first + r[0], v[i] = v[i-1] + r[i]
+    /// + step (mod 2^32), as docs/format.md defines them (step is the block's minimum
+    /// difference). Every decode and every iterator refill of a delta block runs it.
+    void (*delta_decode)(std::uint32_t* values, std::size_t count, std::uint32_t first, std::uint32_t step) = nullptr;
 };
 
 // Portable loops that ISA kernels also call for their tails: internal linkage, as above.
@@ -271,6 +277,17 @@ inline void test_values_portable(const std::uint32_t* values, std::size_t count,
         }
         const std::uint32_t valid = end == 32 ? ~0u : (1u << end) - 1u;
         out[w] = (bits ^ test->flip) & valid;
+    }
+}
+
+/// delta_decode without SIMD: one add per value (the reference of every path's kernel, and
+/// the AVX2 kernel's tail).
+inline void delta_decode_portable(std::uint32_t* values, std::size_t count, std::uint32_t first,
+                                  std::uint32_t step) noexcept {
+    std::uint32_t v = first - step;  // so that value 0 is first + r[0]
+    for (std::size_t i = 0; i < count; ++i) {
+        v += values[i] + step;
+        values[i] = v;
     }
 }
 

@@ -69,6 +69,27 @@ void test_values(const std::uint32_t* values, std::size_t count, const value_tes
     test_values_portable(values + 32 * full, count - 32 * full, &rest, out + full, plane_words - full);
 }
 
+// 16 values a round, as two prefix sums of 8 that do not wait on each other: the running
+// value joins each by one add, and moves on by the sums' last lanes (broadcast), so the chain
+// from round to round is two adds, not a prefix sum.
+void delta_decode(std::uint32_t* values, std::size_t count, std::uint32_t first, std::uint32_t step) noexcept {
+    const __m256i steps = _mm256_set1_epi32(static_cast<int>(step));
+    const __m256i last = _mm256_set1_epi32(7);
+    __m256i carry = _mm256_set1_epi32(static_cast<int>(first - step));
+    std::size_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        auto* p = reinterpret_cast<__m256i*>(values + i);
+        const __m256i a = prefix_sum8(_mm256_add_epi32(_mm256_loadu_si256(p), steps));
+        const __m256i b = prefix_sum8(_mm256_add_epi32(_mm256_loadu_si256(p + 1), steps));
+        const __m256i mid = _mm256_add_epi32(carry, _mm256_permutevar8x32_epi32(a, last));
+        _mm256_storeu_si256(p, _mm256_add_epi32(a, carry));
+        _mm256_storeu_si256(p + 1, _mm256_add_epi32(b, mid));
+        carry = _mm256_add_epi32(mid, _mm256_permutevar8x32_epi32(b, last));
+    }
+    const auto previous = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(carry));  // the last value decoded
+    delta_decode_portable(values + i, count - i, previous + step, step);
+}
+
 void extract_planes(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
                     const std::uint32_t* select, std::uint32_t* out) noexcept {
     extract_planes_with(words, column_stride, live, select, out,
@@ -82,6 +103,7 @@ const kernel_table& avx2_kernels() noexcept {
         kernel_table t = kernels_avx2::make_table<xsimd::avx2>(simd_path::avx2);
         t.test_values = &kernels_avx2::test_values;
         t.extract_planes = &kernels_avx2::extract_planes;
+        t.delta_decode = &kernels_avx2::delta_decode;
         t.interleaved_dot = &dot_fused_avx2::interleaved_dot;  // simd/dot_fused_avx2.cpp
         return t;
     }();
