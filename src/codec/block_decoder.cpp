@@ -352,17 +352,9 @@ void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, 
     alignas(64) std::uint32_t residuals[block_values];
     kernels.untranspose(planes[0].data(), block.live | block.ones, residuals);
     if (block.sparse) {
-        std::uint32_t next = 0;
-        std::uint32_t* values = out.data();
-        for (std::uint32_t w = 0; w < plane_words; ++w) {
-            std::uint32_t word = mask[w];
-            const std::uint32_t limit = std::min<std::uint32_t>(32, block.count - std::min(block.count, w * 32));
-            for (std::uint32_t b = 0; b < limit; ++b) values[w * 32 + b] = 0;
-            while (word) {
-                values[w * 32 + static_cast<std::uint32_t>(std::countr_zero(word))] = residuals[next++];
-                word &= word - 1;
-            }
-        }
+        // untranspose wrote all 2048 residuals: the kernel may load whole registers of them.
+        const auto expand = kernels.expand_nonzero != nullptr ? kernels.expand_nonzero : expand_nonzero_portable;
+        expand(residuals, block_values, mask.data(), block.count, out.data());
     } else {
         std::copy_n(residuals, block.count, out.data());
     }
