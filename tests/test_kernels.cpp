@@ -797,3 +797,72 @@ TEST(Kernels, StatsSeesExtremesInEveryLane) {
         }
     });
 }
+
+// delta_decode (where a path has it) and the portable loop against the running value written
+// out one step at a time: every shape taken as residuals, at lengths around register and
+// round edges, with steps and first values that wrap. Values past `n` must stay untouched.
+TEST(Kernels, DeltaDecodeMatchesReference) {
+    const auto shapes = value_shapes(47);
+    std::mt19937_64 rng(base_seed() ^ 47);
+    auto check = [&](const char* which, auto decode) {
+        for (const shape& s : shapes) {
+            SCOPED_TRACE(std::string(which) + " " + s.name + " " + seed_note(47));
+            for (std::size_t n : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 17u, 31u, 33u, 1000u, 2047u, 2048u}) {
+                for (const std::uint32_t step : {0u, 1u, 0xFFFFFFFFu, 0x80000000u, static_cast<std::uint32_t>(rng())}) {
+                    const auto first = static_cast<std::uint32_t>(rng());
+                    SCOPED_TRACE("length " + std::to_string(n) + " step " + hex(step) + " first " + hex(first));
+                    words want = s.values;
+                    for (std::size_t i = 0; i < n; ++i) want[i] = i == 0 ? first + s.values[0] : want[i - 1] + s.values[i] + step;
+                    words got = s.values;
+                    decode(got.data(), n, first, step);
+                    ASSERT_EQ(got, want);
+                }
+            }
+        }
+    };
+    check("portable", bitplane::detail::delta_decode_portable);
+    for_each_path([&](const kernel_table& k) {
+        if (k.delta_decode != nullptr) check("kernel", k.delta_decode);
+    });
+}
+
+// expand_nonzero (where a path has it) and the portable loop against one value at a time:
+// masks from empty to full at lengths around register and word edges, the stored values in a
+// vector of exactly the set bits' length (ASan sees a read past them) and in a longer one
+// (whole-register loads). Values past `count` must stay untouched; mask bits past it are clear,
+// as the decoder's are.
+TEST(Kernels, ExpandNonzeroMatchesReference) {
+    std::mt19937_64 rng(base_seed() ^ 53);
+    auto check = [&](const char* which, auto expand) {
+        for (const unsigned per_mille : {0u, 5u, 100u, 500u, 900u, 1000u}) {
+            for (std::size_t count : {0u, 1u, 7u, 8u, 9u, 31u, 32u, 33u, 1000u, 2040u, 2047u, 2048u}) {
+                SCOPED_TRACE(std::string(which) + " density " + std::to_string(per_mille) + "/1000 count " +
+                             std::to_string(count) + " " + seed_note(53));
+                words mask(plane_words, 0u);
+                for (std::size_t i = 0; i < count; ++i)
+                    if (rng() % 1000 < per_mille) mask[i / 32] |= 1u << (i % 32);
+                words want(block_values + 8, garbage);
+                words stored;
+                for (std::size_t i = 0; i < count; ++i) {
+                    if (bit(mask[i / 32], i % 32)) {
+                        stored.push_back(static_cast<std::uint32_t>(rng()) | 1u);
+                        want[i] = stored.back();
+                    } else {
+                        want[i] = 0;
+                    }
+                }
+                for (const std::size_t extra : {0u, 8u, 2048u}) {
+                    words source = stored;
+                    source.resize(stored.size() + extra, garbage);
+                    words got(block_values + 8, garbage);
+                    expand(source.data(), source.size(), mask.data(), count, got.data());
+                    ASSERT_EQ(got, want) << "readable " << source.size();
+                }
+            }
+        }
+    };
+    check("portable", bitplane::detail::expand_nonzero_portable);
+    for_each_path([&](const kernel_table& k) {
+        if (k.expand_nonzero != nullptr) check("kernel", k.expand_nonzero);
+    });
+}

@@ -282,7 +282,7 @@ void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes,
 }
 
 void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
-                    block_planes& planes, plane& mask) {
+                    plane* planes, plane& mask) {
     if (block.sparse) {
         rebuild_plane(block.mask, bytes, base_offset, block.count, nullptr, mask);
         const auto stored = static_cast<std::uint32_t>(active_kernels().popcount_words(mask.data(), plane_words));
@@ -296,18 +296,17 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
         const std::byte* payload = bytes.data() + block.planes[0].payload_offset;
         const std::uint32_t stored = block.stored;
         std::uint32_t* target[plane_count];
-        for (std::uint32_t i = 0; i < stored; ++i) target[i] = planes.planes[block.planes[i].index].data();
+        for (std::uint32_t i = 0; i < stored; ++i) target[i] = planes[block.planes[i].index].data();
         for (std::uint32_t column = 0; column < plane_words; ++column, payload += 4 * stored)
             for (std::uint32_t i = 0; i < stored; ++i) target[i][column] = load_le<std::uint32_t>(payload + 4 * i);
     }
     for (std::uint32_t i = 0; i < block.stored && !block.interleaved; ++i) {
         const stored_plane& stored = block.planes[i];
-        rebuild_plane(stored, bytes, base_offset, block.length, planes.planes.data(),
-                      planes.planes[stored.index]);
+        rebuild_plane(stored, bytes, base_offset, block.length, planes, planes[stored.index]);
     }
     if (std::uint32_t ones = block.ones; ones != 0) {
         const plane all_ones = ones_plane(block.length);
-        for (; ones; ones &= ones - 1) planes.planes[std::countr_zero(ones)] = all_ones;
+        for (; ones; ones &= ones - 1) planes[std::countr_zero(ones)] = all_ones;
     }
     if (block.sparse && block.ones == 0) {
         // The mask lists the non-zero residuals only (docs/format.md): every stored value has
@@ -315,7 +314,7 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
         // non-zeros from the mask, so a zero stored under the mask would make them wrong.
         plane any{};
         for (std::uint32_t live = block.live; live; live &= live - 1) {
-            const plane& p = planes.planes[std::countr_zero(live)];
+            const plane& p = planes[std::countr_zero(live)];
             for (std::size_t w = 0; w < plane_words; ++w) any[w] |= p[w];
         }
         const auto nonzero = static_cast<std::uint32_t>(active_kernels().popcount_words(any.data(), plane_words));
@@ -340,29 +339,22 @@ void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, 
         undo_transform(block, out);
         return;
     }
-    block_planes planes;
+    // Left uninitialized: only the live and all-one planes are written, and only those read.
+    alignas(64) plane planes[plane_count];
     plane mask;
     rebuild_planes(block, bytes, base_offset, planes, mask);
     if (!block.sparse && out.size() == block_values) {
         // A full dense block untransposes straight into the caller's buffer.
-        kernels.untranspose(planes.planes[0].data(), block.live | block.ones, out.data());
+        kernels.untranspose(planes[0].data(), block.live | block.ones, out.data());
         undo_transform(block, out);
         return;
     }
     alignas(64) std::uint32_t residuals[block_values];
-    kernels.untranspose(planes.planes[0].data(), block.live | block.ones, residuals);
+    kernels.untranspose(planes[0].data(), block.live | block.ones, residuals);
     if (block.sparse) {
-        std::uint32_t next = 0;
-        std::uint32_t* values = out.data();
-        for (std::uint32_t w = 0; w < plane_words; ++w) {
-            std::uint32_t word = mask[w];
-            const std::uint32_t limit = std::min<std::uint32_t>(32, block.count - std::min(block.count, w * 32));
-            for (std::uint32_t b = 0; b < limit; ++b) values[w * 32 + b] = 0;
-            while (word) {
-                values[w * 32 + static_cast<std::uint32_t>(std::countr_zero(word))] = residuals[next++];
-                word &= word - 1;
-            }
-        }
+        // untranspose wrote all 2048 residuals: the kernel may load whole registers of them.
+        const auto expand = kernels.expand_nonzero != nullptr ? kernels.expand_nonzero : expand_nonzero_portable;
+        expand(residuals, block_values, mask.data(), block.count, out.data());
     } else {
         std::copy_n(residuals, block.count, out.data());
     }

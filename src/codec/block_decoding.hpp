@@ -16,8 +16,14 @@ void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes,
 
 /// Rebuilds every live and all-one plane (others are left untouched) and, if sparse, the
 /// non-zero mask; checks the mask against the stored value count.
+/// `planes` points to plane_count planes; the decoder passes uninitialized ones (a
+/// block_planes is zeroed on construction: 8 KiB of stores per block that nothing reads).
 void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
-                    block_planes& planes, plane& mask);
+                    plane* planes, plane& mask);
+inline void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
+                           block_planes& planes, plane& mask) {
+    rebuild_planes(block, bytes, base_offset, planes.planes.data(), mask);
+}
 
 /// Decodes the block's values into out[0..block.count).
 void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,

@@ -88,6 +88,15 @@ inline void for_each_position(const std::byte* payload, std::uint32_t bytes, F&&
     }
 }
 
+#if defined(__SSE2__)
+/// Running sums of eight 16-bit lanes.
+inline __m128i prefix_sum16(__m128i x) noexcept {
+    x = _mm_add_epi16(x, _mm_slli_si128(x, 2));
+    x = _mm_add_epi16(x, _mm_slli_si128(x, 4));
+    return _mm_add_epi16(x, _mm_slli_si128(x, 8));
+}
+#endif
+
 /// XORs the positions onto `target`, checking escapes are complete and positions < len.
 /// 16 gaps without an escape whose last position is inside the plane (checked first, from the
 /// byte sum) take no per-gap checks: those checks were about half of the block decoder's loop.
@@ -102,11 +111,20 @@ inline void apply(byte_reader& reader, std::uint32_t bytes, std::uint32_t len, p
             const __m128i sums = _mm_sad_epu8(chunk, _mm_setzero_si128());
             const auto total = static_cast<std::uint32_t>(_mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4));
             if (_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(-1))) == 0 && next + total + 15 < len) {
-                for (std::uint32_t k = 0; k < 16; ++k) {
-                    const std::uint32_t position = next + static_cast<std::uint32_t>(payload[i + k]);
-                    flip_bit(target, position);
-                    next = position + 1;
-                }
+                // The 16 positions at once, as 16-bit prefix sums of gap + 1 (all below len <=
+                // 2048 here): the flips then depend on no running position, which had been a
+                // chain of a load and two adds per gap.
+                std::uint16_t positions[16];
+                const __m128i one = _mm_set1_epi16(1);
+                __m128i low = _mm_add_epi16(_mm_unpacklo_epi8(chunk, _mm_setzero_si128()), one);
+                __m128i high = _mm_add_epi16(_mm_unpackhi_epi8(chunk, _mm_setzero_si128()), one);
+                low = prefix_sum16(low);
+                high = _mm_add_epi16(prefix_sum16(high), _mm_shuffle_epi32(_mm_shufflehi_epi16(low, 0xFF), 0xFF));
+                const __m128i base = _mm_set1_epi16(static_cast<short>(next - 1));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(positions), _mm_add_epi16(low, base));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(positions + 8), _mm_add_epi16(high, base));
+                for (std::uint32_t k = 0; k < 16; ++k) flip_bit(target, positions[k]);
+                next = positions[15] + 1u;
                 i += 16;
                 continue;
             }

@@ -81,7 +81,10 @@ void undo_transform(const parsed_block& block, std::span<std::uint32_t> values) 
             for (std::uint32_t& v : values) v = unzigzag(v);
             break;
         case codec::transform::delta:
-            prefix_sum(values.data(), values.size(), block.delta_first, block.delta_min);
+            if (const auto kernel = active_kernels().delta_decode; kernel != nullptr)
+                kernel(values.data(), values.size(), block.delta_first, block.delta_min);
+            else
+                prefix_sum(values.data(), values.size(), block.delta_first, block.delta_min);
             break;
     }
 }

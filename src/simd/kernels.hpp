@@ -242,6 +242,19 @@ struct kernel_table {
     /// words after those and the planes not in `live` are not written.
     void (*extract_planes)(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
                            const std::uint32_t* select, std::uint32_t* out) = nullptr;
+
+    /// Optional (null: the codec's SSE2/portable loop, value_transform.cpp): a delta block's
+    /// residuals r[0..count) to its values, in place: v[0] = first + r[0], v[i] = v[i-1] + r[i]
+    /// + step (mod 2^32), as docs/format.md defines them (step is the block's minimum
+    /// difference). Every decode and every iterator refill of a delta block runs it.
+    void (*delta_decode)(std::uint32_t* values, std::size_t count, std::uint32_t first, std::uint32_t step) = nullptr;
+
+    /// Optional (null: expand_nonzero_portable): the inverse of split_nonzero, a sparse
+    /// block's values from its non-zero mask. values[i], i < count <= 2048, gets the next of
+    /// stored[0..) where bit i of mask[0..64) is set, 0 where it is clear. `readable` words from
+    /// `stored` may be read (at least the set bits below count; more lets whole registers load).
+    void (*expand_nonzero)(const std::uint32_t* stored, std::size_t readable, const std::uint32_t* mask,
+                           std::size_t count, std::uint32_t* values) = nullptr;
 };
 
 // Portable loops that ISA kernels also call for their tails: internal linkage, as above.
@@ -271,6 +284,29 @@ inline void test_values_portable(const std::uint32_t* values, std::size_t count,
         }
         const std::uint32_t valid = end == 32 ? ~0u : (1u << end) - 1u;
         out[w] = (bits ^ test->flip) & valid;
+    }
+}
+
+/// delta_decode without SIMD: one add per value (the reference of every path's kernel, and
+/// the AVX2 kernel's tail).
+inline void delta_decode_portable(std::uint32_t* values, std::size_t count, std::uint32_t first,
+                                  std::uint32_t step) noexcept {
+    std::uint32_t v = first - step;  // so that value 0 is first + r[0]
+    for (std::size_t i = 0; i < count; ++i) {
+        v += values[i] + step;
+        values[i] = v;
+    }
+}
+
+/// expand_nonzero without SIMD: zeros, then a store per set bit (cheap where few are set).
+inline void expand_nonzero_portable(const std::uint32_t* stored, std::size_t /*readable*/, const std::uint32_t* mask,
+                                    std::size_t count, std::uint32_t* values) noexcept {
+    std::size_t next = 0;
+    for (std::size_t w = 0; 32 * w < count; ++w) {
+        const std::size_t end = count - 32 * w < 32 ? count - 32 * w : 32;
+        for (std::size_t b = 0; b < end; ++b) values[32 * w + b] = 0;
+        for (std::uint32_t word = mask[w]; word != 0; word &= word - 1)
+            values[32 * w + static_cast<std::size_t>(__builtin_ctz(word))] = stored[next++];
     }
 }
 

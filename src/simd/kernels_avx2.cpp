@@ -69,6 +69,74 @@ void test_values(const std::uint32_t* values, std::size_t count, const value_tes
     test_values_portable(values + 32 * full, count - 32 * full, &rest, out + full, plane_words - full);
 }
 
+// 16 values a round, as two prefix sums of 8 that do not wait on each other: the running
+// value joins each by one add, and moves on by the sums' last lanes (broadcast), so the chain
+// from round to round is two adds, not a prefix sum.
+void delta_decode(std::uint32_t* values, std::size_t count, std::uint32_t first, std::uint32_t step) noexcept {
+    const __m256i steps = _mm256_set1_epi32(static_cast<int>(step));
+    const __m256i last = _mm256_set1_epi32(7);
+    __m256i carry = _mm256_set1_epi32(static_cast<int>(first - step));
+    std::size_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        auto* p = reinterpret_cast<__m256i*>(values + i);
+        const __m256i a = prefix_sum8(_mm256_add_epi32(_mm256_loadu_si256(p), steps));
+        const __m256i b = prefix_sum8(_mm256_add_epi32(_mm256_loadu_si256(p + 1), steps));
+        const __m256i mid = _mm256_add_epi32(carry, _mm256_permutevar8x32_epi32(a, last));
+        _mm256_storeu_si256(p, _mm256_add_epi32(a, carry));
+        _mm256_storeu_si256(p + 1, _mm256_add_epi32(b, mid));
+        carry = _mm256_add_epi32(mid, _mm256_permutevar8x32_epi32(b, last));
+    }
+    const auto previous = static_cast<std::uint32_t>(_mm256_cvtsi256_si32(carry));  // the last value decoded
+    delta_decode_portable(values + i, count - i, previous + step, step);
+}
+
+// For each byte m of a non-zero mask, the dword permutation that spreads the next popcount(m)
+// stored values onto the set bits of m: lane j takes stored value "set bits of m below j", or
+// -1 where bit j is clear (its sign bit then selects zero). A table, not pdep: pdep is
+// microcoded on Zen 2, an AVX2 CPU this path serves.
+struct expand_table {
+    std::int8_t index[256][8];
+};
+
+constexpr expand_table make_expand_table() noexcept {
+    expand_table t{};
+    for (unsigned m = 0; m < 256; ++m) {
+        std::int8_t k = 0;
+        for (unsigned j = 0; j < 8; ++j) t.index[m][j] = ((m >> j) & 1u) != 0 ? k++ : std::int8_t{-1};
+    }
+    return t;
+}
+
+alignas(64) constexpr expand_table expand_indices = make_expand_table();
+
+// 8 values a step, branch-free: a sparse block's scatter loop took a store and a branch per
+// set bit and mispredicted at the end of every mask word.
+void expand_nonzero(const std::uint32_t* stored, std::size_t readable, const std::uint32_t* mask, std::size_t count,
+                    std::uint32_t* values) noexcept {
+    std::size_t next = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const std::uint32_t m = (mask[i / 32] >> (i % 32)) & 0xFFu;
+        const __m256i index =
+            _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(expand_indices.index[m])));
+        __m256i v;
+        if (next + 8 <= readable) {
+            v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(stored + next));
+        } else {
+            alignas(32) std::uint32_t rest[8] = {};
+            for (std::size_t k = 0; next + k < readable && k < 8; ++k) rest[k] = stored[next + k];
+            v = _mm256_load_si256(reinterpret_cast<const __m256i*>(rest));
+        }
+        v = _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(v, index), _mm256_setzero_si256(), index);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(values + i), v);
+        next += static_cast<std::size_t>(_mm_popcnt_u32(m));
+    }
+    for (; i < count; ++i) {
+        const bool set = ((mask[i / 32] >> (i % 32)) & 1u) != 0;
+        values[i] = set ? stored[next++] : 0u;
+    }
+}
+
 void extract_planes(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
                     const std::uint32_t* select, std::uint32_t* out) noexcept {
     extract_planes_with(words, column_stride, live, select, out,
@@ -82,6 +150,8 @@ const kernel_table& avx2_kernels() noexcept {
         kernel_table t = kernels_avx2::make_table<xsimd::avx2>(simd_path::avx2);
         t.test_values = &kernels_avx2::test_values;
         t.extract_planes = &kernels_avx2::extract_planes;
+        t.delta_decode = &kernels_avx2::delta_decode;
+        t.expand_nonzero = &kernels_avx2::expand_nonzero;
         t.interleaved_dot = &dot_fused_avx2::interleaved_dot;  // simd/dot_fused_avx2.cpp
         return t;
     }();
