@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -88,31 +89,42 @@ inline bool distinct_keys(std::span<const std::uint32_t> keys, std::vector<std::
 
 }  // namespace value_body_detail
 
-/// The body for `keys` (at least one): a dictionary when the keys take fewer bytes as
-/// one-byte codes than as frame-of-reference lanes (at most 256 distinct keys spread over
-/// more than a byte's range), frame of reference otherwise.
-inline value_body make_value_body(std::span<const std::uint32_t> keys) {
+/// The frame-of-reference body of `keys` (at least one): as many lanes as the range needs.
+inline value_body frame_of_reference_body(std::span<const std::uint32_t> keys) {
     const auto [lo, hi] = std::minmax_element(keys.begin(), keys.end());
     value_body out;
-    out.fields.base = *lo;
-    out.fields.lanes = value_body_detail::lanes_for(*hi - *lo);
-    std::vector<std::uint32_t> dictionary;
-    if (out.fields.lanes > 1 && value_body_detail::distinct_keys(keys, dictionary)) {
-        out.fields = {.coding = value_coding::dictionary, .lanes = 1, .base = 0, .keys = 0};
-        out.fields.keys = static_cast<std::uint32_t>(dictionary.size());
-        out.bytes.resize(static_cast<std::size_t>(out.fields.body_bytes(keys.size())));
-        for (std::size_t d = 0; d < dictionary.size(); ++d) store_le<std::uint32_t>(out.bytes.data() + 4 * d, dictionary[d]);
-        std::byte* codes = out.bytes.data() + 4 * dictionary.size();
-        for (std::size_t i = 0; i < keys.size(); ++i)
-            codes[i] = static_cast<std::byte>(std::lower_bound(dictionary.begin(), dictionary.end(), keys[i]) - dictionary.begin());
-        return out;
-    }
+    out.fields = {.coding = value_coding::frame_of_reference, .lanes = value_body_detail::lanes_for(*hi - *lo), .base = *lo, .keys = 0};
     out.bytes.resize(static_cast<std::size_t>(out.fields.body_bytes(keys.size())));
     for (std::size_t lane = 0; lane < out.fields.lanes; ++lane) {
         std::byte* at = out.bytes.data() + lane * keys.size();
         for (std::size_t i = 0; i < keys.size(); ++i) at[i] = static_cast<std::byte>((keys[i] - *lo) >> (8 * lane));
     }
     return out;
+}
+
+/// The dictionary body of `keys` (at least one), or nothing when they hold more than
+/// max_dictionary_keys distinct keys.
+inline std::optional<value_body> dictionary_body(std::span<const std::uint32_t> keys) {
+    std::vector<std::uint32_t> dictionary;
+    if (!value_body_detail::distinct_keys(keys, dictionary)) return std::nullopt;
+    value_body out;
+    out.fields = {.coding = value_coding::dictionary, .lanes = 1, .base = 0, .keys = static_cast<std::uint32_t>(dictionary.size())};
+    out.bytes.resize(static_cast<std::size_t>(out.fields.body_bytes(keys.size())));
+    for (std::size_t d = 0; d < dictionary.size(); ++d) store_le<std::uint32_t>(out.bytes.data() + 4 * d, dictionary[d]);
+    std::byte* codes = out.bytes.data() + 4 * dictionary.size();
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        codes[i] = static_cast<std::byte>(std::lower_bound(dictionary.begin(), dictionary.end(), keys[i]) - dictionary.begin());
+    return out;
+}
+
+/// The body save() writes for `keys` (at least one): a dictionary when the keys take fewer
+/// bytes as one-byte codes than as frame-of-reference lanes (at most 256 distinct keys spread
+/// over more than a byte's range), frame of reference otherwise.
+inline value_body make_value_body(std::span<const std::uint32_t> keys) {
+    const auto [lo, hi] = std::minmax_element(keys.begin(), keys.end());
+    if (value_body_detail::lanes_for(*hi - *lo) > 1)
+        if (std::optional<value_body> d = dictionary_body(keys)) return std::move(*d);
+    return frame_of_reference_body(keys);
 }
 
 /// Checks the header's fields (format_error at `fields_at`, the header's byte 32, or at the
