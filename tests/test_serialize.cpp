@@ -7,6 +7,7 @@
 // and maps, each refused at its own offset; failing streams.
 #include "test_support.hpp"
 #include "core/vector_access.hpp"
+#include "codec/thresholds.hpp"
 #include "core/value_file.hpp"
 #include "core/vector_file.hpp"
 
@@ -1567,8 +1568,11 @@ void expect_version4_round_trip(const std::vector<T>& ref, file::value_coding co
     EXPECT_NE(get<std::uint16_t>(save_with(v, 3), 8), 4u);
 }
 
+// Sizes below and above the sample that save() tries first on long columns
+// (thresholds::value_form_sample_blocks).
 TEST(SerializeValues, DictionaryAndFrameOfReferenceFilesRoundTrip) {
-    for (const std::size_t n : {std::size_t{3000}, 10 * block_values + 77, 4 * block_values}) {
+    constexpr std::size_t sampled = 2 * bitplane::detail::thresholds::value_form_sample_blocks * block_values;
+    for (const std::size_t n : {std::size_t{3000}, 10 * block_values + 77, 4 * block_values, sampled + 1, sampled + 3 * block_values + 9}) {
         SCOPED_TRACE(n);
         expect_version4_round_trip(dictionary_column<std::int32_t>(n, 40), file::value_coding::dictionary);
         expect_version4_round_trip(dictionary_column<std::uint32_t>(n, 256), file::value_coding::dictionary);

@@ -11,6 +11,7 @@
 #include "core/vector_access.hpp"
 #include "codec/block_format.hpp"
 #include "codec/byte_io.hpp"
+#include "codec/thresholds.hpp"
 
 #include "core/checked_size.hpp"
 #include "core/file_header.hpp"
@@ -426,23 +427,56 @@ vector<T> parse_file(std::span<const std::byte> bytes) {
     }
 }
 
+// The zstd frame of a values body at `level`, or nothing when zstd does not make it smaller.
+std::optional<std::vector<std::byte>> values_frame(const detail::file::value_body& body, int level) {
+    return detail::file::compress_body(level, body.bytes.size(), [&](auto&& add) { add(std::span<const std::byte>(body.bytes)); });
+}
+
+std::vector<std::uint32_t> keys_of(const detail::vector_core& core, std::size_t count) {
+    std::vector<std::uint32_t> keys(count);
+    core.decode(0, keys);
+    for (std::uint32_t& k : keys) k = detail::file::key_of(k, core.is_signed());
+    return keys;
+}
+
+// Whether a file of `values_bytes` is worth keeping over one of `blocks_bytes`
+// (thresholds::value_form_keep_eighths).
+bool values_form_pays(std::uint64_t values_bytes, std::uint64_t blocks_bytes) {
+    return 8 * values_bytes <= detail::thresholds::value_form_keep_eighths * blocks_bytes;
+}
+
+// Whether the first value_form_sample_blocks blocks of a long column are smaller enough in
+// the values form than as blocks, each through zstd at `level` (the sample's blocks are not
+// deduplicated: a column of repeated blocks compresses them in the frame alike).
+bool values_sample_pays(const detail::vector_core& core, int level) {
+    constexpr std::size_t blocks = detail::thresholds::value_form_sample_blocks;
+    const auto body = detail::file::make_value_body(keys_of(core, blocks * block_values));
+    const auto values = values_frame(body, level);
+    std::vector<std::byte> sealed;
+    std::array<std::byte, codec::max_block_bytes> scratch;
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::span<const std::byte> block = core.sealed_block(b, scratch);
+        sealed.insert(sealed.end(), block.begin(), block.end());
+    }
+    const auto frame = detail::file::compress_body(level, sealed.size(), [&](auto&& add) { add(std::span<const std::byte>(sealed)); });
+    const std::uint64_t blocks_bytes = frame ? frame->size() : sealed.size();
+    return values && values_form_pays(values->size(), blocks_bytes);
+}
+
 // Version 4 (docs/format.md section 3): replaces the file at `start` of `out` (version 2 or
 // 3, header written, checksum not yet) by the values body in a zstd frame at `level` when
-// that file is smaller and meets the loader's bound.
+// that file is enough smaller (values_form_pays) and meets the loader's bound.
 void save_values(const detail::vector_core& core, std::vector<std::byte>& out, std::size_t start, int level) {
     namespace file = detail::file;
-    std::vector<std::uint32_t> keys(core.size());
-    core.decode(0, keys);
-    for (std::uint32_t& k : keys) k = file::key_of(k, core.is_signed());
-    const file::value_body body = file::make_value_body(keys);
-    keys = {};
     const std::uint64_t now = out.size() - start;
     if (now <= file::zstd_frame_at) return;
-    // A frame that would not make the file smaller is not worth finishing.
-    auto frame = file::compress_body(level, body.bytes.size(), [&](auto&& add) { add(std::span<const std::byte>(body.bytes)); });
-    if (!frame || file::zstd_frame_at + frame->size() >= now) return;
+    if (core.size() > 2 * detail::thresholds::value_form_sample_blocks * block_values && !values_sample_pays(core, level))
+        return;
+    const file::value_body body = file::make_value_body(keys_of(core, core.size()));
+    const auto frame = values_frame(body, level);
+    if (!frame) return;
     const std::uint64_t total = file::zstd_frame_at + frame->size();
-    if (body.bytes.size() > file::body_bytes_per_file_byte * total) return;
+    if (!values_form_pays(total, now) || body.bytes.size() > file::body_bytes_per_file_byte * total) return;
     out.resize(start + file::zstd_frame_at);
     std::byte* h = out.data() + start;
     store_le<std::uint16_t>(h + 8, file::vector_values_version);

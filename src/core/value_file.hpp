@@ -64,28 +64,47 @@ constexpr std::uint8_t lanes_for(std::uint32_t range) noexcept {
     return range < (1u << 8) ? 1 : range < (1u << 16) ? 2 : range < (1u << 24) ? 3 : 4;
 }
 
-/// The distinct keys of `keys`, ascending, or nothing when there are more than
-/// max_dictionary_keys (found at the first key past them: a column of many distinct values
-/// costs a few hundred probes, not a pass).
-inline bool distinct_keys(std::span<const std::uint32_t> keys, std::vector<std::uint32_t>& out) {
-    constexpr std::size_t slots = 2 * max_dictionary_keys;  // at most half full
-    std::array<std::uint32_t, slots> key{};
-    std::array<bool, slots> used{};
-    std::size_t count = 0;
-    for (const std::uint32_t k : keys) {
-        std::size_t i = (k * 0x9E3779B1u) >> 23;  // 9 bits: slots == 512
-        while (used[i] && key[i] != k) i = (i + 1) & (slots - 1);
-        if (used[i]) continue;
-        if (++count > max_dictionary_keys) return false;
-        used[i] = true;
-        key[i] = k;
+/// The distinct keys of a column of at most max_dictionary_keys of them: an open-addressing
+/// table (linear probing, at most half full) that gives up at the first key past them, so a
+/// column of many distinct values costs a few hundred probes, not a pass.
+class key_table {
+public:
+    /// Adds the keys; false (the table then unusable) at the first past max_dictionary_keys.
+    bool add_all(std::span<const std::uint32_t> keys) {
+        for (const std::uint32_t k : keys) {
+            const std::size_t i = slot_of(k);
+            if (used_[i]) continue;
+            if (++count_ > max_dictionary_keys) return false;
+            used_[i] = true;
+            key_[i] = k;
+        }
+        return true;
     }
-    out.clear();
-    for (std::size_t i = 0; i < slots; ++i)
-        if (used[i]) out.push_back(key[i]);
-    std::sort(out.begin(), out.end());
-    return true;
-}
+    /// The keys ascending; afterwards code(k) is each key's index among them.
+    std::vector<std::uint32_t> sorted() {
+        std::vector<std::uint32_t> out;
+        for (std::size_t i = 0; i < slots; ++i)
+            if (used_[i]) out.push_back(key_[i]);
+        std::sort(out.begin(), out.end());
+        for (std::size_t i = 0; i < slots; ++i)
+            if (used_[i]) code_[i] = static_cast<std::uint8_t>(std::lower_bound(out.begin(), out.end(), key_[i]) - out.begin());
+        return out;
+    }
+    /// The code of a key that was added.
+    [[nodiscard]] std::uint8_t code(std::uint32_t k) const noexcept { return code_[slot_of(k)]; }
+
+private:
+    static constexpr std::size_t slots = 2 * max_dictionary_keys;  // 512: 9 bits of hash
+    [[nodiscard]] std::size_t slot_of(std::uint32_t k) const noexcept {
+        std::size_t i = (k * 0x9E3779B1u) >> 23;
+        while (used_[i] && key_[i] != k) i = (i + 1) & (slots - 1);
+        return i;
+    }
+    std::array<std::uint32_t, slots> key_{};
+    std::array<std::uint8_t, slots> code_{};
+    std::array<bool, slots> used_{};
+    std::size_t count_ = 0;
+};
 
 }  // namespace value_body_detail
 
@@ -105,15 +124,15 @@ inline value_body frame_of_reference_body(std::span<const std::uint32_t> keys) {
 /// The dictionary body of `keys` (at least one), or nothing when they hold more than
 /// max_dictionary_keys distinct keys.
 inline std::optional<value_body> dictionary_body(std::span<const std::uint32_t> keys) {
-    std::vector<std::uint32_t> dictionary;
-    if (!value_body_detail::distinct_keys(keys, dictionary)) return std::nullopt;
+    value_body_detail::key_table table;
+    if (!table.add_all(keys)) return std::nullopt;
+    const std::vector<std::uint32_t> dictionary = table.sorted();
     value_body out;
     out.fields = {.coding = value_coding::dictionary, .lanes = 1, .base = 0, .keys = static_cast<std::uint32_t>(dictionary.size())};
     out.bytes.resize(static_cast<std::size_t>(out.fields.body_bytes(keys.size())));
     for (std::size_t d = 0; d < dictionary.size(); ++d) store_le<std::uint32_t>(out.bytes.data() + 4 * d, dictionary[d]);
     std::byte* codes = out.bytes.data() + 4 * dictionary.size();
-    for (std::size_t i = 0; i < keys.size(); ++i)
-        codes[i] = static_cast<std::byte>(std::lower_bound(dictionary.begin(), dictionary.end(), keys[i]) - dictionary.begin());
+    for (std::size_t i = 0; i < keys.size(); ++i) codes[i] = static_cast<std::byte>(table.code(keys[i]));
     return out;
 }
 
