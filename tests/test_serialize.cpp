@@ -1737,4 +1737,20 @@ TEST(SerializeVersions, CheckedInVersion3FileLoads) {
     EXPECT_THROW((void)bitplane::load<std::int32_t>(f), format_error);
 }
 
+// A version 4 file written by this library when the values form was added (tests/fixtures/
+// vector/vector_v4_i32.bp: a dictionary of 30 time-zone-like offsets, level 1) still loads.
+TEST(SerializeVersions, CheckedInVersion4FileLoads) {
+    std::vector<std::int32_t> ref(3 * block_values + 123);
+    for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = static_cast<std::int32_t>((i * 7 + i / 53) % 30) * 3600 - 43200;
+    const bytes f = read_fixture("vector_v4_i32.bp");
+    ASSERT_FALSE(f.empty()) << "fixture tests/fixtures/vector/vector_v4_i32.bp missing";
+    ASSERT_EQ(get<std::uint16_t>(f, 8), 4u);
+    EXPECT_EQ(static_cast<file::value_coding>(f[32]), file::value_coding::dictionary);
+    const auto loaded = bitplane::load<std::int32_t>(f);
+    EXPECT_TRUE(same_values(ref, loaded.to_std_vector()));
+    EXPECT_TRUE(same_values(ref, load_stream<std::int32_t>(f).to_std_vector()));
+    EXPECT_NO_THROW(loaded.validate());
+    EXPECT_THROW((void)bitplane::load<std::uint32_t>(f), format_error);
+}
+
 }  // namespace
