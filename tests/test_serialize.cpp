@@ -7,6 +7,8 @@
 // and maps, each refused at its own offset; failing streams.
 #include "test_support.hpp"
 #include "core/vector_access.hpp"
+#include "codec/thresholds.hpp"
+#include "core/value_file.hpp"
 #include "core/vector_file.hpp"
 
 #include <bitplane/codec.hpp>
@@ -594,7 +596,7 @@ TEST(SerializeHostile, BadHeaderFields) {
     }
     {
         bytes f = file;
-        put<std::uint16_t>(f, 8, 4);  // 3 is the zstd stage's
+        put<std::uint16_t>(f, 8, 5);  // 3 is the zstd stage's, 4 the values form's
         expect_offset(f, 8, "version");
     }
     {
@@ -1135,10 +1137,11 @@ constexpr std::size_t frame_at = 72;  // header, then the frame's size C (u64), 
     return ::testing::AssertionSuccess();
 }
 
+/// The file of version 2 or 3 at `level` (no values form: version 4 is tested below).
 template <class T>
 bytes save_with(const bvec<T>& v, int level) {
     bytes out;
-    bitplane::save(v, out, bitplane::save_options{.zstd_level = level});
+    bitplane::save(v, out, bitplane::save_options{.zstd_level = level, .value_form = false});
     return out;
 }
 
@@ -1162,13 +1165,14 @@ bytes zstd_frame(std::span<const std::byte> content, int level = 3) {
     return out;
 }
 
-// Every shape and size at the default level: version 3 where the frame is smaller (the same
-// header, the version 2 body inside), the version 2 file otherwise; both load to the values,
-// from bytes and streams, and save again to the same bytes.
+// Every shape and size at the default level: version 4 (the values form) where it is smaller
+// than the file without it, else version 3 where the frame is smaller (the same header, the
+// version 2 body inside), the version 2 file otherwise; all load to the values, from bytes
+// and streams, and save again to the same bytes.
 TYPED_TEST(SerializeTest, ZstdRoundTripEveryShapeAndSize) {
     using T = TypeParam;
     BITPLANE_SEED_TRACE();
-    std::size_t compressed = 0, cases = 0;
+    std::size_t compressed = 0, values_form = 0, cases = 0;
     for (const shape& s : all_shapes()) {
         for (const std::size_t n : standard_sizes()) {
             SCOPED_TRACE(case_name(s, n));
@@ -1176,13 +1180,20 @@ TYPED_TEST(SerializeTest, ZstdRoundTripEveryShapeAndSize) {
             const bvec<T> v(std::span<const T>{ref});
             const bytes v2 = save_bytes(v);
             bytes file;
-            bitplane::save(v, file);  // the default options: the zstd stage
+            bitplane::save(v, file);  // the default options: the zstd stage and the values form
+            const bytes blocks_file = save_with(v, bitplane::save_options::default_zstd_level);
             ++cases;
-            if (get<std::uint16_t>(file, 8) == 3) {
-                ++compressed;
-                ASSERT_TRUE(zstd_layout_matches(file, v2));
+            if (get<std::uint16_t>(file, 8) == 4) {
+                ++values_form;
+                ASSERT_LT(file.size(), blocks_file.size()) << "version 4 kept though not smaller";
             } else {
-                ASSERT_TRUE(file == v2) << "neither version 3 nor the version 2 file";
+                ASSERT_TRUE(file == blocks_file) << "neither version 4 nor the file without it";
+            }
+            if (get<std::uint16_t>(blocks_file, 8) == 3) {
+                ++compressed;
+                ASSERT_TRUE(zstd_layout_matches(blocks_file, v2));
+            } else {
+                ASSERT_TRUE(blocks_file == v2) << "neither version 3 nor the version 2 file";
             }
             const bvec<T> loaded = bitplane::load<T>(file);
             ASSERT_TRUE(same_values(ref, loaded.to_std_vector()));
@@ -1199,6 +1210,7 @@ TYPED_TEST(SerializeTest, ZstdRoundTripEveryShapeAndSize) {
         }
     }
     EXPECT_GE(compressed, 10u) << "the zstd stage was kept in only " << compressed << " of " << cases << " cases";
+    EXPECT_GE(values_form, 5u) << "the values form was kept in only " << values_form << " of " << cases << " cases";
 }
 
 // Every level writes a file that loads; higher levels are not larger on a compressible
@@ -1450,6 +1462,264 @@ TEST(SerializeZstd, BombIsRefusedBeforeAllocating) {
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
+
+// ---- version 4: the values form (docs/format.md section 3) ------------------------------------
+
+namespace file = bitplane::detail::file;
+
+/// The keys of `values` (file::key_of).
+template <class T>
+std::vector<std::uint32_t> keys_of(const std::vector<T>& values) {
+    std::vector<std::uint32_t> keys(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i)
+        keys[i] = file::key_of(static_cast<std::uint32_t>(values[i]), std::is_signed_v<T>);
+    return keys;
+}
+
+/// `body` read back through the loader's reader equals `keys`.
+::testing::AssertionResult body_reads_back(const file::value_body& body, const std::vector<std::uint32_t>& keys) {
+    if (body.bytes.size() != body.fields.body_bytes(keys.size())) return ::testing::AssertionFailure() << "body size";
+    file::check_value_fields(body.fields, 32);
+    std::vector<std::uint32_t> back(keys.size(), 0xDEADBEEFu);
+    file::read_value_body(body.bytes, body.fields, back);
+    if (back != keys) return ::testing::AssertionFailure() << "keys differ";
+    return ::testing::AssertionSuccess();
+}
+
+// Both codings on every shape and size (every bit width, signed and unsigned): each body
+// reads back to the keys; the dictionary exists exactly when there are at most 256 distinct
+// keys; frame of reference takes the fewest lanes for the range; save()'s choice is one of them.
+TYPED_TEST(SerializeTest, ValueBodiesRoundTripEveryShapeAndSize) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    std::size_t dictionaries = 0;
+    for (const shape& s : all_shapes()) {
+        for (const std::size_t n : standard_sizes()) {
+            if (n == 0) continue;
+            SCOPED_TRACE(case_name(s, n));
+            const std::vector<std::uint32_t> keys = keys_of(make_typed<T>(s, n, case_seed("value-body", s.id(), n)));
+            const file::value_body f = file::frame_of_reference_body(keys);
+            ASSERT_TRUE(body_reads_back(f, keys));
+            const auto [lo, hi] = std::minmax_element(keys.begin(), keys.end());
+            const std::uint64_t range = std::uint64_t{*hi} - *lo;
+            ASSERT_EQ(f.fields.base, *lo);
+            ASSERT_TRUE(f.fields.lanes == 4 || range < (std::uint64_t{1} << (8 * f.fields.lanes)));
+            ASSERT_TRUE(f.fields.lanes == 1 || range >= (std::uint64_t{1} << (8 * (f.fields.lanes - 1))));
+            std::vector<std::uint32_t> distinct = keys;
+            std::sort(distinct.begin(), distinct.end());
+            distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+            const std::optional<file::value_body> d = file::dictionary_body(keys);
+            ASSERT_EQ(d.has_value(), distinct.size() <= file::max_dictionary_keys);
+            if (d) {
+                ++dictionaries;
+                ASSERT_EQ(d->fields.keys, distinct.size());
+                ASSERT_TRUE(body_reads_back(*d, keys));
+            }
+            ASSERT_TRUE(body_reads_back(file::make_value_body(keys), keys));
+        }
+    }
+    EXPECT_GE(dictionaries, 10u);
+}
+
+/// Columns whose values form is smaller than their blocks: codes of a few keys far apart,
+/// `distinct` of them in a repeating pattern (a dictionary), and bytes in a pattern of 37
+/// (frame of reference: the pattern is not a multiple of 8 values, so bit-planes do not repeat).
+template <class T>
+std::vector<T> dictionary_column(std::size_t n, std::size_t distinct) {
+    std::vector<T> out(n);
+    std::mt19937_64 rng(case_seed("v4-dictionary", n, distinct));
+    std::vector<T> pattern(53);
+    auto key = [&] { return static_cast<T>(static_cast<std::int64_t>(rng() % distinct) * 3600 - 43200); };
+    for (T& p : pattern) p = key();
+    for (std::size_t i = 0; i < n; ++i) out[i] = rng() % 50 == 0 ? key() : pattern[i % pattern.size()];
+    return out;
+}
+std::vector<std::uint32_t> pattern_column(std::size_t n) {
+    std::mt19937_64 rng(case_seed("v4-pattern", n));
+    std::vector<std::uint32_t> pattern(37);
+    for (std::uint32_t& p : pattern) p = 1000 + static_cast<std::uint32_t>(rng() % 250);
+    std::vector<std::uint32_t> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = pattern[i % pattern.size()];
+    return out;
+}
+
+template <class T>
+void expect_version4_round_trip(const std::vector<T>& ref, file::value_coding coding) {
+    const bvec<T> v(std::span<const T>{ref});
+    bytes f;
+    bitplane::save(v, f);
+    ASSERT_EQ(get<std::uint16_t>(f, 8), 4u);
+    EXPECT_EQ(static_cast<file::value_coding>(f[32]), coding);
+    EXPECT_LT(f.size(), save_with(v, bitplane::save_options::default_zstd_level).size());
+    EXPECT_EQ(get<std::uint64_t>(f, header_size), f.size() - frame_at);
+    const bvec<T> loaded = bitplane::load<T>(f);
+    ASSERT_TRUE(same_values(ref, loaded.to_std_vector()));
+    ASSERT_NO_THROW(loaded.validate());
+    ASSERT_TRUE(loaded == v);
+    ASSERT_TRUE(readable(loaded, case_seed("v4-read", ref.size())));
+    ASSERT_TRUE(same_values(ref, load_stream<T>(f).to_std_vector())) << "load(stream)";
+    bytes again;
+    bitplane::save(loaded, again);
+    EXPECT_TRUE(again == f) << "saving the loaded vector gives other bytes";
+    using other_type = std::conditional_t<std::is_signed_v<T>, std::uint32_t, std::int32_t>;
+    EXPECT_THROW((void)bitplane::load<other_type>(f), format_error);
+    // Without a zstd stage or with value_form off, never version 4.
+    EXPECT_EQ(get<std::uint16_t>(save_with(v, 0), 8), 2u);
+    EXPECT_NE(get<std::uint16_t>(save_with(v, 3), 8), 4u);
+}
+
+// Sizes below and above the sample that save() tries first on long columns
+// (thresholds::value_form_sample_blocks).
+TEST(SerializeValues, DictionaryAndFrameOfReferenceFilesRoundTrip) {
+    constexpr std::size_t sampled = 2 * bitplane::detail::thresholds::value_form_sample_blocks * block_values;
+    for (const std::size_t n : {std::size_t{3000}, 10 * block_values + 77, 4 * block_values, sampled + 1, sampled + 3 * block_values + 9}) {
+        SCOPED_TRACE(n);
+        expect_version4_round_trip(dictionary_column<std::int32_t>(n, 40), file::value_coding::dictionary);
+        expect_version4_round_trip(dictionary_column<std::uint32_t>(n, 256), file::value_coding::dictionary);
+        expect_version4_round_trip(pattern_column(n), file::value_coding::frame_of_reference);
+    }
+}
+
+/// A version 4 file with its header field at `at` replaced by `value` (checksum recomputed).
+template <class V>
+bytes with_field(bytes f, std::size_t at, V value) {
+    put<V>(f, at, value);
+    rechecksum(f);
+    return f;
+}
+
+/// A version 4 file around `body` (compressed here) with the header of `f`, the body's size
+/// at 48, checksummed.
+bytes forge_v4(const bytes& f, const bytes& body) {
+    bytes out(f.begin(), f.begin() + header_size);
+    put<std::uint64_t>(out, 48, body.size());
+    const bytes frame = zstd_frame(body);
+    out.resize(frame_at);
+    put<std::uint64_t>(out, header_size, frame.size());
+    out.insert(out.end(), frame.begin(), frame.end());
+    rechecksum(out);
+    return out;
+}
+
+template <class T>
+::testing::AssertionResult refused_at(const bytes& f, std::uint64_t offset, const std::string& words) {
+    try {
+        (void)bitplane::load<T>(f);
+        return ::testing::AssertionFailure() << "accepted";
+    } catch (const format_error& e) {
+        if (e.offset() != offset) return ::testing::AssertionFailure() << "at " << e.offset() << ": " << e.what();
+        if (std::string(e.what()).find(words) == std::string::npos) return ::testing::AssertionFailure() << e.what();
+    }
+    try {
+        (void)load_stream<T>(f);
+        return ::testing::AssertionFailure() << "accepted from a stream";
+    } catch (const format_error&) {
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// Every rule of the version 4 header and body (docs/format.md section 4), each refused at its
+// offset with what is wrong.
+TEST(SerializeValues, ForgedHeadersAndBodiesAreRefused) {
+    const std::vector<std::int32_t> dref = dictionary_column<std::int32_t>(3 * block_values + 5, 40);
+    bytes d;
+    bitplane::save(bvec<std::int32_t>(std::span<const std::int32_t>{dref}), d);
+    const std::vector<std::uint32_t> fref = pattern_column(3 * block_values + 5);
+    bytes r;
+    bitplane::save(bvec<std::uint32_t>(std::span<const std::uint32_t>{fref}), r);
+    ASSERT_EQ(get<std::uint16_t>(d, 8), 4u);
+    ASSERT_EQ(get<std::uint16_t>(r, 8), 4u);
+    ASSERT_EQ(d[32], std::byte{1});
+    ASSERT_EQ(r[32], std::byte{0});
+    using I = std::int32_t;
+    using U = std::uint32_t;
+    EXPECT_TRUE(refused_at<I>(with_field<std::uint8_t>(d, 32, 2), 32, "unknown value coding"));
+    EXPECT_TRUE(refused_at<U>(with_field<std::uint8_t>(r, 33, 0), 33, "byte lanes"));
+    EXPECT_TRUE(refused_at<U>(with_field<std::uint8_t>(r, 33, 5), 33, "byte lanes"));
+    EXPECT_TRUE(refused_at<I>(with_field<std::uint32_t>(d, 40, 0), 40, "dictionary of 0"));
+    EXPECT_TRUE(refused_at<I>(with_field<std::uint32_t>(d, 40, 257), 40, "dictionary of 257"));
+    EXPECT_TRUE(refused_at<I>(with_field<std::uint8_t>(d, 33, 2), 33, "dictionary with byte lanes"));
+    EXPECT_TRUE(refused_at<I>(with_field<std::uint32_t>(d, 36, 5), 33, "dictionary with byte lanes or a base"));
+    EXPECT_TRUE(refused_at<U>(with_field<std::uint32_t>(r, 40, 1), 40, "frame of reference with a dictionary"));
+    for (const std::size_t reserved : {34, 35, 44, 47})
+        EXPECT_TRUE(refused_at<U>(with_field<std::uint8_t>(r, reserved, 1), reserved, "reserved"));
+    EXPECT_TRUE(refused_at<U>(with_field<std::uint64_t>(r, 48, get<std::uint64_t>(r, 48) + 1), 48, "values body size"));
+    EXPECT_TRUE(refused_at<U>(with_field<std::uint64_t>(with_field<std::uint64_t>(r, 16, 0), 24, 0), 16, "no values"));
+    // A zstd bomb: a small file announcing a body of more than 1024 bytes per file byte is
+    // refused from the header, before anything is allocated.
+    {
+        const std::uint64_t n = 1024 * r.size() + 1;
+        bytes f = with_field<std::uint64_t>(r, 16, n);
+        f = with_field<std::uint64_t>(f, 24, (n + block_values - 1) / block_values);
+        ASSERT_EQ(r[33], std::byte{1});  // one lane: the body is n bytes
+        f = with_field<std::uint64_t>(f, 48, n);
+        EXPECT_TRUE(refused_at<U>(f, 48, "too large for a file"));
+    }
+    // Bodies (refused at the frame, the body's offset in the message).
+    const std::size_t n = dref.size();
+    {
+        const file::value_body b = *file::dictionary_body(keys_of(dref));
+        const std::uint32_t k = b.fields.keys;
+        ASSERT_EQ(k, get<std::uint32_t>(d, 40));
+        ASSERT_GT(k, 5u);
+        const bytes body = b.bytes;
+        EXPECT_NO_THROW((void)bitplane::load<I>(forge_v4(d, body)));
+        bytes bad = body;
+        bad[4 * k + n - 1] = static_cast<std::byte>(k);  // code past the dictionary
+        EXPECT_TRUE(refused_at<I>(forge_v4(d, bad), frame_at, "code " + std::to_string(k) + " past the dictionary"));
+        bad = body;
+        std::memcpy(bad.data() + 4 * 5, bad.data() + 4 * 4, 4);  // key 5 equal to key 4
+        EXPECT_TRUE(refused_at<I>(forge_v4(d, bad), frame_at, "dictionary key 5 not above"));
+    }
+    {
+        // Frame of reference: a base near 2^32 - 1 that a residual carries past it.
+        const file::value_body b = file::frame_of_reference_body(fref);
+        ASSERT_EQ(b.fields.lanes, 1u);
+        bytes f = with_field<std::uint32_t>(r, 36, 0xFFFFFF80u);
+        f = forge_v4(f, b.bytes);
+        EXPECT_TRUE(refused_at<U>(f, frame_at, "past 2^32 - 1"));
+        // The same base with small residuals loads, to values near the top.
+        bytes small(b.bytes.size(), std::byte{0x7F});
+        const bvec<U> top = bitplane::load<U>(forge_v4(with_field<std::uint32_t>(r, 36, 0xFFFFFF80u), small));
+        EXPECT_EQ(top[0], 0xFFFFFFFFu);
+        // A frame whose content is shorter than the header's body size.
+        bytes cut = b.bytes;
+        cut.pop_back();
+        bytes g = forge_v4(r, cut);
+        g = with_field<std::uint64_t>(g, 48, b.bytes.size());
+        EXPECT_TRUE(refused_at<U>(g, frame_at, "zstd frame declares"));
+    }
+}
+
+// Hostile version 4 files: every truncation and every byte flip is a format_error; flips with
+// the checksum recomputed throw format_error or load a readable vector.
+TEST(SerializeValues, TruncationsAndFlipsThrowFormatError) {
+    const std::vector<std::int32_t> ref = dictionary_column<std::int32_t>(block_values + 100, 12);
+    bytes file;
+    bitplane::save(bvec<std::int32_t>(std::span<const std::int32_t>{ref}), file);
+    ASSERT_EQ(get<std::uint16_t>(file, 8), 4u);
+    for (std::size_t n = 0; n < file.size(); ++n) {
+        const bytes cut(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(n));
+        ASSERT_TRUE(throws_format_error([&] { (void)bitplane::load<std::int32_t>(cut); }, n)) << "cut at " << n;
+        ASSERT_TRUE(throws_format_error([&] { (void)load_stream<std::int32_t>(cut); }, n)) << "stream cut at " << n;
+    }
+    for (std::size_t at = 0; at < file.size(); ++at) {
+        if (at >= checksum_at && at < header_size) continue;
+        for (const std::uint8_t bit : {std::uint8_t{1}, std::uint8_t{0x80}}) {
+            bytes bad = file;
+            bad[at] ^= std::byte{bit};
+            ASSERT_TRUE(throws_format_error([&] { (void)bitplane::load<std::int32_t>(bad); }, bad.size())) << "flip at " << at;
+            rechecksum(bad);
+            try {
+                const bvec<std::int32_t> got = bitplane::load<std::int32_t>(bad);
+                ASSERT_TRUE(readable(got, at)) << "flip at " << at;
+            } catch (const format_error& e) {
+                ASSERT_LE(e.offset(), bad.size()) << e.what();
+            }
+        }
+    }
+}
+
 // A version 3 file written by this library when the zstd stage was added (tests/fixtures/
 // vector/vector_v3_u32.bp: the values of the version 1 fixtures, level 19) still loads.
 TEST(SerializeVersions, CheckedInVersion3FileLoads) {
@@ -1465,6 +1735,22 @@ TEST(SerializeVersions, CheckedInVersion3FileLoads) {
     EXPECT_NO_THROW(loaded.validate());
     EXPECT_TRUE(zstd_layout_matches(f, save_bytes(loaded)));
     EXPECT_THROW((void)bitplane::load<std::int32_t>(f), format_error);
+}
+
+// A version 4 file written by this library when the values form was added (tests/fixtures/
+// vector/vector_v4_i32.bp: a dictionary of 30 time-zone-like offsets, level 1) still loads.
+TEST(SerializeVersions, CheckedInVersion4FileLoads) {
+    std::vector<std::int32_t> ref(3 * block_values + 123);
+    for (std::size_t i = 0; i < ref.size(); ++i) ref[i] = static_cast<std::int32_t>((i * 7 + i / 53) % 30) * 3600 - 43200;
+    const bytes f = read_fixture("vector_v4_i32.bp");
+    ASSERT_FALSE(f.empty()) << "fixture tests/fixtures/vector/vector_v4_i32.bp missing";
+    ASSERT_EQ(get<std::uint16_t>(f, 8), 4u);
+    EXPECT_EQ(static_cast<file::value_coding>(f[32]), file::value_coding::dictionary);
+    const auto loaded = bitplane::load<std::int32_t>(f);
+    EXPECT_TRUE(same_values(ref, loaded.to_std_vector()));
+    EXPECT_TRUE(same_values(ref, load_stream<std::int32_t>(f).to_std_vector()));
+    EXPECT_NO_THROW(loaded.validate());
+    EXPECT_THROW((void)bitplane::load<std::uint32_t>(f), format_error);
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ struct thread_count_guard {
 const bitplane::save_options v2_options{.zstd_level = 0};
 
 template <class T>
-bytes saved(const std::vector<T>& values, const bitplane::save_options& options = {}) {
+bytes saved(const std::vector<T>& values, bitplane::save_options options = {}) {
+    options.value_form = false;  // the writer never writes version 4 (it never holds the values)
     bytes out;
     bitplane::save(bitplane::vector<T>(std::span<const T>(values)), out, options);
     return out;

@@ -29,6 +29,13 @@ struct save_options {
     int zstd_level = default_zstd_level;
     /// The default, by measurement (bench_corpus --levels): sizes of level 3, 3-20x faster to save.
     static constexpr int default_zstd_level = 1;
+    /// With a zstd stage, also try the values form (docs/format.md section 3, version 4: the
+    /// values as byte lanes or dictionary codes in a zstd frame, which shows zstd repetition
+    /// that bit-planes hide) and keep it when the file is smaller. Loading such a file
+    /// re-encodes its values (about the cost of building the vector); saving costs one decode
+    /// and a second zstd pass. vector_writer never writes it (its files equal save()'s with
+    /// value_form = false).
+    bool value_form = true;
 };
 
 /// Appends the encoded vector to `out`. Seals nothing in `v` (a pending write-back block is

@@ -3,7 +3,8 @@
 // (`bitplane pack` streams files through it): append chunks as they are read, then finish().
 //
 // The file is byte-for-byte the one save() writes for a vector holding the same values, with
-// the same save_options (the zstd stage, format version 3, included). The placed form below
+// the same save_options (the zstd stage, format version 3, included) and value_form = false
+// (a writer never holds the values, so it never writes version 4, the values form). The placed form below
 // writes its blocks where they belong as they are encoded, so it writes version 2 (no zstd
 // stage): the bytes of save() with save_options{.zstd_level = 0}.
 //

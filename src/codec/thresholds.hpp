@@ -22,6 +22,22 @@ inline constexpr unsigned transform_runner_up_planes = 2;
 // extra planes in the ranking: delta is taken only when it saves more than that.
 inline constexpr unsigned delta_penalty_planes = 1;
 
+// ---- the values form of a vector file (format version 4, core/value_file.hpp) ---------------
+// Loading a version 4 file encodes its values again (~1-2 ns a value) where version 3 decodes
+// only its distinct blocks (a repetitive column: a few hundred), so save() keeps version 4
+// only when it is at least 1/8 smaller (numerator / 8: the file at most 7/8 of version 3's).
+// On the corpus (bench_corpus --sizes) that keeps it on 8 columns, 15-65% smaller, where it
+// takes tz_*, geoip*_country, ucd_category and word_first from above 1.25x zstd -19 to below,
+// and drops it where it saved 8-12% (ucd_bidi, geoip4_size 1.14x, readings).
+inline constexpr unsigned value_form_keep_eighths = 7;
+// A column of more than twice this many blocks is tried on its first blocks first (the values
+// form and the blocks, each through zstd) and written in the values form only when that
+// sample passes the rule above: trying a whole column costs a decode and a second zstd pass
+// (bam_flag, 1.7M values: save 1.3 -> 19 ms of CPU), the sample ~0.5 ms (bam_flag: 2.1 ms).
+// The sample misjudges ucd_linebreak (its first blocks vary most; whole: 24% smaller), kept
+// at version 3 (1.23x zstd -19).
+inline constexpr std::size_t value_form_sample_blocks = 32;
+
 // ---- results of bitwise operations (ops/bitwise.cpp) -----------------------------------------
 // A dense result that bitwise operations compute from stored words (combine_interleaved) is
 // written all-raw when that is at most this much larger (numerator / 8) than the smallest

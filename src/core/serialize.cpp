@@ -11,9 +11,11 @@
 #include "core/vector_access.hpp"
 #include "codec/block_format.hpp"
 #include "codec/byte_io.hpp"
+#include "codec/thresholds.hpp"
 
 #include "core/checked_size.hpp"
 #include "core/file_header.hpp"
+#include "core/value_file.hpp"
 #include "core/vector_file.hpp"
 
 #include <algorithm>
@@ -53,11 +55,60 @@ struct file_header {
     std::uint64_t payload_bytes = 0;
     std::uint64_t stored = 0;     // version 2: stored blocks D
     std::uint64_t map_bytes = 0;  // version 2: block map size M
-    std::uint64_t frame_bytes = 0;  // version 3: the zstd frame's size C
-    std::uint64_t body_bytes() const { return payload_bytes + 2 * stored + map_bytes; }  // versions 2, 3: S + 2D + M
+    std::uint64_t frame_bytes = 0;  // versions 3, 4: the zstd frame's size C
+    detail::file::value_body_fields value_fields;  // version 4
+    std::uint64_t body_bytes() const {  // versions 2, 3: S + 2D + M; version 4: the values body
+        return version == detail::file::vector_values_version ? value_fields.body_bytes(values)
+                                                              : payload_bytes + 2 * stored + map_bytes;
+    }
     std::uint64_t total = 0;      // the file's size
     std::uint64_t total_bytes() const { return total; }
 };
+
+// The zstd frame's size C of a version 3 or 4 file (bytes 64-71), at least 1; the file's
+// size follows.
+void read_frame_size(std::span<const std::byte> bytes, file_header& h) {
+    if (bytes.size() < detail::file::zstd_frame_at)
+        throw format_error("truncated file header: version " + std::to_string(h.version) +
+                               " needs the zstd frame size at bytes 64-71",
+                           bytes.size());
+    h.frame_bytes = load_le<std::uint64_t>(bytes.data() + header_bytes);
+    if (h.frame_bytes == 0) throw format_error("zstd frame size 0", header_bytes);
+    h.total = checked_add(detail::file::zstd_frame_at, h.frame_bytes, "file size", header_bytes);
+}
+
+// Version 4 (bytes 32-55): coding, lanes, base, K and the body's size, which must be the one
+// they imply and at most body_bytes_per_file_byte times the file's size. The body holds at
+// least a byte per value, so the value count is bounded by the file's size too.
+file_header parse_values_header(std::span<const std::byte> bytes, file_header h) {
+    namespace file = detail::file;
+    constexpr std::uint64_t fields_at = 32;
+    h.value_fields.coding = static_cast<file::value_coding>(bytes[32]);
+    h.value_fields.lanes = static_cast<std::uint8_t>(bytes[33]);
+    h.value_fields.base = load_le<std::uint32_t>(bytes.data() + 36);
+    h.value_fields.keys = load_le<std::uint32_t>(bytes.data() + 40);
+    for (const std::size_t zero : {34, 35, 44, 45, 46, 47})
+        if (bytes[zero] != std::byte{0}) throw format_error("reserved header byte not zero", zero);
+    file::check_value_fields(h.value_fields, fields_at);
+    if (h.values == 0) throw format_error("version 4 file of no values", 16);
+    if (h.value_fields.coding == file::value_coding::frame_of_reference && h.value_fields.keys != 0)
+        throw format_error("frame of reference with a dictionary size", 40);
+    if (h.value_fields.coding == file::value_coding::dictionary && (h.value_fields.lanes != 1 || h.value_fields.base != 0))
+        throw format_error("dictionary with byte lanes or a base", 33);
+    const std::uint64_t body = load_le<std::uint64_t>(bytes.data() + 48);
+    if (body != h.body_bytes())
+        throw format_error("values body size " + std::to_string(body) + ", its coding needs " +
+                               std::to_string(h.body_bytes()),
+                           48);
+    read_frame_size(bytes, h);
+    if (body / file::body_bytes_per_file_byte > h.total ||
+        (body / file::body_bytes_per_file_byte == h.total && body % file::body_bytes_per_file_byte != 0))
+        throw format_error("values body of " + std::to_string(body) + " bytes too large for a file of " +
+                               std::to_string(h.total) + " bytes (at most " +
+                               std::to_string(file::body_bytes_per_file_byte) + " per file byte)",
+                           48);
+    return h;
+}
 
 // Checks the fixed header; afterwards the file's total size is known and bounded by the
 // header's own fields, which are checked for overflow.
@@ -66,7 +117,7 @@ file_header parse_header(std::span<const std::byte> bytes) {
     detail::byte_reader r(bytes);
     r.need(header_bytes, "file header");
     file_header h;
-    h.version = detail::file::check_header(bytes, kind_vector, "a vector", detail::file::vector_zstd_version);
+    h.version = detail::file::check_header(bytes, kind_vector, "a vector", detail::file::vector_values_version);
     const auto type = static_cast<std::uint8_t>(bytes[11]);
     if (type != value_type_code<T>)
         throw format_error(std::string("file holds ") + (type == 1 ? "int32" : type == 0 ? "uint32" : "unknown") +
@@ -80,6 +131,7 @@ file_header parse_header(std::span<const std::byte> bytes) {
         throw format_error("block count " + std::to_string(h.blocks) + " does not match value count " +
                                std::to_string(h.values),
                            24);
+    if (h.version == detail::file::vector_values_version) return parse_values_header(bytes, h);
     if (h.version >= 2) {
         // Version 2: payload at 64, then the sizes table (2 D bytes) and the block map (M).
         h.stored = load_le<std::uint64_t>(bytes.data() + 32);
@@ -104,12 +156,7 @@ file_header parse_header(std::span<const std::byte> bytes) {
         if (h.version == detail::file::vector_zstd_version) {
             // Version 3: the body is a zstd frame of C bytes after the header and C; the
             // body's size is bounded by the file's before anything is allocated for it.
-            if (bytes.size() < detail::file::zstd_frame_at)
-                throw format_error("truncated file header: version 3 needs the zstd frame size at bytes 64-71",
-                                   bytes.size());
-            h.frame_bytes = load_le<std::uint64_t>(bytes.data() + header_bytes);
-            if (h.frame_bytes == 0) throw format_error("zstd frame size 0", header_bytes);
-            h.total = checked_add(detail::file::zstd_frame_at, h.frame_bytes, "file size", header_bytes);
+            read_frame_size(bytes, h);
             if (body / detail::file::body_bytes_per_file_byte > h.total ||
                 (body / detail::file::body_bytes_per_file_byte == h.total && body % detail::file::body_bytes_per_file_byte != 0))
                 throw format_error("payload, sizes table and block map of " + std::to_string(body) +
@@ -359,6 +406,18 @@ vector<T> parse_file(std::span<const std::byte> bytes) {
     constexpr std::uint64_t frame_at = detail::file::zstd_frame_at;
     const std::vector<std::byte> body =
         detail::file::decompress_body(bytes.subspan(frame_at), h.body_bytes(), frame_at);
+    if (h.version == detail::file::vector_values_version) {
+        std::vector<std::uint32_t> keys(static_cast<std::size_t>(h.values));
+        try {
+            detail::file::read_value_body(body, h.value_fields, keys);
+        } catch (const format_error& e) {
+            throw format_error(std::string("in the zstd frame's content (values), at its byte ") +
+                                   std::to_string(e.offset()) + ": " + e.what(),
+                               frame_at);
+        }
+        for (std::uint32_t& k : keys) k = detail::file::key_of(k, std::is_signed_v<T>);  // back to the value's bits
+        return vector<T>(std::span<const T>(reinterpret_cast<const T*>(keys.data()), keys.size()));
+    }
     try {
         return parse_body<T>(body, h, 0);
     } catch (const format_error& e) {
@@ -366,6 +425,69 @@ vector<T> parse_file(std::span<const std::byte> bytes) {
                                std::to_string(e.offset()) + ": " + e.what(),
                            frame_at);
     }
+}
+
+// The zstd frame of a values body at `level`, or nothing when zstd does not make it smaller.
+std::optional<std::vector<std::byte>> values_frame(const detail::file::value_body& body, int level) {
+    return detail::file::compress_body(level, body.bytes.size(), [&](auto&& add) { add(std::span<const std::byte>(body.bytes)); });
+}
+
+std::vector<std::uint32_t> keys_of(const detail::vector_core& core, std::size_t count) {
+    std::vector<std::uint32_t> keys(count);
+    core.decode(0, keys);
+    for (std::uint32_t& k : keys) k = detail::file::key_of(k, core.is_signed());
+    return keys;
+}
+
+// Whether a file of `values_bytes` is worth keeping over one of `blocks_bytes`
+// (thresholds::value_form_keep_eighths).
+bool values_form_pays(std::uint64_t values_bytes, std::uint64_t blocks_bytes) {
+    return 8 * values_bytes <= detail::thresholds::value_form_keep_eighths * blocks_bytes;
+}
+
+// Whether the first value_form_sample_blocks blocks of a long column are smaller enough in
+// the values form than as blocks, each through zstd at `level` (the sample's blocks are not
+// deduplicated: a column of repeated blocks compresses them in the frame alike).
+bool values_sample_pays(const detail::vector_core& core, int level) {
+    constexpr std::size_t blocks = detail::thresholds::value_form_sample_blocks;
+    const auto body = detail::file::make_value_body(keys_of(core, blocks * block_values));
+    const auto values = values_frame(body, level);
+    std::vector<std::byte> sealed;
+    std::array<std::byte, codec::max_block_bytes> scratch;
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::span<const std::byte> block = core.sealed_block(b, scratch);
+        sealed.insert(sealed.end(), block.begin(), block.end());
+    }
+    const auto frame = detail::file::compress_body(level, sealed.size(), [&](auto&& add) { add(std::span<const std::byte>(sealed)); });
+    const std::uint64_t blocks_bytes = frame ? frame->size() : sealed.size();
+    return values && values_form_pays(values->size(), blocks_bytes);
+}
+
+// Version 4 (docs/format.md section 3): replaces the file at `start` of `out` (version 2 or
+// 3, header written, checksum not yet) by the values body in a zstd frame at `level` when
+// that file is enough smaller (values_form_pays) and meets the loader's bound.
+void save_values(const detail::vector_core& core, std::vector<std::byte>& out, std::size_t start, int level) {
+    namespace file = detail::file;
+    const std::uint64_t now = out.size() - start;
+    if (now <= file::zstd_frame_at) return;
+    if (core.size() > 2 * detail::thresholds::value_form_sample_blocks * block_values && !values_sample_pays(core, level))
+        return;
+    const file::value_body body = file::make_value_body(keys_of(core, core.size()));
+    const auto frame = values_frame(body, level);
+    if (!frame) return;
+    const std::uint64_t total = file::zstd_frame_at + frame->size();
+    if (!values_form_pays(total, now) || body.bytes.size() > file::body_bytes_per_file_byte * total) return;
+    out.resize(start + file::zstd_frame_at);
+    std::byte* h = out.data() + start;
+    store_le<std::uint16_t>(h + 8, file::vector_values_version);
+    std::fill(h + 32, h + 56, std::byte{0});
+    h[32] = static_cast<std::byte>(body.fields.coding);
+    h[33] = static_cast<std::byte>(body.fields.lanes);
+    store_le<std::uint32_t>(h + 36, body.fields.base);
+    store_le<std::uint32_t>(h + 40, body.fields.keys);
+    store_le<std::uint64_t>(h + 48, body.bytes.size());
+    store_le<std::uint64_t>(h + header_bytes, frame->size());
+    out.insert(out.end(), frame->begin(), frame->end());
 }
 
 }  // namespace
@@ -460,6 +582,8 @@ void save(const vector<T>& v, std::vector<std::byte>& out, const save_options& o
             store_le<std::uint16_t>(h + 8, detail::file::vector_zstd_version);
         }
     }
+    if (options.value_form && options.zstd_level > 0 && core.size() > 0) save_values(core, out, start, options.zstd_level);
+    h = out.data() + start;
     const std::span<const std::byte> file(h, out.size() - start);
     store_le<std::uint64_t>(h + checksum_offset, checksum(file));
 }
@@ -503,12 +627,14 @@ vector<T> load(std::istream& in) {
     const std::size_t got = read_some(in, bytes.data(), header_bytes);
     if (got != header_bytes)
         throw format_error("truncated file header: " + std::to_string(got) + " of 64 bytes", got);
-    if (load_le<std::uint16_t>(bytes.data() + 8) == detail::file::vector_zstd_version) {
-        // Version 3 keeps the zstd frame's size after the header (parse_header checks the rest).
+    if (const auto version = load_le<std::uint16_t>(bytes.data() + 8);
+        version == detail::file::vector_zstd_version || version == detail::file::vector_values_version) {
+        // Versions 3 and 4 keep the zstd frame's size after the header (parse_header checks the rest).
         bytes.resize(detail::file::zstd_frame_at);
         const std::size_t more = read_some(in, bytes.data() + header_bytes, bytes.size() - header_bytes);
         if (more != bytes.size() - header_bytes)
-            throw format_error("truncated file header: version 3 needs the zstd frame size at bytes 64-71",
+            throw format_error("truncated file header: version " + std::to_string(version) +
+                                   " needs the zstd frame size at bytes 64-71",
                                header_bytes + more);
     }
     const file_header h = parse_header<T>(bytes);

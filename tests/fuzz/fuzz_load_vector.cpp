@@ -4,8 +4,9 @@
 // without the zstd stage). The input's checksum field is rewritten first (fuzz_support.hpp),
 // so mutations reach the tables and the blocks: the version 2 sizes table and block map
 // (seeds from make_corpus.cpp, runs of repeated blocks among them), the version 3 zstd frame
-// (seeds of make_corpus.cpp at the default level and at 1 and 19) and the version 1 offsets
-// table (checked-in seeds in tests/fuzz/corpus/).
+// (seeds of make_corpus.cpp at the default level and at 1 and 19), the version 4 values form
+// (checked-in seeds seed_v4_*: a dictionary and a frame of reference) and the version 1
+// offsets table (checked-in seeds in tests/fuzz/corpus/).
 #include "fuzz_support.hpp"
 
 #include <bitplane/bitplane.hpp>
