@@ -58,19 +58,27 @@ alignas(32) constexpr std::uint64_t swap_masks[3][4] = {
     {0x0000CCCC0000CCCCull, 0x0000CCCC0000CCCCull, 0x0000CCCC0000CCCCull, 0x0000CCCC0000CCCCull},
     {0x00000000F0F0F0F0ull, 0x00000000F0F0F0F0ull, 0x00000000F0F0F0F0ull, 0x00000000F0F0F0F0ull}};
 
-// Swaps the bits of x at the set bits of swap_masks[R] with those S places up (a delta swap).
+// swap_masks as vectors, its address hidden from the optimizer once per kernel call: the
+// transposes then AND with memory operands (GCC otherwise rebuilds each broadcast constant
+// through a general register, three instructions, every time it runs short of vector
+// registers; hiding the address at every use costs an address computation per swap).
+inline const __m256i* swap_mask_rows() noexcept {
+    const auto* where = reinterpret_cast<const __m256i*>(swap_masks);
+    asm("" : "+r"(where));
+    return where;
+}
+
+// Swaps the bits of x at the set bits of masks[R] with those S places up (a delta swap).
 template <int S, int R>
-[[gnu::always_inline]] inline __m256i delta_swap(__m256i x) noexcept {
-    const auto* where = reinterpret_cast<const __m256i*>(swap_masks[R]);
-    asm("" : "+r"(where));  // hides the constant from the optimizer
-    const __m256i mask = _mm256_load_si256(where);
+[[gnu::always_inline]] inline __m256i delta_swap(__m256i x, const __m256i* masks) noexcept {
+    const __m256i mask = _mm256_load_si256(masks + R);
     const __m256i t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, S)), mask);
     return _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64(t, S));
 }
 
 // Lane i = word of plane 8k + i of one column (zero where absent) -> byte v = byte k of value
 // v of the column.
-[[gnu::always_inline]] inline __m256i byte_plane(__m256i words) noexcept {
+[[gnu::always_inline]] inline __m256i byte_plane(__m256i words, const __m256i* masks) noexcept {
     const __m256i by_byte = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,  //
                                              0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     const __m256i join = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
@@ -79,9 +87,9 @@ template <int S, int R>
     __m256i x = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(words, by_byte), join);
     // Transposed (bit b of byte r <-> bit r of byte b; Hacker's Delight, 7-3): byte b of
     // qword m is value 8m + b's byte.
-    x = delta_swap<7, 0>(x);
-    x = delta_swap<14, 1>(x);
-    return delta_swap<28, 2>(x);
+    x = delta_swap<7, 0>(x, masks);
+    x = delta_swap<14, 1>(x, masks);
+    return delta_swap<28, 2>(x, masks);
 }
 
 // One operand's columns. A column is `stored` little-endian words, one per live plane in plane
@@ -93,6 +101,7 @@ struct operand_reader {
     std::size_t column_bytes;
     bool placed;
     std::uint32_t present = 0;  // bit k: byte k has a live plane
+    std::uint32_t full = 0;     // bit k: all 8 planes of byte k are live (a plain load, in place)
     std::size_t offset[4] = {};
     __m256i load_mask[4];
     __m256i place[4];
@@ -110,6 +119,7 @@ struct operand_reader {
             const auto n = static_cast<std::uint32_t>(std::popcount(in_byte));
             const auto rank = static_cast<std::uint32_t>(std::popcount(op.live & ((std::uint32_t{1} << (8 * k)) - 1u)));
             if (n != 0) present |= 1u << k;
+            if (n == 8) full |= 1u << k;
             offset[k] = 4 * std::size_t{rank};
             alignas(32) std::int32_t mask[8];
             alignas(32) std::int32_t index[8];
@@ -133,12 +143,19 @@ struct operand_reader {
         }
     }
 
-    // Byte k of the values r | ones of column c. `Placed` is true only if `placed` is; `Few`
-    // (bytes of few planes spread) only where some byte has few planes, which keeps the test
-    // out of the narrow kernels' loops.
+    // Byte k of the values r | ones of the column at `column` (the payload's column c is at
+    // payload + c * column_bytes: the kernels step a pointer). `Placed` is true only if
+    // `placed` is; `Few` (bytes of few planes spread) only where some byte has few planes,
+    // which keeps the test out of the narrow kernels' loops. `masks`: swap_mask_rows().
     template <bool Placed, bool Few = false>
-    [[gnu::always_inline]] __m256i bytes(std::size_t c, unsigned k) const noexcept {
+    [[gnu::always_inline]] __m256i bytes(const std::uint8_t* column, unsigned k, const __m256i* masks) const noexcept {
         if (((present >> k) & 1u) == 0) return ones[k];
+        const std::uint8_t* at = column + offset[k];
+        if (((full >> k) & 1u) != 0) {
+            // Eight live planes: in their lanes whatever `placed` says, and no all-one plane
+            // in the byte; a plain load (the masked one takes two operations).
+            return byte_plane(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), masks);
+        }
         if (Few && ((few >> k) & 1u) != 0) {
             // Each live plane's word spread over the bytes (byte v = bit v: the transpose's
             // order), 0xFF where set, kept at the plane's bit: ~5 operations a plane where
@@ -146,7 +163,6 @@ struct operand_reader {
             const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
                                                     2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
             const __m256i select = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
-            const std::uint8_t* at = payload + column_bytes * c + offset[k];
             __m256i r = ones[k];
 #pragma GCC unroll 4
             for (std::uint32_t i = 0; i < count[k]; ++i) {
@@ -157,9 +173,9 @@ struct operand_reader {
             }
             return r;
         }
-        __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(payload + column_bytes * c + offset[k]), load_mask[k]);
+        __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(at), load_mask[k]);
         if constexpr (!Placed) w = _mm256_permutevar8x32_epi32(w, place[k]);
-        return _mm256_or_si256(byte_plane(w), ones[k]);
+        return _mm256_or_si256(byte_plane(w, masks), ones[k]);
     }
 };
 
@@ -188,26 +204,31 @@ narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::si
                        spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    const __m256i* masks = swap_mask_rows();
+    const std::size_t step_a = a.column_bytes;
+    const std::size_t step_b = b.column_bytes;
+    const std::uint8_t* pa = a.payload;
+    const std::uint8_t* pb = b.payload;
     __m256i products = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
     for (std::size_t c0 = 0; c0 < columns; c0 += flush) {
         __m256i acc = zero;
-        for (std::size_t c = c0; c < c0 + flush; ++c) {
+        for (std::size_t c = c0; c < c0 + flush; ++c, pa += step_a, pb += step_b) {
             if (c % prefetch_every == 0) {
                 ahead_a.step();
                 ahead_b.step();
             }
-            const __m256i a0 = a.template bytes<Placed>(c, 0);
-            const __m256i a1 = a.template bytes<Placed>(c, 1);
+            const __m256i a0 = a.template bytes<Placed>(pa, 0, masks);
+            const __m256i a1 = a.template bytes<Placed>(pa, 1, masks);
             // Values 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
             const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
             const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
             __m256i y0 = x0;
             __m256i y1 = x1;
             if constexpr (!Same) {
-                const __m256i b0 = b.template bytes<Placed>(c, 0);
-                const __m256i b1 = b.template bytes<Placed>(c, 1);
+                const __m256i b0 = b.template bytes<Placed>(pb, 0, masks);
+                const __m256i b1 = b.template bytes<Placed>(pb, 1, masks);
                 y0 = _mm256_unpacklo_epi8(b0, b1);
                 y1 = _mm256_unpackhi_epi8(b0, b1);
                 if constexpr (Sums) {
@@ -258,11 +279,11 @@ struct split_flush {
 
 // The operand's 16-bit lanes l and u of column c, and (Sums) its values' sum added to `sum`.
 template <bool Placed, bool Few, bool Hi, bool Sums>
-[[gnu::always_inline]] inline void split_values(const operand_reader& r, std::size_t c, __m256i (&l)[2], __m256i (&u)[2],
-                                                __m256i& sum) noexcept {
+[[gnu::always_inline]] inline void split_values(const operand_reader& r, const std::uint8_t* column, const __m256i* masks,
+                                                __m256i (&l)[2], __m256i (&u)[2], __m256i& sum) noexcept {
     const __m256i low15 = _mm256_set1_epi16(0x7FFF);
-    const __m256i b0 = r.template bytes<Placed, Few>(c, 0);
-    const __m256i b1 = r.template bytes<Placed, Few>(c, 1);
+    const __m256i b0 = r.template bytes<Placed, Few>(column, 0, masks);
+    const __m256i b1 = r.template bytes<Placed, Few>(column, 1, masks);
     // Values 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
     const __m256i x0 = _mm256_unpacklo_epi8(b0, b1);
     const __m256i x1 = _mm256_unpackhi_epi8(b0, b1);
@@ -273,8 +294,8 @@ template <bool Placed, bool Few, bool Hi, bool Sums>
     __m256i b2 = _mm256_setzero_si256();
     __m256i b3 = b2;
     if constexpr (Hi) {
-        b2 = r.template bytes<Placed, Few>(c, 2);
-        b3 = r.template bytes<Placed, Few>(c, 3);
+        b2 = r.template bytes<Placed, Few>(column, 2, masks);
+        b3 = r.template bytes<Placed, Few>(column, 3, masks);
         const __m256i h0 = _mm256_unpacklo_epi8(b2, b3);
         const __m256i h1 = _mm256_unpackhi_epi8(b2, b3);
         u[0] = _mm256_or_si256(u[0], _mm256_add_epi16(h0, h0));
@@ -305,14 +326,19 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
     __m256i sum_uu = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
-    for (std::size_t c = 0; c < columns; ++c) {
+    const __m256i* masks = swap_mask_rows();
+    const std::size_t step_a = a.column_bytes;
+    const std::size_t step_b = b.column_bytes;
+    const std::uint8_t* pa = a.payload;
+    const std::uint8_t* pb = b.payload;
+    for (std::size_t c = 0; c < columns; ++c, pa += step_a, pb += step_b) {
         if (c % prefetch_every == 0) {
             ahead_a.step();
             ahead_b.step();
         }
         __m256i lx[2];
         __m256i ux[2];
-        split_values<Placed, Few, Hi, Sums>(a, c, lx, ux, sum_a);
+        split_values<Placed, Few, Hi, Sums>(a, pa, masks, lx, ux, sum_a);
         if constexpr (Same) {
             ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], lx[0]), _mm256_madd_epi16(lx[1], lx[1])));
             ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], lx[0]), _mm256_madd_epi16(ux[1], lx[1])));
@@ -320,7 +346,7 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
         } else {
             __m256i ly[2];
             __m256i uy[2];
-            split_values<Placed, Few, Hi, Sums>(b, c, ly, uy, sum_b);
+            split_values<Placed, Few, Hi, Sums>(b, pb, masks, ly, uy, sum_b);
             ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], ly[0]), _mm256_madd_epi16(lx[1], ly[1])));
             ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ly[0]), _mm256_madd_epi16(ux[1], ly[1])));
             lu = _mm256_add_epi32(lu, _mm256_add_epi32(_mm256_madd_epi16(lx[0], uy[0]), _mm256_madd_epi16(lx[1], uy[1])));
@@ -373,6 +399,7 @@ narrow_sums dot_narrow_shared(const shared_layout& l, std::size_t flush, spread_
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
     const __m256i all = _mm256_set1_epi32(-1);
+    const __m256i* masks = swap_mask_rows();
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const auto la = static_cast<int>(l.left_a);
     const auto lb = static_cast<int>(l.left_b);
@@ -396,18 +423,19 @@ narrow_sums dot_narrow_shared(const shared_layout& l, std::size_t flush, spread_
                 ahead_b.step();
             }
             const __m256i t = byte_plane(_mm256_or_si256(_mm256_maskload_epi32(lanes_at(pa, left_at_a), mask_a),
-                                                         _mm256_maskload_epi32(lanes_at(pb, left_at_b), mask_b)));
+                                                         _mm256_maskload_epi32(lanes_at(pb, left_at_b), mask_b)),
+                                          masks);
             __m256i a0 = _mm256_and_si256(t, keep_a);
             __m256i a1 = zero;
             if (l.own_a) {
                 a1 = a0;
-                a0 = byte_plane(_mm256_maskload_epi32(lanes_at(pa, 0), all));
+                a0 = byte_plane(_mm256_maskload_epi32(lanes_at(pa, 0), all), masks);
             }
             __m256i b0 = _mm256_and_si256(_mm256_srl_epi16(t, shift_b), keep_b);
             __m256i b1 = zero;
             if (l.own_b) {
                 b1 = b0;
-                b0 = byte_plane(_mm256_maskload_epi32(lanes_at(pb, 0), all));
+                b0 = byte_plane(_mm256_maskload_epi32(lanes_at(pb, 0), all), masks);
             }
             const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
             const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
@@ -464,11 +492,12 @@ template <bool Signed, bool Same>
 // The column's 32 values (r | ones) + base in 4 registers, in an order that depends on
 // nothing but the position (the same for both operands).
 template <bool Placed>
-[[gnu::always_inline]] inline void wide_values(const operand_reader& r, std::size_t c, __m256i base, __m256i (&v)[4]) noexcept {
-    const __m256i b0 = r.template bytes<Placed>(c, 0);
-    const __m256i b1 = r.template bytes<Placed>(c, 1);
-    const __m256i b2 = r.template bytes<Placed>(c, 2);
-    const __m256i b3 = r.template bytes<Placed>(c, 3);
+[[gnu::always_inline]] inline void wide_values(const operand_reader& r, const std::uint8_t* column, const __m256i* masks, __m256i base,
+                                                __m256i (&v)[4]) noexcept {
+    const __m256i b0 = r.template bytes<Placed>(column, 0, masks);
+    const __m256i b1 = r.template bytes<Placed>(column, 1, masks);
+    const __m256i b2 = r.template bytes<Placed>(column, 2, masks);
+    const __m256i b3 = r.template bytes<Placed>(column, 3, masks);
     const __m256i t0 = _mm256_unpacklo_epi8(b0, b1);
     const __m256i t1 = _mm256_unpackhi_epi8(b0, b1);
     const __m256i t2 = _mm256_unpacklo_epi8(b2, b3);
@@ -488,19 +517,24 @@ wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t ba
     const __m256i shift_b = _mm256_set1_epi32(static_cast<int>(base_b + bias));
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
     lane_sums s;
-    for (std::size_t c = 0; c < columns; ++c) {
+    const __m256i* masks = swap_mask_rows();
+    const std::size_t step_a = a.column_bytes;
+    const std::size_t step_b = b.column_bytes;
+    const std::uint8_t* pa = a.payload;
+    const std::uint8_t* pb = b.payload;
+    for (std::size_t c = 0; c < columns; ++c, pa += step_a, pb += step_b) {
         if (c % prefetch_every == 0) {
             ahead_a.step();
             ahead_b.step();
         }
         __m256i x[4];
-        wide_values<Placed>(a, c, shift_a, x);
+        wide_values<Placed>(a, pa, masks, shift_a, x);
         if constexpr (Same) {
 #pragma GCC unroll 4
             for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, true>(x[r], x[r], s, low);
         } else {
             __m256i y[4];
-            wide_values<Placed>(b, c, shift_b, y);
+            wide_values<Placed>(b, pb, masks, shift_b, y);
 #pragma GCC unroll 4
             for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
         }
