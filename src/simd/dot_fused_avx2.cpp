@@ -4,13 +4,21 @@
 // through memory (the unfused way transposes both blocks into 8 KiB of values each, then
 // multiplies them: three passes).
 //
-// From planes to values, a byte at a time: the words of planes 8k..8k+7 of one column, as an
-// 8 x 32 bit matrix, become byte k of the column's 32 values by one byte shuffle, one lane
-// permute and three delta swaps per 64-bit lane (an 8 x 8 bit transpose each): ~20 operations
-// per 8 planes and 32 values, where the movemask way costs 32 movemasks per column whatever
-// the width. A byte of 1-4 live planes (the top byte of most widths) is built plane by plane
-// instead: each plane's word broadcast, spread to bytes by a shuffle and a compare (~5
-// operations a plane). Then
+// From planes to values, a byte at a time, two ways:
+//   - a column alone (operand_reader::bytes, the narrow kernels): the words of planes
+//     8k..8k+7 of one column, as an 8 x 32 bit matrix, become byte k of the column's 32 values
+//     by one byte shuffle, one lane permute and three delta swaps per 64-bit lane (an 8 x 8 bit
+//     transpose each): ~20 operations per 8 planes and 32 values, where the movemask way costs
+//     32 movemasks per column whatever the width.
+//   - a group of 8 columns (operand_reader::group_bytes, the split and wide kernels, which
+//     need 3-4 bytes of each value): an 8 x 8 transpose of 32-bit words puts each plane's 8
+//     words in one register, then three delta swaps between pairs of registers (half the
+//     operations of one inside a register) finish the bit transpose: ~12 operations per 8
+//     planes and 32 values, the group's bytes kept on the stack until their values are
+//     multiplied (kernel alone on cached payloads, TSC per block pair, 17 bits 3747 -> 3295,
+//     24 bits 4324 -> 3323, 28 bits 5236 -> 4049, 32 bits 5762 -> 4205 against columns
+//     alone).
+// Then
 //   - narrow operands (every value below 2^15 after its all-one planes, and the base added
 //     without wrapping: uniform data up to 15 bits, the common case): bytes 0 and 1 interleave
 //     into 16-bit values and pmaddwd multiplies 16 pairs and adds them pairwise. The base
@@ -34,7 +42,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #if !defined(__AVX2__)
 #error "dot_fused_avx2.cpp must be compiled with -mavx2"
@@ -47,8 +54,9 @@ constexpr std::size_t columns = plane_words;  // 64 columns of 32 values
 constexpr std::uint32_t narrow_bits = 15;     // pmaddwd multiplies signed 16-bit lanes
 constexpr std::uint32_t split_bits = 30;      // values of two such parts (dot_split; the cost
                                               // model's thresholds::dot_fused_avx2_split_bits)
-constexpr std::size_t prefetch_every = 8;
-constexpr std::uint32_t few_planes = 4;       // live planes of a byte spread one by one, not transposed     // columns per step of the next block's prefetch
+constexpr std::size_t prefetch_every = 8;     // columns per step of the next block's prefetch
+constexpr std::size_t group_columns = 8;      // columns transposed together (operand_reader::group_bytes):
+                                              // a step of the prefetch too
 
 // The masks of the three delta swaps of an 8 x 8 bit transpose, read from memory as operands
 // of the AND: GCC otherwise rebuilds each broadcast constant through a general register
@@ -92,6 +100,20 @@ template <int S, int R>
     return delta_swap<28, 2>(x, masks);
 }
 
+// Swaps bit s of the register index with bit s of every byte, for the 8 registers r[0..7]
+// (s = 1, 2, 4; `low`: the bits of each byte whose bit s is clear): a delta swap between
+// each pair of registers whose indexes differ in bit s.
+template <unsigned S>
+[[gnu::always_inline]] inline void swap_registers(__m256i (&r)[8], __m256i low) noexcept {
+#pragma GCC unroll 8
+    for (unsigned i = 0; i < 8; ++i) {
+        if ((i & S) != 0) continue;
+        const __m256i t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(r[i], S), r[i + S]), low);
+        r[i + S] = _mm256_xor_si256(r[i + S], t);
+        r[i] = _mm256_xor_si256(r[i], _mm256_slli_epi64(t, S));
+    }
+}
+
 // One operand's columns. A column is `stored` little-endian words, one per live plane in plane
 // order; the live planes of byte k (planes 8k..8k+7) are consecutive there. They are loaded
 // with a lane mask (so nothing past the payload is read) and, unless the live planes are
@@ -106,9 +128,6 @@ struct operand_reader {
     __m256i load_mask[4];
     __m256i place[4];
     __m256i ones[4];  // byte k of the all-one planes, in every byte
-    std::uint32_t few = 0;   // bit k: byte k has 1..few_planes live planes (spread, not transposed)
-    std::uint32_t count[4] = {};
-    __m256i plane_bit[4][few_planes];  // the i-th live plane of byte k: its bit, in every byte
 
     explicit operand_reader(const interleaved_operand& op) noexcept
         : payload(op.payload),
@@ -132,22 +151,13 @@ struct operand_reader {
             load_mask[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(mask));
             place[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(index));
             ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> (8 * k)) & 0xFFu));
-            count[k] = n;
-            if (n != 0 && n <= few_planes) {
-                few |= 1u << k;
-                std::uint32_t left = in_byte;
-                for (std::uint32_t i = 0; i < n; ++i, left &= left - 1) {
-                    plane_bit[k][i] = _mm256_set1_epi8(static_cast<char>(left & (0u - left)));
-                }
-            }
         }
     }
 
     // Byte k of the values r | ones of the column at `column` (the payload's column c is at
     // payload + c * column_bytes: the kernels step a pointer). `Placed` is true only if
-    // `placed` is; `Few` (bytes of few planes spread) only where some byte has few planes,
-    // which keeps the test out of the narrow kernels' loops. `masks`: swap_mask_rows().
-    template <bool Placed, bool Few = false>
+    // `placed` is. `masks`: swap_mask_rows().
+    template <bool Placed>
     [[gnu::always_inline]] __m256i bytes(const std::uint8_t* column, unsigned k, const __m256i* masks) const noexcept {
         if (((present >> k) & 1u) == 0) return ones[k];
         const std::uint8_t* at = column + offset[k];
@@ -156,26 +166,75 @@ struct operand_reader {
             // in the byte; a plain load (the masked one takes two operations).
             return byte_plane(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), masks);
         }
-        if (Few && ((few >> k) & 1u) != 0) {
-            // Each live plane's word spread over the bytes (byte v = bit v: the transpose's
-            // order), 0xFF where set, kept at the plane's bit: ~5 operations a plane where
-            // the transpose takes ~22 whatever the number of planes.
-            const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
-                                                    2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-            const __m256i select = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
-            __m256i r = ones[k];
-#pragma GCC unroll 4
-            for (std::uint32_t i = 0; i < count[k]; ++i) {
-                std::int32_t word;
-                std::memcpy(&word, at + 4 * i, sizeof word);
-                const __m256i bits = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), spread), select);
-                r = _mm256_or_si256(r, _mm256_and_si256(_mm256_cmpeq_epi8(bits, select), plane_bit[k][i]));
-            }
-            return r;
-        }
         __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(at), load_mask[k]);
         if constexpr (!Placed) w = _mm256_permutevar8x32_epi32(w, place[k]);
         return _mm256_or_si256(byte_plane(w, masks), ones[k]);
+    }
+
+    // Byte k of the values r | ones of the 8 columns from `first` (a group), into out[0..7]
+    // in group order: out[i] holds the values v = 8h + i of the group's columns (byte 4c + h:
+    // column c, h = 0..3). The order depends on nothing but the position, the same for every
+    // byte and both operands, which is all a dot product needs.
+    //
+    // 8 columns at once make the bit transpose cheaper than 8 column transposes (byte_plane):
+    // an 8 x 8 transpose of 32-bit words puts plane 8k + j of the 8 columns into register j;
+    // then three delta swaps between pairs of registers (3 operations a register each, where
+    // a swap inside a register takes 6) exchange the register index (plane) with the bit in
+    // the byte (value mod 8): ~12 operations a register and a store, against ~21 for
+    // byte_plane, whose bytes of 1-4 planes (spread plane by plane) this does not need either.
+    template <bool Placed>
+    [[gnu::always_inline]] void group_bytes(const std::uint8_t* first, unsigned k, __m256i* out) const noexcept {
+        if (((present >> k) & 1u) == 0) {
+            for (unsigned i = 0; i < 8; ++i) out[i] = ones[k];
+            return;
+        }
+        const std::uint8_t* at = first + offset[k];
+        const bool whole = ((full >> k) & 1u) != 0;
+        __m256i r[8];
+#pragma GCC unroll 8
+        for (unsigned c = 0; c < 8; ++c, at += column_bytes) {
+            if (whole) {
+                r[c] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+            } else {
+                r[c] = _mm256_maskload_epi32(reinterpret_cast<const int*>(at), load_mask[k]);
+                if constexpr (!Placed) r[c] = _mm256_permutevar8x32_epi32(r[c], place[k]);
+            }
+        }
+        // r[c] lane j = plane j's word of column c -> r[j] lane c (in some lane order: the
+        // same for every call).
+        __m256i t[8];
+#pragma GCC unroll 4
+        for (unsigned c = 0; c < 8; c += 2) {
+            t[c] = _mm256_unpacklo_epi32(r[c], r[c + 1]);
+            t[c + 1] = _mm256_unpackhi_epi32(r[c], r[c + 1]);
+        }
+        // t[2m] = planes 0,1 / 4,5 of columns 2m, 2m+1 (by 128-bit half), t[2m+1] planes 2,3 / 6,7
+        const __m256i u0 = _mm256_unpacklo_epi64(t[0], t[2]);  // planes 0 | 4 of columns 0..3
+        const __m256i u1 = _mm256_unpackhi_epi64(t[0], t[2]);  // planes 1 | 5
+        const __m256i u2 = _mm256_unpacklo_epi64(t[1], t[3]);  // planes 2 | 6
+        const __m256i u3 = _mm256_unpackhi_epi64(t[1], t[3]);  // planes 3 | 7
+        const __m256i u4 = _mm256_unpacklo_epi64(t[4], t[6]);  // the same of columns 4..7
+        const __m256i u5 = _mm256_unpackhi_epi64(t[4], t[6]);
+        const __m256i u6 = _mm256_unpacklo_epi64(t[5], t[7]);
+        const __m256i u7 = _mm256_unpackhi_epi64(t[5], t[7]);
+        r[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+        r[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+        r[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+        r[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+        r[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+        r[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+        r[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+        r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+        // r[j] = plane 8k + j. Swap register bit s with bit s of each byte: afterwards bit j of
+        // byte b of r[i] is plane 8k + j of the value with bits s of i where the plane's were.
+        swap_registers<1>(r, _mm256_set1_epi8(0x55));
+        swap_registers<2>(r, _mm256_set1_epi8(0x33));
+        swap_registers<4>(r, _mm256_set1_epi8(0x0F));
+        if (whole) {
+            for (unsigned i = 0; i < 8; ++i) out[i] = r[i];
+        } else {
+            for (unsigned i = 0; i < 8; ++i) out[i] = _mm256_or_si256(r[i], ones[k]);
+        }
     }
 };
 
@@ -277,25 +336,20 @@ struct split_flush {
     return _mm256_add_epi64(sum, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
 }
 
-// The operand's 16-bit lanes l and u of column c, and (Sums) its values' sum added to `sum`.
-template <bool Placed, bool Few, bool Hi, bool Sums>
-[[gnu::always_inline]] inline void split_values(const operand_reader& r, const std::uint8_t* column, const __m256i* masks,
-                                                __m256i (&l)[2], __m256i (&u)[2], __m256i& sum) noexcept {
+// The 16-bit lanes l and u of 32 values from their bytes b0..b3 (b2, b3 only if Hi), and
+// (Sums) the values' sum added to `sum`.
+template <bool Hi, bool Sums>
+[[gnu::always_inline]] inline void split_bytes(__m256i b0, __m256i b1, __m256i b2, __m256i b3, __m256i (&l)[2],
+                                               __m256i (&u)[2], __m256i& sum) noexcept {
     const __m256i low15 = _mm256_set1_epi16(0x7FFF);
-    const __m256i b0 = r.template bytes<Placed, Few>(column, 0, masks);
-    const __m256i b1 = r.template bytes<Placed, Few>(column, 1, masks);
-    // Values 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
+    // Values of bytes 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
     const __m256i x0 = _mm256_unpacklo_epi8(b0, b1);
     const __m256i x1 = _mm256_unpackhi_epi8(b0, b1);
     l[0] = _mm256_and_si256(x0, low15);
     l[1] = _mm256_and_si256(x1, low15);
     u[0] = _mm256_srli_epi16(x0, 15);
     u[1] = _mm256_srli_epi16(x1, 15);
-    __m256i b2 = _mm256_setzero_si256();
-    __m256i b3 = b2;
     if constexpr (Hi) {
-        b2 = r.template bytes<Placed, Few>(column, 2, masks);
-        b3 = r.template bytes<Placed, Few>(column, 3, masks);
         const __m256i h0 = _mm256_unpacklo_epi8(b2, b3);
         const __m256i h1 = _mm256_unpackhi_epi8(b2, b3);
         u[0] = _mm256_or_si256(u[0], _mm256_add_epi16(h0, h0));
@@ -312,11 +366,24 @@ template <bool Placed, bool Few, bool Hi, bool Sums>
     }
 }
 
-template <bool Placed, bool Few, bool Same, bool Sums, bool Hi>
+// Bytes 0..bytes-1 of a group of 8 columns of each operand (operand_reader::group_bytes),
+// unless Same (b is a).
+template <bool Placed, bool Same, unsigned Bytes>
+[[gnu::always_inline]] inline void group_operands(const operand_reader& a, const operand_reader& b, const std::uint8_t* pa,
+                                                  const std::uint8_t* pb, __m256i (&ga)[4][8], __m256i (&gb)[4][8]) noexcept {
+#pragma GCC unroll 4
+    for (unsigned k = 0; k < Bytes; ++k) {
+        a.template group_bytes<Placed>(pa, k, ga[k]);
+        if constexpr (!Same) b.template group_bytes<Placed>(pb, k, gb[k]);
+    }
+}
+
+template <bool Placed, bool Same, bool Sums, bool Hi>
 narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_flush flush, spread_prefetch& ahead_a,
                       spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    constexpr unsigned bytes = Hi ? 4 : 2;
     __m256i ll = zero;  // 32-bit accumulators
     __m256i ul = zero;
     __m256i lu = zero;
@@ -326,40 +393,44 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
     __m256i sum_uu = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
-    const __m256i* masks = swap_mask_rows();
-    const std::size_t step_a = a.column_bytes;
-    const std::size_t step_b = b.column_bytes;
+    const std::size_t step_a = group_columns * a.column_bytes;
+    const std::size_t step_b = group_columns * b.column_bytes;
     const std::uint8_t* pa = a.payload;
     const std::uint8_t* pb = b.payload;
-    for (std::size_t c = 0; c < columns; ++c, pa += step_a, pb += step_b) {
-        if (c % prefetch_every == 0) {
-            ahead_a.step();
-            ahead_b.step();
-        }
-        __m256i lx[2];
-        __m256i ux[2];
-        split_values<Placed, Few, Hi, Sums>(a, pa, masks, lx, ux, sum_a);
-        if constexpr (Same) {
-            ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], lx[0]), _mm256_madd_epi16(lx[1], lx[1])));
-            ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], lx[0]), _mm256_madd_epi16(ux[1], lx[1])));
-            uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ux[0]), _mm256_madd_epi16(ux[1], ux[1])));
-        } else {
-            __m256i ly[2];
-            __m256i uy[2];
-            split_values<Placed, Few, Hi, Sums>(b, pb, masks, ly, uy, sum_b);
-            ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], ly[0]), _mm256_madd_epi16(lx[1], ly[1])));
-            ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ly[0]), _mm256_madd_epi16(ux[1], ly[1])));
-            lu = _mm256_add_epi32(lu, _mm256_add_epi32(_mm256_madd_epi16(lx[0], uy[0]), _mm256_madd_epi16(lx[1], uy[1])));
-            uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], uy[0]), _mm256_madd_epi16(ux[1], uy[1])));
-        }
-        if (((c + 1) & flush.low_mask) == 0) {
-            sum_ll = widen(sum_ll, ll, low);
-            ll = zero;
-        }
-        if (((c + 1) & flush.high_mask) == 0) {
-            sum_cross = widen(widen(sum_cross, ul, low), lu, low);
-            sum_uu = widen(sum_uu, uu, low);
-            ul = lu = uu = zero;
+    __m256i ga[4][8];  // the group's bytes (group_bytes order)
+    __m256i gb[4][8];
+    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
+        ahead_a.step();
+        ahead_b.step();
+        group_operands<Placed, Same, bytes>(a, b, pa, pb, ga, gb);
+        // Each step takes 32 values of each operand, as a column would (the flush counts).
+        for (std::size_t i = 0; i < group_columns; ++i) {
+            const std::size_t c = c0 + i;
+            __m256i lx[2];
+            __m256i ux[2];
+            split_bytes<Hi, Sums>(ga[0][i], ga[1][i], Hi ? ga[2][i] : zero, Hi ? ga[3][i] : zero, lx, ux, sum_a);
+            if constexpr (Same) {
+                ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], lx[0]), _mm256_madd_epi16(lx[1], lx[1])));
+                ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], lx[0]), _mm256_madd_epi16(ux[1], lx[1])));
+                uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ux[0]), _mm256_madd_epi16(ux[1], ux[1])));
+            } else {
+                __m256i ly[2];
+                __m256i uy[2];
+                split_bytes<Hi, Sums>(gb[0][i], gb[1][i], Hi ? gb[2][i] : zero, Hi ? gb[3][i] : zero, ly, uy, sum_b);
+                ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], ly[0]), _mm256_madd_epi16(lx[1], ly[1])));
+                ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ly[0]), _mm256_madd_epi16(ux[1], ly[1])));
+                lu = _mm256_add_epi32(lu, _mm256_add_epi32(_mm256_madd_epi16(lx[0], uy[0]), _mm256_madd_epi16(lx[1], uy[1])));
+                uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], uy[0]), _mm256_madd_epi16(ux[1], uy[1])));
+            }
+            if (((c + 1) & flush.low_mask) == 0) {
+                sum_ll = widen(sum_ll, ll, low);
+                ll = zero;
+            }
+            if (((c + 1) & flush.high_mask) == 0) {
+                sum_cross = widen(widen(sum_cross, ul, low), lu, low);
+                sum_uu = widen(sum_uu, uu, low);
+                ul = lu = uu = zero;
+            }
         }
     }
     narrow_sums s;
@@ -489,15 +560,10 @@ template <bool Signed, bool Same>
     }
 }
 
-// The column's 32 values (r | ones) + base in 4 registers, in an order that depends on
-// nothing but the position (the same for both operands).
-template <bool Placed>
-[[gnu::always_inline]] inline void wide_values(const operand_reader& r, const std::uint8_t* column, const __m256i* masks, __m256i base,
-                                                __m256i (&v)[4]) noexcept {
-    const __m256i b0 = r.template bytes<Placed>(column, 0, masks);
-    const __m256i b1 = r.template bytes<Placed>(column, 1, masks);
-    const __m256i b2 = r.template bytes<Placed>(column, 2, masks);
-    const __m256i b3 = r.template bytes<Placed>(column, 3, masks);
+// 32 values (r | ones) + base from their bytes b0..b3, in 4 registers, in an order that
+// depends on nothing but the position (the same for both operands).
+[[gnu::always_inline]] inline void wide_bytes(__m256i b0, __m256i b1, __m256i b2, __m256i b3, __m256i base,
+                                              __m256i (&v)[4]) noexcept {
     const __m256i t0 = _mm256_unpacklo_epi8(b0, b1);
     const __m256i t1 = _mm256_unpackhi_epi8(b0, b1);
     const __m256i t2 = _mm256_unpacklo_epi8(b2, b3);
@@ -517,26 +583,28 @@ wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t ba
     const __m256i shift_b = _mm256_set1_epi32(static_cast<int>(base_b + bias));
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
     lane_sums s;
-    const __m256i* masks = swap_mask_rows();
-    const std::size_t step_a = a.column_bytes;
-    const std::size_t step_b = b.column_bytes;
+    const std::size_t step_a = group_columns * a.column_bytes;
+    const std::size_t step_b = group_columns * b.column_bytes;
     const std::uint8_t* pa = a.payload;
     const std::uint8_t* pb = b.payload;
-    for (std::size_t c = 0; c < columns; ++c, pa += step_a, pb += step_b) {
-        if (c % prefetch_every == 0) {
-            ahead_a.step();
-            ahead_b.step();
-        }
-        __m256i x[4];
-        wide_values<Placed>(a, pa, masks, shift_a, x);
-        if constexpr (Same) {
+    __m256i ga[4][8];  // the group's bytes (group_bytes order)
+    __m256i gb[4][8];
+    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
+        ahead_a.step();
+        ahead_b.step();
+        group_operands<Placed, Same, 4>(a, b, pa, pb, ga, gb);
+        for (std::size_t i = 0; i < group_columns; ++i) {
+            __m256i x[4];
+            wide_bytes(ga[0][i], ga[1][i], ga[2][i], ga[3][i], shift_a, x);
+            if constexpr (Same) {
 #pragma GCC unroll 4
-            for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, true>(x[r], x[r], s, low);
-        } else {
-            __m256i y[4];
-            wide_values<Placed>(b, pb, masks, shift_b, y);
+                for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, true>(x[r], x[r], s, low);
+            } else {
+                __m256i y[4];
+                wide_bytes(gb[0][i], gb[1][i], gb[2][i], gb[3][i], shift_b, y);
 #pragma GCC unroll 4
-            for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
+                for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
+            }
         }
     }
     wide total = wide{lane_total(s.lo)} + (wide{lane_total(s.hi)} << 32);
@@ -591,13 +659,13 @@ narrow_fn pick_narrow(bool placed, bool same, bool sums) noexcept {
 }
 
 template <bool... Flags>
-split_fn pick_split(bool placed, bool few, bool same, bool sums, bool hi) noexcept {
-    if constexpr (sizeof...(Flags) == 5) {
+split_fn pick_split(bool placed, bool same, bool sums, bool hi) noexcept {
+    if constexpr (sizeof...(Flags) == 4) {
         return &dot_split<Flags...>;
     } else {
-        const bool flags[] = {placed, few, same, sums, hi};
-        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, few, same, sums, hi)
-                                       : pick_split<Flags..., false>(placed, few, same, sums, hi);
+        const bool flags[] = {placed, same, sums, hi};
+        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, same, sums, hi)
+                                       : pick_split<Flags..., false>(placed, same, sums, hi);
     }
 }
 
@@ -612,8 +680,8 @@ wide_fn pick_wide(bool placed, bool is_signed, bool same) noexcept {
 }
 
 narrow_fn narrow_kernel(bool placed, bool same, bool sums) noexcept { return pick_narrow<>(placed, same, sums); }
-split_fn split_kernel(bool placed, bool few, bool same, bool sums, bool hi) noexcept {
-    return pick_split<>(placed, few, same, sums, hi);
+split_fn split_kernel(bool placed, bool same, bool sums, bool hi) noexcept {
+    return pick_split<>(placed, same, sums, hi);
 }
 
 // 2^(30 - bits) columns, at most a block's: how long a 32-bit lane may take 4 products of
@@ -652,7 +720,7 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
             const std::uint32_t high = std::max(ua + ub, std::max(ua + lb, la + ub));
             const split_flush flush{flush_columns(la + lb) - 1, flush_columns(high) - 1};
             const bool hi = wa > narrow_bits + 1 || wb > narrow_bits + 1;
-            s = split_kernel(ra.placed && rb.placed, (ra.few | rb.few) != 0, same, sums, hi)(ra, rb, flush, ahead_a, ahead_b);
+            s = split_kernel(ra.placed && rb.placed, same, sums, hi)(ra, rb, flush, ahead_a, ahead_b);
         }
         const signed_wide ba = as_integer(a.base, is_signed);
         const signed_wide bb = as_integer(b.base, is_signed);
