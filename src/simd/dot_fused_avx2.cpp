@@ -5,26 +5,26 @@
 // multiplies them: three passes).
 //
 // From planes to values, a byte at a time, two ways:
-//   - a column alone (operand_reader::bytes, the narrow kernels): the words of planes
+//   - a column alone (byte_plane, operands of 8 planes together): the words of planes
 //     8k..8k+7 of one column, as an 8 x 32 bit matrix, become byte k of the column's 32 values
 //     by one byte shuffle, one lane permute and three delta swaps per 64-bit lane (an 8 x 8 bit
 //     transpose each): ~20 operations per 8 planes and 32 values, where the movemask way costs
 //     32 movemasks per column whatever the width.
-//   - a group of 8 columns (operand_reader::group_bytes, the split and wide kernels, which
-//     need 3-4 bytes of each value): an 8 x 8 transpose of 32-bit words puts each plane's 8
-//     words in one register, then three delta swaps between pairs of registers (half the
-//     operations of one inside a register) finish the bit transpose: ~12 operations per 8
-//     planes and 32 values, the group's bytes kept on the stack until their values are
-//     multiplied (kernel alone on cached payloads, TSC per block pair, 17 bits 3747 -> 3295,
-//     24 bits 4324 -> 3323, 28 bits 5236 -> 4049, 32 bits 5762 -> 4205 against columns
-//     alone).
+//   - a group of 8 columns (operand_reader::group_bytes, every other operand): an 8 x 8
+//     transpose of 32-bit words puts each plane's 8 words in one register, then three delta
+//     swaps between pairs of registers (half the operations of one inside a register) finish
+//     the bit transpose: ~12 operations per 8 planes and 32 values, the group's bytes kept on
+//     the stack until their values are multiplied. Kernel alone on cached payloads (TSC per
+//     block pair of two k-bit operands, development VM, min of 100 calls of 16 blocks), columns
+//     alone -> groups: 8 bits 1867 -> 1201, 12 2374 -> 1990, 15 2773 -> 1783, 16 3736 -> 2117,
+//     17 3782 -> 2919, 24 4539 -> 3163, 28 5891 -> 3779, 32 6709 -> 4126.
 // Then
 //   - narrow operands (every value below 2^15 after its all-one planes, and the base added
 //     without wrapping: uniform data up to 15 bits, the common case): bytes 0 and 1 interleave
 //     into 16-bit values and pmaddwd multiplies 16 pairs and adds them pairwise. The base
 //     (frame of reference) stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb,
-//     ra = residual | ones. When both operands' planes above their first byte fit 8 lanes, they
-//     share one transpose.
+//     ra = residual | ones. When both operands' planes fit 8 lanes together (4 x 4 bits), they
+//     share one column transpose.
 //   - split operands (values of 16 to 30 bits): each value is cut into its low 15 bits and the
 //     rest, both below 2^15, and pmaddwd multiplies the four pairs of parts (dot_split): half
 //     the unpacks of 32-bit values and no 64-bit product halves.
@@ -154,23 +154,6 @@ struct operand_reader {
         }
     }
 
-    // Byte k of the values r | ones of the column at `column` (the payload's column c is at
-    // payload + c * column_bytes: the kernels step a pointer). `Placed` is true only if
-    // `placed` is. `masks`: swap_mask_rows().
-    template <bool Placed>
-    [[gnu::always_inline]] __m256i bytes(const std::uint8_t* column, unsigned k, const __m256i* masks) const noexcept {
-        if (((present >> k) & 1u) == 0) return ones[k];
-        const std::uint8_t* at = column + offset[k];
-        if (((full >> k) & 1u) != 0) {
-            // Eight live planes: in their lanes whatever `placed` says, and no all-one plane
-            // in the byte; a plain load (the masked one takes two operations).
-            return byte_plane(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), masks);
-        }
-        __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(at), load_mask[k]);
-        if constexpr (!Placed) w = _mm256_permutevar8x32_epi32(w, place[k]);
-        return _mm256_or_si256(byte_plane(w, masks), ones[k]);
-    }
-
     // Byte k of the values r | ones of the 8 columns from `first` (a group), into out[0..7]
     // in group order: out[i] holds the values v = 8h + i of the group's columns (byte 4c + h:
     // column c, h = 0..3). The order depends on nothing but the position, the same for every
@@ -258,36 +241,48 @@ struct narrow_sums {
     std::uint64_t sum_b = 0;
 };
 
+// Bytes 0..bytes-1 of a group of 8 columns of each operand (operand_reader::group_bytes),
+// unless Same (b is a).
+template <bool Placed, bool Same, unsigned Bytes>
+[[gnu::always_inline]] inline void group_operands(const operand_reader& a, const operand_reader& b, const std::uint8_t* pa,
+                                                  const std::uint8_t* pb, __m256i (&ga)[4][8], __m256i (&gb)[4][8]) noexcept {
+#pragma GCC unroll 4
+    for (unsigned k = 0; k < Bytes; ++k) {
+        a.template group_bytes<Placed>(pa, k, ga[k]);
+        if constexpr (!Same) b.template group_bytes<Placed>(pb, k, gb[k]);
+    }
+}
+
 template <bool Placed, bool Same, bool Sums>
 narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::size_t flush, spread_prefetch& ahead_a,
                        spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
-    const __m256i* masks = swap_mask_rows();
-    const std::size_t step_a = a.column_bytes;
-    const std::size_t step_b = b.column_bytes;
+    const std::size_t step_a = group_columns * a.column_bytes;
+    const std::size_t step_b = group_columns * b.column_bytes;
     const std::uint8_t* pa = a.payload;
     const std::uint8_t* pb = b.payload;
     __m256i products = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
-    for (std::size_t c0 = 0; c0 < columns; c0 += flush) {
-        __m256i acc = zero;
-        for (std::size_t c = c0; c < c0 + flush; ++c, pa += step_a, pb += step_b) {
-            if (c % prefetch_every == 0) {
-                ahead_a.step();
-                ahead_b.step();
-            }
-            const __m256i a0 = a.template bytes<Placed>(pa, 0, masks);
-            const __m256i a1 = a.template bytes<Placed>(pa, 1, masks);
-            // Values 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
+    __m256i acc = zero;
+    __m256i ga[4][8];  // the group's bytes (group_bytes order)
+    __m256i gb[4][8];
+    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
+        ahead_a.step();
+        ahead_b.step();
+        group_operands<Placed, Same, 2>(a, b, pa, pb, ga, gb);
+        // Each step takes 32 values of each operand, as a column would (the flush counts).
+        for (std::size_t i = 0; i < group_columns; ++i) {
+            const __m256i a0 = ga[0][i];
+            const __m256i a1 = ga[1][i];
             const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
             const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
             __m256i y0 = x0;
             __m256i y1 = x1;
             if constexpr (!Same) {
-                const __m256i b0 = b.template bytes<Placed>(pb, 0, masks);
-                const __m256i b1 = b.template bytes<Placed>(pb, 1, masks);
+                const __m256i b0 = gb[0][i];
+                const __m256i b1 = gb[1][i];
                 y0 = _mm256_unpacklo_epi8(b0, b1);
                 y1 = _mm256_unpackhi_epi8(b0, b1);
                 if constexpr (Sums) {
@@ -300,8 +295,11 @@ narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::si
                                                                  _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
             }
             acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
+            if (((c0 + i + 1) & (flush - 1)) == 0) {  // flush: a power of 2
+                products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
+                acc = zero;
+            }
         }
-        products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
     }
     narrow_sums s;
     s.products = lane_total(products);
@@ -363,18 +361,6 @@ template <bool Hi, bool Sums>
                                                      _mm256_slli_epi64(_mm256_sad_epu8(b3, zero), 24)));
         }
         sum = _mm256_add_epi64(sum, s);
-    }
-}
-
-// Bytes 0..bytes-1 of a group of 8 columns of each operand (operand_reader::group_bytes),
-// unless Same (b is a).
-template <bool Placed, bool Same, unsigned Bytes>
-[[gnu::always_inline]] inline void group_operands(const operand_reader& a, const operand_reader& b, const std::uint8_t* pa,
-                                                  const std::uint8_t* pb, __m256i (&ga)[4][8], __m256i (&gb)[4][8]) noexcept {
-#pragma GCC unroll 4
-    for (unsigned k = 0; k < Bytes; ++k) {
-        a.template group_bytes<Placed>(pa, k, ga[k]);
-        if constexpr (!Same) b.template group_bytes<Placed>(pb, k, gb[k]);
     }
 }
 
@@ -443,20 +429,19 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
     return s;
 }
 
-// Narrow operands whose top planes share one transpose: with planes 0..w-1 stored and no
-// all-one planes, an operand of w bits has `own` = w / 8 (0 or 1) bytes of 8 planes
-// transposed alone and `left` = w - 8 own planes above them. When left_a + left_b <= 8, both
-// leftovers go through one transpose (A's in bits 0..left_a-1 of each byte, B's above): a
-// 10 x 3-bit dot takes 2 transposes per column instead of 3, 4 x 4 bits 1 instead of 2.
+// Operands below 8 bits whose planes share one transpose: with planes 0..w-1 stored and no
+// all-one planes, when w_a + w_b <= 8 both go through one column transpose (byte_plane; A's in
+// bits 0..w_a-1 of each byte, B's above): 4 x 4 bits take 1 per column where two group
+// transposes (dot_narrow) cost more. Wider operands take the group transposes: a 10 x 3-bit dot
+// shared the top planes beside 10-bit A's own byte (2 column transposes per column) until
+// group transposes made 3 of theirs cheaper.
 struct shared_layout {
     const std::uint8_t* pa;
     const std::uint8_t* pb;
     std::size_t column_a;  // bytes of a column
     std::size_t column_b;
-    bool own_a;
-    bool own_b;
-    unsigned left_a;
-    unsigned left_b;
+    unsigned width_a;
+    unsigned width_b;
 };
 
 // The address `offset` bytes from p (possibly before p: only the lanes a mask keeps are read).
@@ -469,18 +454,16 @@ narrow_sums dot_narrow_shared(const shared_layout& l, std::size_t flush, spread_
                               spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
-    const __m256i all = _mm256_set1_epi32(-1);
     const __m256i* masks = swap_mask_rows();
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const auto la = static_cast<int>(l.left_a);
-    const auto lb = static_cast<int>(l.left_b);
+    const auto la = static_cast<int>(l.width_a);
+    const auto lb = static_cast<int>(l.width_b);
     const __m256i mask_a = _mm256_cmpgt_epi32(_mm256_set1_epi32(la), lane);
     const __m256i mask_b = _mm256_andnot_si256(mask_a, _mm256_cmpgt_epi32(_mm256_set1_epi32(la + lb), lane));
     const __m256i keep_a = _mm256_set1_epi8(static_cast<char>((1u << la) - 1u));
     const __m256i keep_b = _mm256_set1_epi8(static_cast<char>((1u << lb) - 1u));
     const __m128i shift_b = _mm_cvtsi32_si128(la);
-    const std::ptrdiff_t left_at_a = l.own_a ? 32 : 0;
-    const std::ptrdiff_t left_at_b = (l.own_b ? 32 : 0) - 4 * std::ptrdiff_t{la};  // B's first leftover in lane la
+    const std::ptrdiff_t planes_at_b = -4 * std::ptrdiff_t{la};  // B's first plane in lane la
     __m256i products = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
@@ -493,30 +476,18 @@ narrow_sums dot_narrow_shared(const shared_layout& l, std::size_t flush, spread_
                 ahead_a.step();
                 ahead_b.step();
             }
-            const __m256i t = byte_plane(_mm256_or_si256(_mm256_maskload_epi32(lanes_at(pa, left_at_a), mask_a),
-                                                         _mm256_maskload_epi32(lanes_at(pb, left_at_b), mask_b)),
+            const __m256i t = byte_plane(_mm256_or_si256(_mm256_maskload_epi32(lanes_at(pa, 0), mask_a),
+                                                         _mm256_maskload_epi32(lanes_at(pb, planes_at_b), mask_b)),
                                           masks);
-            __m256i a0 = _mm256_and_si256(t, keep_a);
-            __m256i a1 = zero;
-            if (l.own_a) {
-                a1 = a0;
-                a0 = byte_plane(_mm256_maskload_epi32(lanes_at(pa, 0), all), masks);
-            }
-            __m256i b0 = _mm256_and_si256(_mm256_srl_epi16(t, shift_b), keep_b);
-            __m256i b1 = zero;
-            if (l.own_b) {
-                b1 = b0;
-                b0 = byte_plane(_mm256_maskload_epi32(lanes_at(pb, 0), all), masks);
-            }
-            const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
-            const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
-            const __m256i y0 = _mm256_unpacklo_epi8(b0, b1);
-            const __m256i y1 = _mm256_unpackhi_epi8(b0, b1);
+            const __m256i a0 = _mm256_and_si256(t, keep_a);
+            const __m256i b0 = _mm256_and_si256(_mm256_srl_epi16(t, shift_b), keep_b);
+            const __m256i x0 = _mm256_unpacklo_epi8(a0, zero);
+            const __m256i x1 = _mm256_unpackhi_epi8(a0, zero);
+            const __m256i y0 = _mm256_unpacklo_epi8(b0, zero);
+            const __m256i y1 = _mm256_unpackhi_epi8(b0, zero);
             if constexpr (Sums) {
-                sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
-                                                                 _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
-                sum_b = _mm256_add_epi64(sum_b, _mm256_add_epi64(_mm256_sad_epu8(b0, zero),
-                                                                 _mm256_slli_epi64(_mm256_sad_epu8(b1, zero), 8)));
+                sum_a = _mm256_add_epi64(sum_a, _mm256_sad_epu8(a0, zero));
+                sum_b = _mm256_add_epi64(sum_b, _mm256_sad_epu8(b0, zero));
             }
             acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
         }
@@ -709,10 +680,8 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
         if (ua == 0 && ub == 0) {
             // 4 flush products below 2^(wa + wb) each stay below 2^32.
             const std::size_t flush = flush_columns(wa + wb);
-            const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa >= 8, wb >= 8,
-                                       wa >= 8 ? wa - 8 : wa, wb >= 8 ? wb - 8 : wb};
-            const bool share = !same && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 &&
-                               shared.left_a + shared.left_b != 0 && shared.left_a + shared.left_b <= 8;
+            const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa, wb};
+            const bool share = !same && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 && wa + wb != 0 && wa + wb <= 8;
             s = share ? (sums ? dot_narrow_shared<true>(shared, flush, ahead_a, ahead_b)
                               : dot_narrow_shared<false>(shared, flush, ahead_a, ahead_b))
                       : narrow_kernel(ra.placed && rb.placed, same, sums)(ra, rb, flush, ahead_a, ahead_b);
