@@ -164,7 +164,9 @@ struct operand_reader {
     // then three delta swaps between pairs of registers (3 operations a register each, where
     // a swap inside a register takes 6) exchange the register index (plane) with the bit in
     // the byte (value mod 8): ~12 operations a register and a store, against ~21 for
-    // byte_plane, whose bytes of 1-4 planes (spread plane by plane) this does not need either.
+    // byte_plane; cheap enough that bytes of 1-4 live planes no longer need a way of their
+    // own (the column way spread them plane by plane, ~5 operations a plane). A byte of 8
+    // live planes is in its lanes whatever `placed` says, and has no all-one plane.
     template <bool Placed>
     [[gnu::always_inline]] void group_bytes(const std::uint8_t* first, unsigned k, __m256i* out) const noexcept {
         if (((present >> k) & 1u) == 0) {
