@@ -495,10 +495,11 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceOnSplitOperands) {
                 }
             }
         }
-        // Scattered live planes below 2^w (bytes of a few planes, which the AVX2 kernel reads
-        // plane by plane, beside full ones), with all-one planes among them.
-        for (std::uint32_t w = 9; w <= 30; ++w) {
-            const std::uint32_t below = (1u << w) - 1u;
+        // Scattered live planes below 2^w (bytes of a few planes, loaded by lane masks and
+        // permuted to their planes' lanes, beside full ones that the AVX2 kernel loads whole),
+        // with all-one planes among them; above 30 bits, the wide kernel's.
+        for (std::uint32_t w = 9; w <= 32; ++w) {
+            const std::uint32_t below = w == 32 ? 0xFFFFFFFFu : (1u << w) - 1u;
             const auto scattered = [&] {
                 return (static_cast<std::uint32_t>(rng() & rng()) & below) | (1u << (w - 1)) | (rng() % 2 == 0 ? 0xFFu : 0u);
             };

@@ -146,10 +146,10 @@ inline constexpr std::uint32_t dot_multiply_ns = 300;           // 2048 exact pr
 // per 8192 block pairs, planes 4.9 ms at k = 3, 5.9 at 4, 7.5 at 5, 8.8 at 6. 700 puts the
 // switch between 4 and 5 live planes per operand, where that run measured it.
 inline constexpr std::uint32_t dot_fused_block_ns = 700;
-// The avx2 path's fused kernel (simd/dot_fused_avx2.cpp) costs per byte of width of each
-// operand (one 8 x 8 bit transpose per 32 values and byte, or ~1/5 of one per plane for a byte
-// of 1-4 planes), plus the 32-bit multiply when a value passes 2^30 (`dot_fused_avx2_split_bits`;
-// below it, 15-bit halves multiply in 16-bit lanes). Timed alone on cached payloads (stop 26,
+// The avx2 path's fused kernel (simd/dot_fused_avx2.cpp) costs per byte of width of each operand
+// (a bit transpose per 32 values and byte), plus the 32-bit multiply above 2^30 (split_bits; below,
+// 15-bit halves in 16-bit lanes). Stop 30's 8-column transposes (~1200 at 8 bits, ~2100 at 16, ~3200
+// at 24, ~4000 at 32) left 4 + 4 planes, where the switch lies, as they were. Timed alone on cached payloads (stop 26,
 // development VM, TSC cycles per block pair of two k-bit operands, minimum of 5 rounds of
 // 1000): ~1330 at 1-4 bits (both operands share one transpose), ~1750 at 5-8, ~2270 at 9-12,
 // ~2850-3100 at 13-15, ~3650 at 16, ~4100-4400 at 17-19, ~4600-5100 at 20-24, ~5150-5450 at

@@ -4,19 +4,27 @@
 // through memory (the unfused way transposes both blocks into 8 KiB of values each, then
 // multiplies them: three passes).
 //
-// From planes to values, a byte at a time: the words of planes 8k..8k+7 of one column, as an
-// 8 x 32 bit matrix, become byte k of the column's 32 values by one byte shuffle, one lane
-// permute and three delta swaps per 64-bit lane (an 8 x 8 bit transpose each): ~20 operations
-// per 8 planes and 32 values, where the movemask way costs 32 movemasks per column whatever
-// the width. A byte of 1-4 live planes (the top byte of most widths) is built plane by plane
-// instead: each plane's word broadcast, spread to bytes by a shuffle and a compare (~5
-// operations a plane). Then
+// From planes to values, a byte at a time, two ways:
+//   - a column alone (byte_plane, operands of 8 planes together): the words of planes
+//     8k..8k+7 of one column, as an 8 x 32 bit matrix, become byte k of the column's 32 values
+//     by one byte shuffle, one lane permute and three delta swaps per 64-bit lane (an 8 x 8 bit
+//     transpose each): ~20 operations per 8 planes and 32 values, where the movemask way costs
+//     32 movemasks per column whatever the width.
+//   - a group of 8 columns (operand_reader::group_bytes, every other operand): an 8 x 8
+//     transpose of 32-bit words puts each plane's 8 words in one register, then three delta
+//     swaps between pairs of registers (half the operations of one inside a register) finish
+//     the bit transpose: ~12 operations per 8 planes and 32 values, the group's bytes kept on
+//     the stack until their values are multiplied. Kernel alone on cached payloads (TSC per
+//     block pair of two k-bit operands, development VM, min of 100 calls of 16 blocks), columns
+//     alone -> groups: 8 bits 1867 -> 1201, 12 2374 -> 1990, 15 2773 -> 1783, 16 3736 -> 2117,
+//     17 3782 -> 2919, 24 4539 -> 3163, 28 5891 -> 3779, 32 6709 -> 4126.
+// Then
 //   - narrow operands (every value below 2^15 after its all-one planes, and the base added
 //     without wrapping: uniform data up to 15 bits, the common case): bytes 0 and 1 interleave
 //     into 16-bit values and pmaddwd multiplies 16 pairs and adds them pairwise. The base
 //     (frame of reference) stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb,
-//     ra = residual | ones. When both operands' planes above their first byte fit 8 lanes, they
-//     share one transpose.
+//     ra = residual | ones. When both operands' planes fit 8 lanes together (4 x 4 bits), they
+//     share one column transpose.
 //   - split operands (values of 16 to 30 bits): each value is cut into its low 15 bits and the
 //     rest, both below 2^15, and pmaddwd multiplies the four pairs of parts (dot_split): half
 //     the unpacks of 32-bit values and no 64-bit product halves.
@@ -34,7 +42,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #if !defined(__AVX2__)
 #error "dot_fused_avx2.cpp must be compiled with -mavx2"
@@ -47,8 +54,9 @@ constexpr std::size_t columns = plane_words;  // 64 columns of 32 values
 constexpr std::uint32_t narrow_bits = 15;     // pmaddwd multiplies signed 16-bit lanes
 constexpr std::uint32_t split_bits = 30;      // values of two such parts (dot_split; the cost
                                               // model's thresholds::dot_fused_avx2_split_bits)
-constexpr std::size_t prefetch_every = 8;
-constexpr std::uint32_t few_planes = 4;       // live planes of a byte spread one by one, not transposed     // columns per step of the next block's prefetch
+constexpr std::size_t prefetch_every = 8;     // columns per step of the next block's prefetch
+constexpr std::size_t group_columns = 8;      // columns transposed together (operand_reader::group_bytes):
+                                              // a step of the prefetch too
 
 // The masks of the three delta swaps of an 8 x 8 bit transpose, read from memory as operands
 // of the AND: GCC otherwise rebuilds each broadcast constant through a general register
@@ -58,19 +66,27 @@ alignas(32) constexpr std::uint64_t swap_masks[3][4] = {
     {0x0000CCCC0000CCCCull, 0x0000CCCC0000CCCCull, 0x0000CCCC0000CCCCull, 0x0000CCCC0000CCCCull},
     {0x00000000F0F0F0F0ull, 0x00000000F0F0F0F0ull, 0x00000000F0F0F0F0ull, 0x00000000F0F0F0F0ull}};
 
-// Swaps the bits of x at the set bits of swap_masks[R] with those S places up (a delta swap).
+// swap_masks as vectors, its address hidden from the optimizer once per kernel call: the
+// transposes then AND with memory operands (GCC otherwise rebuilds each broadcast constant
+// through a general register, three instructions, every time it runs short of vector
+// registers; hiding the address at every use costs an address computation per swap).
+inline const __m256i* swap_mask_rows() noexcept {
+    const auto* where = reinterpret_cast<const __m256i*>(swap_masks);
+    asm("" : "+r"(where));
+    return where;
+}
+
+// Swaps the bits of x at the set bits of masks[R] with those S places up (a delta swap).
 template <int S, int R>
-[[gnu::always_inline]] inline __m256i delta_swap(__m256i x) noexcept {
-    const auto* where = reinterpret_cast<const __m256i*>(swap_masks[R]);
-    asm("" : "+r"(where));  // hides the constant from the optimizer
-    const __m256i mask = _mm256_load_si256(where);
+[[gnu::always_inline]] inline __m256i delta_swap(__m256i x, const __m256i* masks) noexcept {
+    const __m256i mask = _mm256_load_si256(masks + R);
     const __m256i t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, S)), mask);
     return _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64(t, S));
 }
 
 // Lane i = word of plane 8k + i of one column (zero where absent) -> byte v = byte k of value
 // v of the column.
-[[gnu::always_inline]] inline __m256i byte_plane(__m256i words) noexcept {
+[[gnu::always_inline]] inline __m256i byte_plane(__m256i words, const __m256i* masks) noexcept {
     const __m256i by_byte = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,  //
                                              0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     const __m256i join = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
@@ -79,9 +95,23 @@ template <int S, int R>
     __m256i x = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(words, by_byte), join);
     // Transposed (bit b of byte r <-> bit r of byte b; Hacker's Delight, 7-3): byte b of
     // qword m is value 8m + b's byte.
-    x = delta_swap<7, 0>(x);
-    x = delta_swap<14, 1>(x);
-    return delta_swap<28, 2>(x);
+    x = delta_swap<7, 0>(x, masks);
+    x = delta_swap<14, 1>(x, masks);
+    return delta_swap<28, 2>(x, masks);
+}
+
+// Swaps bit s of the register index with bit s of every byte, for the 8 registers r[0..7]
+// (s = 1, 2, 4; `low`: the bits of each byte whose bit s is clear): a delta swap between
+// each pair of registers whose indexes differ in bit s.
+template <unsigned S>
+[[gnu::always_inline]] inline void swap_registers(__m256i (&r)[8], __m256i low) noexcept {
+#pragma GCC unroll 8
+    for (unsigned i = 0; i < 8; ++i) {
+        if ((i & S) != 0) continue;
+        const __m256i t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(r[i], S), r[i + S]), low);
+        r[i + S] = _mm256_xor_si256(r[i + S], t);
+        r[i] = _mm256_xor_si256(r[i], _mm256_slli_epi64(t, S));
+    }
 }
 
 // One operand's columns. A column is `stored` little-endian words, one per live plane in plane
@@ -93,13 +123,11 @@ struct operand_reader {
     std::size_t column_bytes;
     bool placed;
     std::uint32_t present = 0;  // bit k: byte k has a live plane
+    std::uint32_t full = 0;     // bit k: all 8 planes of byte k are live (a plain load, in place)
     std::size_t offset[4] = {};
     __m256i load_mask[4];
     __m256i place[4];
     __m256i ones[4];  // byte k of the all-one planes, in every byte
-    std::uint32_t few = 0;   // bit k: byte k has 1..few_planes live planes (spread, not transposed)
-    std::uint32_t count[4] = {};
-    __m256i plane_bit[4][few_planes];  // the i-th live plane of byte k: its bit, in every byte
 
     explicit operand_reader(const interleaved_operand& op) noexcept
         : payload(op.payload),
@@ -110,6 +138,7 @@ struct operand_reader {
             const auto n = static_cast<std::uint32_t>(std::popcount(in_byte));
             const auto rank = static_cast<std::uint32_t>(std::popcount(op.live & ((std::uint32_t{1} << (8 * k)) - 1u)));
             if (n != 0) present |= 1u << k;
+            if (n == 8) full |= 1u << k;
             offset[k] = 4 * std::size_t{rank};
             alignas(32) std::int32_t mask[8];
             alignas(32) std::int32_t index[8];
@@ -122,44 +151,75 @@ struct operand_reader {
             load_mask[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(mask));
             place[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(index));
             ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> (8 * k)) & 0xFFu));
-            count[k] = n;
-            if (n != 0 && n <= few_planes) {
-                few |= 1u << k;
-                std::uint32_t left = in_byte;
-                for (std::uint32_t i = 0; i < n; ++i, left &= left - 1) {
-                    plane_bit[k][i] = _mm256_set1_epi8(static_cast<char>(left & (0u - left)));
-                }
-            }
         }
     }
 
-    // Byte k of the values r | ones of column c. `Placed` is true only if `placed` is; `Few`
-    // (bytes of few planes spread) only where some byte has few planes, which keeps the test
-    // out of the narrow kernels' loops.
-    template <bool Placed, bool Few = false>
-    [[gnu::always_inline]] __m256i bytes(std::size_t c, unsigned k) const noexcept {
-        if (((present >> k) & 1u) == 0) return ones[k];
-        if (Few && ((few >> k) & 1u) != 0) {
-            // Each live plane's word spread over the bytes (byte v = bit v: the transpose's
-            // order), 0xFF where set, kept at the plane's bit: ~5 operations a plane where
-            // the transpose takes ~22 whatever the number of planes.
-            const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
-                                                    2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-            const __m256i select = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
-            const std::uint8_t* at = payload + column_bytes * c + offset[k];
-            __m256i r = ones[k];
-#pragma GCC unroll 4
-            for (std::uint32_t i = 0; i < count[k]; ++i) {
-                std::int32_t word;
-                std::memcpy(&word, at + 4 * i, sizeof word);
-                const __m256i bits = _mm256_and_si256(_mm256_shuffle_epi8(_mm256_set1_epi32(word), spread), select);
-                r = _mm256_or_si256(r, _mm256_and_si256(_mm256_cmpeq_epi8(bits, select), plane_bit[k][i]));
-            }
-            return r;
+    // Byte k of the values r | ones of the 8 columns from `first` (a group), into out[0..7]
+    // in group order: out[i] holds the values v = 8h + i of the group's columns (byte 4c + h:
+    // column c, h = 0..3). The order depends on nothing but the position, the same for every
+    // byte and both operands, which is all a dot product needs.
+    //
+    // 8 columns at once make the bit transpose cheaper than 8 column transposes (byte_plane):
+    // an 8 x 8 transpose of 32-bit words puts plane 8k + j of the 8 columns into register j;
+    // then three delta swaps between pairs of registers (3 operations a register each, where
+    // a swap inside a register takes 6) exchange the register index (plane) with the bit in
+    // the byte (value mod 8): ~12 operations a register and a store, against ~21 for
+    // byte_plane; cheap enough that bytes of 1-4 live planes no longer need a way of their
+    // own (the column way spread them plane by plane, ~5 operations a plane). A byte of 8
+    // live planes is in its lanes whatever `placed` says, and has no all-one plane.
+    template <bool Placed>
+    [[gnu::always_inline]] void group_bytes(const std::uint8_t* first, unsigned k, __m256i* out) const noexcept {
+        if (((present >> k) & 1u) == 0) {
+            for (unsigned i = 0; i < 8; ++i) out[i] = ones[k];
+            return;
         }
-        __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(payload + column_bytes * c + offset[k]), load_mask[k]);
-        if constexpr (!Placed) w = _mm256_permutevar8x32_epi32(w, place[k]);
-        return _mm256_or_si256(byte_plane(w), ones[k]);
+        const std::uint8_t* at = first + offset[k];
+        const bool whole = ((full >> k) & 1u) != 0;
+        __m256i r[8];
+#pragma GCC unroll 8
+        for (unsigned c = 0; c < 8; ++c, at += column_bytes) {
+            if (whole) {
+                r[c] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+            } else {
+                r[c] = _mm256_maskload_epi32(reinterpret_cast<const int*>(at), load_mask[k]);
+                if constexpr (!Placed) r[c] = _mm256_permutevar8x32_epi32(r[c], place[k]);
+            }
+        }
+        // r[c] lane j = plane j's word of column c -> r[j] lane c (in some lane order: the
+        // same for every call).
+        __m256i t[8];
+#pragma GCC unroll 4
+        for (unsigned c = 0; c < 8; c += 2) {
+            t[c] = _mm256_unpacklo_epi32(r[c], r[c + 1]);
+            t[c + 1] = _mm256_unpackhi_epi32(r[c], r[c + 1]);
+        }
+        // t[2m] = planes 0,1 / 4,5 of columns 2m, 2m+1 (by 128-bit half), t[2m+1] planes 2,3 / 6,7
+        const __m256i u0 = _mm256_unpacklo_epi64(t[0], t[2]);  // planes 0 | 4 of columns 0..3
+        const __m256i u1 = _mm256_unpackhi_epi64(t[0], t[2]);  // planes 1 | 5
+        const __m256i u2 = _mm256_unpacklo_epi64(t[1], t[3]);  // planes 2 | 6
+        const __m256i u3 = _mm256_unpackhi_epi64(t[1], t[3]);  // planes 3 | 7
+        const __m256i u4 = _mm256_unpacklo_epi64(t[4], t[6]);  // the same of columns 4..7
+        const __m256i u5 = _mm256_unpackhi_epi64(t[4], t[6]);
+        const __m256i u6 = _mm256_unpacklo_epi64(t[5], t[7]);
+        const __m256i u7 = _mm256_unpackhi_epi64(t[5], t[7]);
+        r[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+        r[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+        r[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+        r[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+        r[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+        r[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+        r[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+        r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+        // r[j] = plane 8k + j. Swap register bit s with bit s of each byte: afterwards bit j of
+        // byte b of r[i] is plane 8k + j of the value with bits s of i where the plane's were.
+        swap_registers<1>(r, _mm256_set1_epi8(0x55));
+        swap_registers<2>(r, _mm256_set1_epi8(0x33));
+        swap_registers<4>(r, _mm256_set1_epi8(0x0F));
+        if (whole) {
+            for (unsigned i = 0; i < 8; ++i) out[i] = r[i];
+        } else {
+            for (unsigned i = 0; i < 8; ++i) out[i] = _mm256_or_si256(r[i], ones[k]);
+        }
     }
 };
 
@@ -183,31 +243,48 @@ struct narrow_sums {
     std::uint64_t sum_b = 0;
 };
 
+// Bytes 0..bytes-1 of a group of 8 columns of each operand (operand_reader::group_bytes),
+// unless Same (b is a).
+template <bool Placed, bool Same, unsigned Bytes>
+[[gnu::always_inline]] inline void group_operands(const operand_reader& a, const operand_reader& b, const std::uint8_t* pa,
+                                                  const std::uint8_t* pb, __m256i (&ga)[4][8], __m256i (&gb)[4][8]) noexcept {
+#pragma GCC unroll 4
+    for (unsigned k = 0; k < Bytes; ++k) {
+        a.template group_bytes<Placed>(pa, k, ga[k]);
+        if constexpr (!Same) b.template group_bytes<Placed>(pb, k, gb[k]);
+    }
+}
+
 template <bool Placed, bool Same, bool Sums>
 narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::size_t flush, spread_prefetch& ahead_a,
                        spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    const std::size_t step_a = group_columns * a.column_bytes;
+    const std::size_t step_b = group_columns * b.column_bytes;
+    const std::uint8_t* pa = a.payload;
+    const std::uint8_t* pb = b.payload;
     __m256i products = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
-    for (std::size_t c0 = 0; c0 < columns; c0 += flush) {
-        __m256i acc = zero;
-        for (std::size_t c = c0; c < c0 + flush; ++c) {
-            if (c % prefetch_every == 0) {
-                ahead_a.step();
-                ahead_b.step();
-            }
-            const __m256i a0 = a.template bytes<Placed>(c, 0);
-            const __m256i a1 = a.template bytes<Placed>(c, 1);
-            // Values 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
+    __m256i acc = zero;
+    __m256i ga[4][8];  // the group's bytes (group_bytes order)
+    __m256i gb[4][8];
+    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
+        ahead_a.step();
+        ahead_b.step();
+        group_operands<Placed, Same, 2>(a, b, pa, pb, ga, gb);
+        // Each step takes 32 values of each operand, as a column would (the flush counts).
+        for (std::size_t i = 0; i < group_columns; ++i) {
+            const __m256i a0 = ga[0][i];
+            const __m256i a1 = ga[1][i];
             const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
             const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
             __m256i y0 = x0;
             __m256i y1 = x1;
             if constexpr (!Same) {
-                const __m256i b0 = b.template bytes<Placed>(c, 0);
-                const __m256i b1 = b.template bytes<Placed>(c, 1);
+                const __m256i b0 = gb[0][i];
+                const __m256i b1 = gb[1][i];
                 y0 = _mm256_unpacklo_epi8(b0, b1);
                 y1 = _mm256_unpackhi_epi8(b0, b1);
                 if constexpr (Sums) {
@@ -220,8 +297,11 @@ narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::si
                                                                  _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
             }
             acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
+            if (((c0 + i + 1) & (flush - 1)) == 0) {  // flush: a power of 2
+                products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
+                acc = zero;
+            }
         }
-        products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
     }
     narrow_sums s;
     s.products = lane_total(products);
@@ -256,25 +336,20 @@ struct split_flush {
     return _mm256_add_epi64(sum, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
 }
 
-// The operand's 16-bit lanes l and u of column c, and (Sums) its values' sum added to `sum`.
-template <bool Placed, bool Few, bool Hi, bool Sums>
-[[gnu::always_inline]] inline void split_values(const operand_reader& r, std::size_t c, __m256i (&l)[2], __m256i (&u)[2],
-                                                __m256i& sum) noexcept {
+// The 16-bit lanes l and u of 32 values from their bytes b0..b3 (b2, b3 only if Hi), and
+// (Sums) the values' sum added to `sum`.
+template <bool Hi, bool Sums>
+[[gnu::always_inline]] inline void split_bytes(__m256i b0, __m256i b1, __m256i b2, __m256i b3, __m256i (&l)[2],
+                                               __m256i (&u)[2], __m256i& sum) noexcept {
     const __m256i low15 = _mm256_set1_epi16(0x7FFF);
-    const __m256i b0 = r.template bytes<Placed, Few>(c, 0);
-    const __m256i b1 = r.template bytes<Placed, Few>(c, 1);
-    // Values 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
+    // Values of bytes 0..7 and 16..23, then 8..15 and 24..31: the same order for both operands.
     const __m256i x0 = _mm256_unpacklo_epi8(b0, b1);
     const __m256i x1 = _mm256_unpackhi_epi8(b0, b1);
     l[0] = _mm256_and_si256(x0, low15);
     l[1] = _mm256_and_si256(x1, low15);
     u[0] = _mm256_srli_epi16(x0, 15);
     u[1] = _mm256_srli_epi16(x1, 15);
-    __m256i b2 = _mm256_setzero_si256();
-    __m256i b3 = b2;
     if constexpr (Hi) {
-        b2 = r.template bytes<Placed, Few>(c, 2);
-        b3 = r.template bytes<Placed, Few>(c, 3);
         const __m256i h0 = _mm256_unpacklo_epi8(b2, b3);
         const __m256i h1 = _mm256_unpackhi_epi8(b2, b3);
         u[0] = _mm256_or_si256(u[0], _mm256_add_epi16(h0, h0));
@@ -291,11 +366,12 @@ template <bool Placed, bool Few, bool Hi, bool Sums>
     }
 }
 
-template <bool Placed, bool Few, bool Same, bool Sums, bool Hi>
+template <bool Placed, bool Same, bool Sums, bool Hi>
 narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_flush flush, spread_prefetch& ahead_a,
                       spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    constexpr unsigned bytes = Hi ? 4 : 2;
     __m256i ll = zero;  // 32-bit accumulators
     __m256i ul = zero;
     __m256i lu = zero;
@@ -305,35 +381,44 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
     __m256i sum_uu = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
-    for (std::size_t c = 0; c < columns; ++c) {
-        if (c % prefetch_every == 0) {
-            ahead_a.step();
-            ahead_b.step();
-        }
-        __m256i lx[2];
-        __m256i ux[2];
-        split_values<Placed, Few, Hi, Sums>(a, c, lx, ux, sum_a);
-        if constexpr (Same) {
-            ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], lx[0]), _mm256_madd_epi16(lx[1], lx[1])));
-            ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], lx[0]), _mm256_madd_epi16(ux[1], lx[1])));
-            uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ux[0]), _mm256_madd_epi16(ux[1], ux[1])));
-        } else {
-            __m256i ly[2];
-            __m256i uy[2];
-            split_values<Placed, Few, Hi, Sums>(b, c, ly, uy, sum_b);
-            ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], ly[0]), _mm256_madd_epi16(lx[1], ly[1])));
-            ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ly[0]), _mm256_madd_epi16(ux[1], ly[1])));
-            lu = _mm256_add_epi32(lu, _mm256_add_epi32(_mm256_madd_epi16(lx[0], uy[0]), _mm256_madd_epi16(lx[1], uy[1])));
-            uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], uy[0]), _mm256_madd_epi16(ux[1], uy[1])));
-        }
-        if (((c + 1) & flush.low_mask) == 0) {
-            sum_ll = widen(sum_ll, ll, low);
-            ll = zero;
-        }
-        if (((c + 1) & flush.high_mask) == 0) {
-            sum_cross = widen(widen(sum_cross, ul, low), lu, low);
-            sum_uu = widen(sum_uu, uu, low);
-            ul = lu = uu = zero;
+    const std::size_t step_a = group_columns * a.column_bytes;
+    const std::size_t step_b = group_columns * b.column_bytes;
+    const std::uint8_t* pa = a.payload;
+    const std::uint8_t* pb = b.payload;
+    __m256i ga[4][8];  // the group's bytes (group_bytes order)
+    __m256i gb[4][8];
+    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
+        ahead_a.step();
+        ahead_b.step();
+        group_operands<Placed, Same, bytes>(a, b, pa, pb, ga, gb);
+        // Each step takes 32 values of each operand, as a column would (the flush counts).
+        for (std::size_t i = 0; i < group_columns; ++i) {
+            const std::size_t c = c0 + i;
+            __m256i lx[2];
+            __m256i ux[2];
+            split_bytes<Hi, Sums>(ga[0][i], ga[1][i], Hi ? ga[2][i] : zero, Hi ? ga[3][i] : zero, lx, ux, sum_a);
+            if constexpr (Same) {
+                ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], lx[0]), _mm256_madd_epi16(lx[1], lx[1])));
+                ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], lx[0]), _mm256_madd_epi16(ux[1], lx[1])));
+                uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ux[0]), _mm256_madd_epi16(ux[1], ux[1])));
+            } else {
+                __m256i ly[2];
+                __m256i uy[2];
+                split_bytes<Hi, Sums>(gb[0][i], gb[1][i], Hi ? gb[2][i] : zero, Hi ? gb[3][i] : zero, ly, uy, sum_b);
+                ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], ly[0]), _mm256_madd_epi16(lx[1], ly[1])));
+                ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ly[0]), _mm256_madd_epi16(ux[1], ly[1])));
+                lu = _mm256_add_epi32(lu, _mm256_add_epi32(_mm256_madd_epi16(lx[0], uy[0]), _mm256_madd_epi16(lx[1], uy[1])));
+                uu = _mm256_add_epi32(uu, _mm256_add_epi32(_mm256_madd_epi16(ux[0], uy[0]), _mm256_madd_epi16(ux[1], uy[1])));
+            }
+            if (((c + 1) & flush.low_mask) == 0) {
+                sum_ll = widen(sum_ll, ll, low);
+                ll = zero;
+            }
+            if (((c + 1) & flush.high_mask) == 0) {
+                sum_cross = widen(widen(sum_cross, ul, low), lu, low);
+                sum_uu = widen(sum_uu, uu, low);
+                ul = lu = uu = zero;
+            }
         }
     }
     narrow_sums s;
@@ -346,20 +431,19 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
     return s;
 }
 
-// Narrow operands whose top planes share one transpose: with planes 0..w-1 stored and no
-// all-one planes, an operand of w bits has `own` = w / 8 (0 or 1) bytes of 8 planes
-// transposed alone and `left` = w - 8 own planes above them. When left_a + left_b <= 8, both
-// leftovers go through one transpose (A's in bits 0..left_a-1 of each byte, B's above): a
-// 10 x 3-bit dot takes 2 transposes per column instead of 3, 4 x 4 bits 1 instead of 2.
+// Operands below 8 bits whose planes share one transpose: with planes 0..w-1 stored and no
+// all-one planes, when w_a + w_b <= 8 both go through one column transpose (byte_plane; A's in
+// bits 0..w_a-1 of each byte, B's above): 4 x 4 bits take 1 per column where two group
+// transposes (dot_narrow) cost more. Wider operands take the group transposes: a 10 x 3-bit dot
+// shared the top planes beside 10-bit A's own byte (2 column transposes per column) until
+// group transposes made 3 of theirs cheaper.
 struct shared_layout {
     const std::uint8_t* pa;
     const std::uint8_t* pb;
     std::size_t column_a;  // bytes of a column
     std::size_t column_b;
-    bool own_a;
-    bool own_b;
-    unsigned left_a;
-    unsigned left_b;
+    unsigned width_a;
+    unsigned width_b;
 };
 
 // The address `offset` bytes from p (possibly before p: only the lanes a mask keeps are read).
@@ -372,17 +456,16 @@ narrow_sums dot_narrow_shared(const shared_layout& l, std::size_t flush, spread_
                               spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
-    const __m256i all = _mm256_set1_epi32(-1);
+    const __m256i* masks = swap_mask_rows();
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const auto la = static_cast<int>(l.left_a);
-    const auto lb = static_cast<int>(l.left_b);
+    const auto la = static_cast<int>(l.width_a);
+    const auto lb = static_cast<int>(l.width_b);
     const __m256i mask_a = _mm256_cmpgt_epi32(_mm256_set1_epi32(la), lane);
     const __m256i mask_b = _mm256_andnot_si256(mask_a, _mm256_cmpgt_epi32(_mm256_set1_epi32(la + lb), lane));
     const __m256i keep_a = _mm256_set1_epi8(static_cast<char>((1u << la) - 1u));
     const __m256i keep_b = _mm256_set1_epi8(static_cast<char>((1u << lb) - 1u));
     const __m128i shift_b = _mm_cvtsi32_si128(la);
-    const std::ptrdiff_t left_at_a = l.own_a ? 32 : 0;
-    const std::ptrdiff_t left_at_b = (l.own_b ? 32 : 0) - 4 * std::ptrdiff_t{la};  // B's first leftover in lane la
+    const std::ptrdiff_t planes_at_b = -4 * std::ptrdiff_t{la};  // B's first plane in lane la
     __m256i products = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
@@ -395,29 +478,18 @@ narrow_sums dot_narrow_shared(const shared_layout& l, std::size_t flush, spread_
                 ahead_a.step();
                 ahead_b.step();
             }
-            const __m256i t = byte_plane(_mm256_or_si256(_mm256_maskload_epi32(lanes_at(pa, left_at_a), mask_a),
-                                                         _mm256_maskload_epi32(lanes_at(pb, left_at_b), mask_b)));
-            __m256i a0 = _mm256_and_si256(t, keep_a);
-            __m256i a1 = zero;
-            if (l.own_a) {
-                a1 = a0;
-                a0 = byte_plane(_mm256_maskload_epi32(lanes_at(pa, 0), all));
-            }
-            __m256i b0 = _mm256_and_si256(_mm256_srl_epi16(t, shift_b), keep_b);
-            __m256i b1 = zero;
-            if (l.own_b) {
-                b1 = b0;
-                b0 = byte_plane(_mm256_maskload_epi32(lanes_at(pb, 0), all));
-            }
-            const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
-            const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
-            const __m256i y0 = _mm256_unpacklo_epi8(b0, b1);
-            const __m256i y1 = _mm256_unpackhi_epi8(b0, b1);
+            const __m256i t = byte_plane(_mm256_or_si256(_mm256_maskload_epi32(lanes_at(pa, 0), mask_a),
+                                                         _mm256_maskload_epi32(lanes_at(pb, planes_at_b), mask_b)),
+                                          masks);
+            const __m256i a0 = _mm256_and_si256(t, keep_a);
+            const __m256i b0 = _mm256_and_si256(_mm256_srl_epi16(t, shift_b), keep_b);
+            const __m256i x0 = _mm256_unpacklo_epi8(a0, zero);
+            const __m256i x1 = _mm256_unpackhi_epi8(a0, zero);
+            const __m256i y0 = _mm256_unpacklo_epi8(b0, zero);
+            const __m256i y1 = _mm256_unpackhi_epi8(b0, zero);
             if constexpr (Sums) {
-                sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
-                                                                 _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
-                sum_b = _mm256_add_epi64(sum_b, _mm256_add_epi64(_mm256_sad_epu8(b0, zero),
-                                                                 _mm256_slli_epi64(_mm256_sad_epu8(b1, zero), 8)));
+                sum_a = _mm256_add_epi64(sum_a, _mm256_sad_epu8(a0, zero));
+                sum_b = _mm256_add_epi64(sum_b, _mm256_sad_epu8(b0, zero));
             }
             acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
         }
@@ -461,14 +533,10 @@ template <bool Signed, bool Same>
     }
 }
 
-// The column's 32 values (r | ones) + base in 4 registers, in an order that depends on
-// nothing but the position (the same for both operands).
-template <bool Placed>
-[[gnu::always_inline]] inline void wide_values(const operand_reader& r, std::size_t c, __m256i base, __m256i (&v)[4]) noexcept {
-    const __m256i b0 = r.template bytes<Placed>(c, 0);
-    const __m256i b1 = r.template bytes<Placed>(c, 1);
-    const __m256i b2 = r.template bytes<Placed>(c, 2);
-    const __m256i b3 = r.template bytes<Placed>(c, 3);
+// 32 values (r | ones) + base from their bytes b0..b3, in 4 registers, in an order that
+// depends on nothing but the position (the same for both operands).
+[[gnu::always_inline]] inline void wide_bytes(__m256i b0, __m256i b1, __m256i b2, __m256i b3, __m256i base,
+                                              __m256i (&v)[4]) noexcept {
     const __m256i t0 = _mm256_unpacklo_epi8(b0, b1);
     const __m256i t1 = _mm256_unpackhi_epi8(b0, b1);
     const __m256i t2 = _mm256_unpacklo_epi8(b2, b3);
@@ -488,21 +556,28 @@ wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t ba
     const __m256i shift_b = _mm256_set1_epi32(static_cast<int>(base_b + bias));
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
     lane_sums s;
-    for (std::size_t c = 0; c < columns; ++c) {
-        if (c % prefetch_every == 0) {
-            ahead_a.step();
-            ahead_b.step();
-        }
-        __m256i x[4];
-        wide_values<Placed>(a, c, shift_a, x);
-        if constexpr (Same) {
+    const std::size_t step_a = group_columns * a.column_bytes;
+    const std::size_t step_b = group_columns * b.column_bytes;
+    const std::uint8_t* pa = a.payload;
+    const std::uint8_t* pb = b.payload;
+    __m256i ga[4][8];  // the group's bytes (group_bytes order)
+    __m256i gb[4][8];
+    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
+        ahead_a.step();
+        ahead_b.step();
+        group_operands<Placed, Same, 4>(a, b, pa, pb, ga, gb);
+        for (std::size_t i = 0; i < group_columns; ++i) {
+            __m256i x[4];
+            wide_bytes(ga[0][i], ga[1][i], ga[2][i], ga[3][i], shift_a, x);
+            if constexpr (Same) {
 #pragma GCC unroll 4
-            for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, true>(x[r], x[r], s, low);
-        } else {
-            __m256i y[4];
-            wide_values<Placed>(b, c, shift_b, y);
+                for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, true>(x[r], x[r], s, low);
+            } else {
+                __m256i y[4];
+                wide_bytes(gb[0][i], gb[1][i], gb[2][i], gb[3][i], shift_b, y);
 #pragma GCC unroll 4
-            for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
+                for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
+            }
         }
     }
     wide total = wide{lane_total(s.lo)} + (wide{lane_total(s.hi)} << 32);
@@ -557,13 +632,13 @@ narrow_fn pick_narrow(bool placed, bool same, bool sums) noexcept {
 }
 
 template <bool... Flags>
-split_fn pick_split(bool placed, bool few, bool same, bool sums, bool hi) noexcept {
-    if constexpr (sizeof...(Flags) == 5) {
+split_fn pick_split(bool placed, bool same, bool sums, bool hi) noexcept {
+    if constexpr (sizeof...(Flags) == 4) {
         return &dot_split<Flags...>;
     } else {
-        const bool flags[] = {placed, few, same, sums, hi};
-        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, few, same, sums, hi)
-                                       : pick_split<Flags..., false>(placed, few, same, sums, hi);
+        const bool flags[] = {placed, same, sums, hi};
+        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, same, sums, hi)
+                                       : pick_split<Flags..., false>(placed, same, sums, hi);
     }
 }
 
@@ -578,8 +653,8 @@ wide_fn pick_wide(bool placed, bool is_signed, bool same) noexcept {
 }
 
 narrow_fn narrow_kernel(bool placed, bool same, bool sums) noexcept { return pick_narrow<>(placed, same, sums); }
-split_fn split_kernel(bool placed, bool few, bool same, bool sums, bool hi) noexcept {
-    return pick_split<>(placed, few, same, sums, hi);
+split_fn split_kernel(bool placed, bool same, bool sums, bool hi) noexcept {
+    return pick_split<>(placed, same, sums, hi);
 }
 
 // 2^(30 - bits) columns, at most a block's: how long a 32-bit lane may take 4 products of
@@ -607,10 +682,8 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
         if (ua == 0 && ub == 0) {
             // 4 flush products below 2^(wa + wb) each stay below 2^32.
             const std::size_t flush = flush_columns(wa + wb);
-            const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa >= 8, wb >= 8,
-                                       wa >= 8 ? wa - 8 : wa, wb >= 8 ? wb - 8 : wb};
-            const bool share = !same && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 &&
-                               shared.left_a + shared.left_b != 0 && shared.left_a + shared.left_b <= 8;
+            const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa, wb};
+            const bool share = !same && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 && wa + wb != 0 && wa + wb <= 8;
             s = share ? (sums ? dot_narrow_shared<true>(shared, flush, ahead_a, ahead_b)
                               : dot_narrow_shared<false>(shared, flush, ahead_a, ahead_b))
                       : narrow_kernel(ra.placed && rb.placed, same, sums)(ra, rb, flush, ahead_a, ahead_b);
@@ -618,7 +691,7 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
             const std::uint32_t high = std::max(ua + ub, std::max(ua + lb, la + ub));
             const split_flush flush{flush_columns(la + lb) - 1, flush_columns(high) - 1};
             const bool hi = wa > narrow_bits + 1 || wb > narrow_bits + 1;
-            s = split_kernel(ra.placed && rb.placed, (ra.few | rb.few) != 0, same, sums, hi)(ra, rb, flush, ahead_a, ahead_b);
+            s = split_kernel(ra.placed && rb.placed, same, sums, hi)(ra, rb, flush, ahead_a, ahead_b);
         }
         const signed_wide ba = as_integer(a.base, is_signed);
         const signed_wide bb = as_integer(b.base, is_signed);

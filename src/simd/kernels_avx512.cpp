@@ -109,7 +109,9 @@ struct column_reader {
         const std::uint8_t* column = payload + column_bytes * c;
         if constexpr (Low) {
             lo = _mm512_maskz_loadu_epi32(mask_lo, column);
-            hi = _mm512_maskz_loadu_epi32(mask_hi, column + 64);
+            // As an integer: a block without live planes may have no payload (a null pointer,
+            // where adding 64 is undefined); the mask then reads nothing there.
+            hi = _mm512_maskz_loadu_epi32(mask_hi, reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(column) + 64));
         } else {
             lo = _mm512_maskz_expandloadu_epi32(mask_lo, column);
             hi = _mm512_maskz_expandloadu_epi32(mask_hi, column + lo_bytes);
