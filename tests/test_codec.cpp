@@ -10,6 +10,7 @@
 #include <bitplane/simd.hpp>
 
 #include "codec/block_format.hpp"
+#include "codec/plane_gaps.hpp"
 
 #include <gtest/gtest.h>
 
@@ -1351,6 +1352,51 @@ TEST(CodecFuzz, ManyRandomMutations) {
         for (int f = 0; f < flips; ++f) block[rng() % block.size()] ^= static_cast<std::byte>(1 + rng() % 255);
         ASSERT_TRUE(survives(block, n)) << case_name(s, n) << " round " << r;
     }
+}
+
+// gaps_payload::for_every_position (16 gaps at a time by SSE2 prefix sums where no escape is
+// among them) lists the positions for_each_position lists, one by one: gap lists of every
+// density and length, with escapes at every offset of a 16-byte chunk (gaps of 254, 255 and
+// 256 zero bits: an escape whose u16 holds a 255 byte too), and payloads exactly as long as
+// their bytes (ASan catches a read past the end).
+TEST(Codec, GapListBatchDecodeMatchesOneByOne) {
+    BITPLANE_SEED_TRACE();
+    using namespace bitplane::detail;
+    std::mt19937_64 rng(case_seed("gap-batch"));
+    for (int round = 0; round < 4000; ++round) {
+        bitplane::plane p{};
+        const int style = round % 6;
+        const std::uint32_t length = round % 3 == 0 ? 1 + static_cast<std::uint32_t>(rng() % block_values) : block_values;
+        std::uint32_t bit = static_cast<std::uint32_t>(rng() % 300);
+        while (bit < length) {
+            p[bit / 32] |= 1u << (bit % 32);
+            std::uint32_t step = 1;
+            switch (style) {
+                case 0: step = 1; break;                                                      // every bit
+                case 1: step = 1 + static_cast<std::uint32_t>(rng() % 4); break;              // dense
+                case 2: step = 1 + static_cast<std::uint32_t>(rng() % 40); break;             // sparse
+                case 3: step = 254 + static_cast<std::uint32_t>(rng() % 4); break;            // escapes at the edge
+                case 4: step = rng() % 8 == 0 ? 200 + static_cast<std::uint32_t>(rng() % 900) : 1 + static_cast<std::uint32_t>(rng() % 3); break;
+                default: step = 1 + static_cast<std::uint32_t>(rng() % 600); break;
+            }
+            bit += step;
+        }
+        std::vector<std::byte> scratch(gaps_payload::max_payload_bytes(block_values));
+        const std::uint32_t size = gaps_payload::write(p, scratch.data());
+        const std::vector<std::byte> payload(scratch.begin(), scratch.begin() + size);  // exact: no slack
+        std::vector<std::uint32_t> expected, got;
+        gaps_payload::for_each_position(payload.data(), size, [&](std::uint32_t position) {
+            expected.push_back(position);
+            return true;
+        });
+        gaps_payload::for_every_position(payload.data(), size, [&](std::uint32_t position) { got.push_back(position); });
+        ASSERT_EQ(got, expected) << "round " << round << ", style " << style << ", " << size << " bytes";
+        std::vector<std::uint32_t> bits;
+        for_each_set_bit(p, [&](std::uint32_t b) { bits.push_back(b); });
+        ASSERT_EQ(got, bits) << "round " << round;
+    }
+    // The empty list.
+    gaps_payload::for_every_position(nullptr, 0, [](std::uint32_t) { ADD_FAILURE() << "a position in an empty list"; });
 }
 
 }  // namespace

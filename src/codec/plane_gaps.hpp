@@ -96,6 +96,55 @@ inline __m128i prefix_sum16(__m128i x) noexcept {
     return _mm_add_epi16(x, _mm_slli_si128(x, 8));
 }
 #endif
+/// Calls f(position) for every position of a validated payload of `bytes` bytes (no early
+/// stop: for scans that apply a whole list). Where 16 gaps hold no escape, SSE2 turns them
+/// into positions at once (prefix sums of gap + 1 in 16-bit lanes) before any f is called:
+/// for_each_position's one position at a time, each waiting on the previous, was about half
+/// of an equality scan on columns of long gap lists (geoip6_country, rare value: callgrind).
+/// Those positions are computed modulo 2^16: the same as for_each_position's for a validated
+/// payload (positions below 2048), and the same modulo the plane's length for forged bytes.
+template <class F>
+inline void for_every_position(const std::byte* payload, std::uint32_t bytes, F&& f) {
+    std::uint32_t next = 0;
+    std::uint32_t i = 0;
+    const auto one_gap = [&] {
+        std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
+        if (gap == escape) [[unlikely]] {
+            gap = load_le<std::uint16_t>(payload + i);
+            i += 2;
+        }
+        const std::uint32_t position = next + gap;
+        f(position);
+        next = position + 1;
+    };
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i ones = _mm_set1_epi16(1);
+    while (i + 16 <= bytes) {
+        const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + i));
+        const auto escapes = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(-1))));
+        if (escapes != 0) {
+            // The gaps before the first escape and the escape itself, one at a time.
+            const std::uint32_t stop = i + static_cast<std::uint32_t>(countr_zero32(escapes));
+            while (i <= stop) one_gap();
+            continue;
+        }
+        // position k = next - 1 + (g_0 + 1) + ... + (g_k + 1)
+        const __m128i base = _mm_set1_epi16(static_cast<short>(next - 1));
+        const __m128i lo = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpacklo_epi8(chunk, zero), ones)), base);
+        const __m128i last_lo = _mm_shufflehi_epi16(lo, 0xFF);  // lanes 4..7 = lane 7
+        const __m128i hi = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpackhi_epi8(chunk, zero), ones)),
+                                         _mm_unpackhi_epi64(last_lo, last_lo));
+        alignas(16) std::uint16_t positions[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(positions), lo);
+        _mm_store_si128(reinterpret_cast<__m128i*>(positions + 8), hi);
+        for (std::uint32_t k = 0; k < 16; ++k) f(std::uint32_t{positions[k]});
+        next = std::uint32_t{positions[15]} + 1;
+        i += 16;
+    }
+#endif
+    while (i < bytes) one_gap();
+}
 
 /// XORs the positions onto `target`, checking escapes are complete and positions < len.
 /// 16 gaps without an escape whose last position is inside the plane (checked first, from the

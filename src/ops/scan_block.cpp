@@ -249,10 +249,7 @@ void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint
             break;
         }
         case codec::payload_kind::gaps:
-            gaps_payload::for_each_position(p, sp.payload_bytes, [&](std::uint32_t bit) {
-                flip(bit);
-                return true;
-            });
+            gaps_payload::for_every_position(p, sp.payload_bytes, flip);
             break;
     }
 }
@@ -403,10 +400,7 @@ private:
                 break;
             }
             case codec::payload_kind::gaps:
-                gaps_payload::for_each_position(p, sp.payload_bytes, [&n](std::uint32_t) {
-                    ++n;
-                    return true;
-                });
+                gaps_payload::for_every_position(p, sp.payload_bytes, [&n](std::uint32_t) { ++n; });
                 break;
         }
         return sp.base == codec::base_kind::one ? block_.length - n : n;
@@ -819,6 +813,9 @@ public:
                 for (std::uint32_t i = 0; i < items; ++i) marks[load_le<std::uint16_t>(at + 2 * i) & last_bit] = v;
                 break;
             case codec::payload_kind::gaps: {
+                // One position at a time here: with for_every_position, a byte store (which may
+                // alias anything) made the decoder reload its state after every position
+                // (bam_mapq, geoip4_size count_eq frequent 5-10% slower).
                 std::uint32_t next = 0;
                 for (std::uint32_t i = 0; i < items;) {
                     std::uint32_t gap = static_cast<std::uint32_t>(at[i++]);
@@ -892,10 +889,9 @@ private:
                 }
                 break;
             case codec::payload_kind::gaps:
-                gaps_payload::for_each_position(at, p.items, [&f](std::uint32_t bit) {
+                gaps_payload::for_every_position(at, p.items, [&f](std::uint32_t bit) {
                     bit &= last_bit;
                     f(bit >> 5, 1u << (bit & 31u));
-                    return true;
                 });
                 break;
             default: for_each_word(p, at, f); break;
@@ -919,10 +915,7 @@ private:
             }
             case codec::payload_kind::gaps: {
                 gather g;
-                gaps_payload::for_each_position(at, p.items, [&](std::uint32_t bit) {
-                    g.add(bit & last_bit, f);
-                    return true;
-                });
+                gaps_payload::for_every_position(at, p.items, [&](std::uint32_t bit) { g.add(bit & last_bit, f); });
                 g.flush(f);
                 break;
             }
