@@ -77,6 +77,18 @@ void read_frame_size(std::span<const std::byte> bytes, file_header& h) {
     h.total = checked_add(detail::file::zstd_frame_at, h.frame_bytes, "file size", header_bytes);
 }
 
+// The body of a version 3 or 4 file (a zstd frame) may hold at most body_bytes_per_file_byte
+// bytes per byte of the file: checked before anything is allocated for it (a small file cannot
+// ask for a huge decompression). format_error at the header's byte 48, naming `what`.
+void check_body_bound(std::uint64_t body, std::uint64_t file_bytes, const std::string& what) {
+    constexpr std::uint64_t per_byte = detail::file::body_bytes_per_file_byte;
+    if (body / per_byte > file_bytes || (body / per_byte == file_bytes && body % per_byte != 0))
+        throw format_error(what + " of " + std::to_string(body) + " bytes too large for a file of " +
+                               std::to_string(file_bytes) + " bytes (at most " + std::to_string(per_byte) +
+                               " per file byte)",
+                           48);
+}
+
 // Version 4 (bytes 32-55): coding, lanes, base, K and the body's size, which must be the one
 // they imply and at most body_bytes_per_file_byte times the file's size. The body holds at
 // least a byte per value, so the value count is bounded by the file's size too.
@@ -101,12 +113,7 @@ file_header parse_values_header(std::span<const std::byte> bytes, file_header h)
                                std::to_string(h.body_bytes()),
                            48);
     read_frame_size(bytes, h);
-    if (body / file::body_bytes_per_file_byte > h.total ||
-        (body / file::body_bytes_per_file_byte == h.total && body % file::body_bytes_per_file_byte != 0))
-        throw format_error("values body of " + std::to_string(body) + " bytes too large for a file of " +
-                               std::to_string(h.total) + " bytes (at most " +
-                               std::to_string(file::body_bytes_per_file_byte) + " per file byte)",
-                           48);
+    check_body_bound(body, h.total, "values body");
     return h;
 }
 
@@ -157,12 +164,7 @@ file_header parse_header(std::span<const std::byte> bytes) {
             // Version 3: the body is a zstd frame of C bytes after the header and C; the
             // body's size is bounded by the file's before anything is allocated for it.
             read_frame_size(bytes, h);
-            if (body / detail::file::body_bytes_per_file_byte > h.total ||
-                (body / detail::file::body_bytes_per_file_byte == h.total && body % detail::file::body_bytes_per_file_byte != 0))
-                throw format_error("payload, sizes table and block map of " + std::to_string(body) +
-                                       " bytes too large for a file of " + std::to_string(h.total) + " bytes (at most " +
-                                       std::to_string(detail::file::body_bytes_per_file_byte) + " per file byte)",
-                                   48);
+            check_body_bound(body, h.total, "payload, sizes table and block map");
         } else {
             h.total = checked_add(header_bytes, body, "file size", 40);
         }
