@@ -95,6 +95,20 @@ inline __m128i prefix_sum16(__m128i x) noexcept {
     x = _mm_add_epi16(x, _mm_slli_si128(x, 4));
     return _mm_add_epi16(x, _mm_slli_si128(x, 8));
 }
+
+/// The positions of 16 gaps that hold no escape, the first after position next - 1, modulo
+/// 2^16: position k = next - 1 + (g_0 + 1) + ... + (g_k + 1), as 16-bit prefix sums, so that
+/// what is done with them waits on no running position (a chain of a load and two adds per gap).
+inline void positions_of_16_gaps(__m128i gaps, std::uint32_t next, std::uint16_t (&positions)[16]) noexcept {
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i one = _mm_set1_epi16(1);
+    const __m128i base = _mm_set1_epi16(static_cast<short>(next - 1));
+    const __m128i low = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpacklo_epi8(gaps, zero), one)), base);
+    const __m128i low_last = _mm_shuffle_epi32(_mm_shufflehi_epi16(low, 0xFF), 0xFF);  // lane 7 everywhere
+    const __m128i high = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpackhi_epi8(gaps, zero), one)), low_last);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(positions), low);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(positions + 8), high);
+}
 #endif
 /// Calls f(position) for every position of a validated payload of `bytes` bytes (no early
 /// stop: for scans that apply a whole list). Where 16 gaps hold no escape, SSE2 turns them
@@ -118,8 +132,6 @@ inline void for_every_position(const std::byte* payload, std::uint32_t bytes, F&
         next = position + 1;
     };
 #if defined(__SSE2__)
-    const __m128i zero = _mm_setzero_si128();
-    const __m128i ones = _mm_set1_epi16(1);
     while (i + 16 <= bytes) {
         const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + i));
         const auto escapes = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(-1))));
@@ -129,15 +141,8 @@ inline void for_every_position(const std::byte* payload, std::uint32_t bytes, F&
             while (i <= stop) one_gap();
             continue;
         }
-        // position k = next - 1 + (g_0 + 1) + ... + (g_k + 1)
-        const __m128i base = _mm_set1_epi16(static_cast<short>(next - 1));
-        const __m128i lo = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpacklo_epi8(chunk, zero), ones)), base);
-        const __m128i last_lo = _mm_shufflehi_epi16(lo, 0xFF);  // lanes 4..7 = lane 7
-        const __m128i hi = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpackhi_epi8(chunk, zero), ones)),
-                                         _mm_unpackhi_epi64(last_lo, last_lo));
-        alignas(16) std::uint16_t positions[16];
-        _mm_store_si128(reinterpret_cast<__m128i*>(positions), lo);
-        _mm_store_si128(reinterpret_cast<__m128i*>(positions + 8), hi);
+        std::uint16_t positions[16];
+        positions_of_16_gaps(chunk, next, positions);
         for (std::uint32_t k = 0; k < 16; ++k) f(std::uint32_t{positions[k]});
         next = std::uint32_t{positions[15]} + 1;
         i += 16;
@@ -160,18 +165,9 @@ inline void apply(byte_reader& reader, std::uint32_t bytes, std::uint32_t len, p
             const __m128i sums = _mm_sad_epu8(chunk, _mm_setzero_si128());
             const auto total = static_cast<std::uint32_t>(_mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4));
             if (_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(-1))) == 0 && next + total + 15 < len) {
-                // The 16 positions at once, as 16-bit prefix sums of gap + 1 (all below len <=
-                // 2048 here): the flips then depend on no running position, which had been a
-                // chain of a load and two adds per gap.
+                // The 16 positions at once (all below len <= 2048 here).
                 std::uint16_t positions[16];
-                const __m128i one = _mm_set1_epi16(1);
-                __m128i low = _mm_add_epi16(_mm_unpacklo_epi8(chunk, _mm_setzero_si128()), one);
-                __m128i high = _mm_add_epi16(_mm_unpackhi_epi8(chunk, _mm_setzero_si128()), one);
-                low = prefix_sum16(low);
-                high = _mm_add_epi16(prefix_sum16(high), _mm_shuffle_epi32(_mm_shufflehi_epi16(low, 0xFF), 0xFF));
-                const __m128i base = _mm_set1_epi16(static_cast<short>(next - 1));
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(positions), _mm_add_epi16(low, base));
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(positions + 8), _mm_add_epi16(high, base));
+                positions_of_16_gaps(chunk, next, positions);
                 for (std::uint32_t k = 0; k < 16; ++k) flip_bit(target, positions[k]);
                 next = positions[15] + 1u;
                 i += 16;
