@@ -4,6 +4,7 @@
 // (across summary words, partial last block). Every operation, on every SIMD path; the builder
 // (out of order, from threads, re-set blocks); save/load round trips; every truncation and
 // byte flip rejected; forged files with a recomputed checksum.
+#include "bitset_test_data.hpp"
 #include "test_support.hpp"
 
 #include "bitset/bitset_core.hpp"
@@ -15,9 +16,6 @@
 #include <bitplane/serialize.hpp>
 #include <bitplane/simd.hpp>
 #include <bitplane/vector.hpp>
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include <gtest/gtest.h>
 
@@ -39,80 +37,6 @@ using namespace bitplane_test;
 using bitplane::bitset;
 using bitplane::block_values;
 using bytes = std::vector<std::byte>;
-using ref_bits = std::vector<bool>;
-
-// ---- shapes of sets ---------------------------------------------------------------------------
-
-struct set_shape {
-    std::string name;
-    double density;  // for random shapes; -1: runs, -2: mixed blocks, 0: all-zero, 1: all-one
-};
-
-std::vector<set_shape> set_shapes() {
-    return {{"zero", 0.0},     {"d0.01%", 0.0001}, {"d0.1%", 0.001}, {"d1%", 0.01},        {"d10%", 0.1},
-            {"d50%", 0.5},     {"d90%", 0.9},      {"d99%", 0.99},   {"d99.99%", 0.9999}, {"one", 1.0},
-            {"runs", -1.0},    {"mixed", -2.0}};
-}
-
-// A seed salt from a shape's density; through int64_t, as the negative markers do not fit an
-// unsigned type (casting them straight is undefined: clang's UBSan stops there).
-std::uint64_t density_salt(double density) {
-    return static_cast<std::uint64_t>(static_cast<std::int64_t>(density * 1e6));
-}
-
-ref_bits make_bits(const set_shape& shape, std::size_t n, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    ref_bits bits(n, false);
-    auto fill_random = [&](std::size_t begin, std::size_t end, double d) {
-        if (d <= 0) return;
-        if (d >= 1) {
-            for (std::size_t i = begin; i < end; ++i) bits[i] = true;
-            return;
-        }
-        std::bernoulli_distribution coin(d);
-        for (std::size_t i = begin; i < end; ++i) bits[i] = coin(rng);
-    };
-    if (shape.density == -1.0) {  // runs of 1 .. 3000 bits, alternating
-        bool value = rng() & 1;
-        for (std::size_t i = 0; i < n;) {
-            const std::size_t len = 1 + rng() % 3000;
-            for (const std::size_t e = std::min(n, i + len); i < e; ++i) bits[i] = value;
-            value = !value;
-        }
-    } else if (shape.density == -2.0) {  // each block a different shape
-        const double choices[] = {0.0, 0.0001, 0.003, 0.05, 0.5, 0.97, 0.9995, 1.0, -1.0};
-        for (std::size_t b = 0; b * block_values < n; ++b) {
-            const std::size_t begin = b * block_values, end = std::min(n, begin + block_values);
-            const double d = choices[rng() % std::size(choices)];
-            if (d == -1.0) {
-                const std::size_t from = begin + rng() % (end - begin), to = from + rng() % (end - from + 1);
-                for (std::size_t i = from; i < to; ++i) bits[i] = true;
-            } else {
-                fill_random(begin, end, d);
-            }
-        }
-    } else {
-        fill_random(0, n, shape.density);
-    }
-    return bits;
-}
-
-std::vector<std::uint64_t> positions_of(const ref_bits& bits) {
-    std::vector<std::uint64_t> out;
-    for (std::size_t i = 0; i < bits.size(); ++i)
-        if (bits[i]) out.push_back(i);
-    return out;
-}
-
-bitset make_set(const ref_bits& bits) {
-    const std::vector<std::uint64_t> p = positions_of(bits);
-    return bitset::from_positions(p, bits.size());
-}
-
-std::vector<std::size_t> sizes() {
-    if (quick_mode()) return {0, 1, 2047, 2048, 2049, 3 * 2048 + 5, 70 * 2048 + 17};
-    return {0, 1, 2, 2047, 2048, 2049, 3 * 2048 + 5, 131 * 2048 + 17};
-}
 
 // ---- checking a bitset against its reference ---------------------------------------------------
 
@@ -180,7 +104,7 @@ TEST(Bitset, EmptyAndFilledConstructors) {
     EXPECT_TRUE(none.none());
     EXPECT_TRUE(none.all());
     EXPECT_EQ(none.begin(), none.end());
-    for (const std::size_t n : sizes()) {
+    for (const std::size_t n : set_sizes()) {
         SCOPED_TRACE("n=" + std::to_string(n));
         EXPECT_TRUE(matches(bitset(n), ref_bits(n, false)));
         EXPECT_TRUE(matches(bitset(n, true), ref_bits(n, true)));
@@ -191,7 +115,7 @@ TEST(Bitset, EmptyAndFilledConstructors) {
 
 TEST(Bitset, QueriesMatchReferenceForEveryShapeAndSize) {
     BITPLANE_SEED_TRACE();
-    for (const std::size_t n : sizes()) {
+    for (const std::size_t n : set_sizes()) {
         for (const set_shape& shape : set_shapes()) {
             SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
             const ref_bits ref = make_bits(shape, n, case_seed("queries", n, density_salt(shape.density)));
@@ -344,7 +268,7 @@ void check_algebra(const ref_bits& ra, const ref_bits& rb) {
 TEST(Bitset, AlgebraBetweenEveryPairOfShapes) {
     BITPLANE_SEED_TRACE();
     const std::vector<set_shape> shapes = set_shapes();
-    for (const std::size_t n : sizes()) {
+    for (const std::size_t n : set_sizes()) {
         for (std::size_t i = 0; i < shapes.size(); ++i) {
             for (std::size_t j = 0; j < shapes.size(); ++j) {
                 if (quick_mode() && n > 10000 && (i + j) % 3 != 0) continue;
@@ -595,7 +519,7 @@ bitplane::plane block_of(const ref_bits& ref, std::size_t b) {
 
 TEST(BitsetBuilder, BlocksOutOfOrderMatchFromPositions) {
     BITPLANE_SEED_TRACE();
-    for (const std::size_t n : sizes()) {
+    for (const std::size_t n : set_sizes()) {
         for (const set_shape& shape : set_shapes()) {
             SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
             const ref_bits ref = make_bits(shape, n, case_seed("builder", n, density_salt(shape.density)));
@@ -781,37 +705,9 @@ TEST(BitsetBuilder, RejectsBadBlocks) {
 
 // ---- save / load --------------------------------------------------------------------------------
 
-constexpr std::size_t header_size = 64;
-constexpr std::size_t checksum_at = 56;
-
-std::uint64_t file_checksum(std::span<const std::byte> f) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, f.data(), checksum_at);
-    XXH3_64bits_update(&state, f.data() + header_size, f.size() - header_size);
-    return XXH3_64bits_digest(&state);
-}
-
-void reseal(bytes& f) {
-    const std::uint64_t sum = file_checksum(f);
-    std::memcpy(f.data() + checksum_at, &sum, 8);
-}
-
-template <class U>
-U get(const bytes& f, std::size_t at) {
-    U v;
-    std::memcpy(&v, f.data() + at, sizeof(U));
-    return v;
-}
-
-template <class U>
-void put(bytes& f, std::size_t at, U v) {
-    std::memcpy(f.data() + at, &v, sizeof(U));
-}
-
 TEST(BitsetFile, RoundTripsForEveryShapeAndSize) {
     BITPLANE_SEED_TRACE();
-    for (const std::size_t n : sizes()) {
+    for (const std::size_t n : set_sizes()) {
         for (const set_shape& shape : set_shapes()) {
             SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
             const ref_bits ref = make_bits(shape, n, case_seed("file", n, density_salt(shape.density)));
@@ -829,11 +725,11 @@ TEST(BitsetFile, RoundTripsForEveryShapeAndSize) {
             EXPECT_EQ(bitplane::load_bitset(stream), s);
             // The layout of section 5 (version 2; tests/test_bitset_file.cpp has the rest).
             EXPECT_EQ(std::memcmp(f.data() + 1, "BITPLANE", 8), 0);
-            EXPECT_EQ(get<std::uint16_t>(f, 9), 2);
+            EXPECT_EQ(field_at<std::uint16_t>(f, 9), 2);
             EXPECT_EQ(static_cast<int>(f[11]), 2);
-            EXPECT_EQ(get<std::uint64_t>(f, 17), n);
-            EXPECT_EQ(get<std::uint64_t>(f, 33), s.count());
-            EXPECT_EQ(f.size() - 1, 64 + get<std::uint64_t>(f, 49));
+            EXPECT_EQ(field_at<std::uint64_t>(f, 17), n);
+            EXPECT_EQ(field_at<std::uint64_t>(f, 33), s.count());
+            EXPECT_EQ(f.size() - 1, 64 + field_at<std::uint64_t>(f, 49));
         }
     }
 }
@@ -888,11 +784,11 @@ TEST(BitsetFile, ForgedFlipsAreRejectedOrConsistent) {
         const bytes f = saved(make_set(make_bits(shape, n, case_seed("forge"))));
         std::mt19937_64 rng(case_seed("forge-flips"));
         for (std::size_t at = 0; at < f.size(); ++at) {
-            if (at >= checksum_at && at < header_size) continue;
+            if (at >= bitset_checksum_at && at < bitset_header_size) continue;
             for (int t = 0; t < 3; ++t) {
                 bytes g = f;
                 g[at] ^= static_cast<std::byte>(1u << (rng() % 8));
-                reseal(g);
+                reseal_bitset_file(g);
                 try {
                     const bitset s = bitplane::load_bitset(g);
                     ++accepted;
@@ -921,33 +817,33 @@ TEST(BitsetFile, HostileHeadersAreRejected) {
         SCOPED_TRACE(what);
         bytes g = f;
         edit(g);
-        if (!keep_checksum) reseal(g);
+        if (!keep_checksum) reseal_bitset_file(g);
         EXPECT_THROW((void)bitplane::load_bitset(g), bitplane::format_error);
         std::stringstream stream(std::string(reinterpret_cast<const char*>(g.data()), g.size()));
         EXPECT_THROW((void)bitplane::load_bitset(stream), bitplane::format_error);
     };
     rejects("magic", [](bytes& g) { g[0] = std::byte{'X'}; });
-    rejects("version", [](bytes& g) { put<std::uint16_t>(g, 8, 3); });
+    rejects("version", [](bytes& g) { put_field<std::uint16_t>(g, 8, 3); });
     rejects("kind", [](bytes& g) { g[10] = std::byte{1}; });
     rejects("reserved", [](bytes& g) { g[11] = std::byte{1}; });
-    rejects("header size", [](bytes& g) { put<std::uint32_t>(g, 12, 65); });
-    rejects("huge size", [](bytes& g) { put<std::uint64_t>(g, 16, ~std::uint64_t{0}); });
-    rejects("size vs blocks", [](bytes& g) { put<std::uint64_t>(g, 16, get<std::uint64_t>(g, 16) + 2048); });
+    rejects("header size", [](bytes& g) { put_field<std::uint32_t>(g, 12, 65); });
+    rejects("huge size", [](bytes& g) { put_field<std::uint64_t>(g, 16, ~std::uint64_t{0}); });
+    rejects("size vs blocks", [](bytes& g) { put_field<std::uint64_t>(g, 16, field_at<std::uint64_t>(g, 16) + 2048); });
     rejects("terabyte bitset with matching blocks", [](bytes& g) {
-        put<std::uint64_t>(g, 16, std::uint64_t{1} << 43);
-        put<std::uint64_t>(g, 24, (std::uint64_t{1} << 43) / 2048);
+        put_field<std::uint64_t>(g, 16, std::uint64_t{1} << 43);
+        put_field<std::uint64_t>(g, 24, (std::uint64_t{1} << 43) / 2048);
     });
-    rejects("count", [](bytes& g) { put<std::uint64_t>(g, 32, get<std::uint64_t>(g, 32) + 1); });
-    rejects("count > size", [](bytes& g) { put<std::uint64_t>(g, 32, ~std::uint64_t{0}); });
-    rejects("stored", [](bytes& g) { put<std::uint64_t>(g, 40, get<std::uint64_t>(g, 40) + 1); });
-    rejects("stored huge", [](bytes& g) { put<std::uint64_t>(g, 40, std::uint64_t{1} << 40); });
-    rejects("payload", [](bytes& g) { put<std::uint64_t>(g, 48, get<std::uint64_t>(g, 48) + 1); });
-    rejects("payload huge", [](bytes& g) { put<std::uint64_t>(g, 48, std::uint64_t{1} << 60); });
+    rejects("count", [](bytes& g) { put_field<std::uint64_t>(g, 32, field_at<std::uint64_t>(g, 32) + 1); });
+    rejects("count > size", [](bytes& g) { put_field<std::uint64_t>(g, 32, ~std::uint64_t{0}); });
+    rejects("stored", [](bytes& g) { put_field<std::uint64_t>(g, 40, field_at<std::uint64_t>(g, 40) + 1); });
+    rejects("stored huge", [](bytes& g) { put_field<std::uint64_t>(g, 40, std::uint64_t{1} << 40); });
+    rejects("payload", [](bytes& g) { put_field<std::uint64_t>(g, 48, field_at<std::uint64_t>(g, 48) + 1); });
+    rejects("payload huge", [](bytes& g) { put_field<std::uint64_t>(g, 48, std::uint64_t{1} << 60); });
     rejects("checksum", [](bytes& g) { g[56] ^= std::byte{1}; }, true);
     rejects("block beyond the last", [](bytes& g) { g[64] |= std::byte{0x80}; });
     rejects("full but not non-empty", [&](bytes& g) {
-        const std::uint64_t nonempty = get<std::uint64_t>(g, 64);
-        put<std::uint64_t>(g, 72, get<std::uint64_t>(g, 72) | (~nonempty & 0xF));
+        const std::uint64_t nonempty = field_at<std::uint64_t>(g, 64);
+        put_field<std::uint64_t>(g, 72, field_at<std::uint64_t>(g, 72) | (~nonempty & 0xF));
     });
     // A vector file is not a bitset file, and the other way round.
     bitplane::vector<std::uint32_t> v;
@@ -963,20 +859,20 @@ bytes one_block_file(std::uint64_t size, std::uint8_t kind, std::uint16_t items,
                      std::uint64_t count) {
     bytes f(64 + 16 + 4);
     std::memcpy(f.data(), "BITPLANE", 8);
-    put<std::uint16_t>(f, 8, 1);
+    put_field<std::uint16_t>(f, 8, 1);
     f[10] = std::byte{2};
-    put<std::uint32_t>(f, 12, 64);
-    put<std::uint64_t>(f, 16, size);
-    put<std::uint64_t>(f, 24, 1);
-    put<std::uint64_t>(f, 32, count);
-    put<std::uint64_t>(f, 40, 1);
-    put<std::uint64_t>(f, 48, payload.size());
-    put<std::uint64_t>(f, 64, 1);  // block 0 non-empty, not full
+    put_field<std::uint32_t>(f, 12, 64);
+    put_field<std::uint64_t>(f, 16, size);
+    put_field<std::uint64_t>(f, 24, 1);
+    put_field<std::uint64_t>(f, 32, count);
+    put_field<std::uint64_t>(f, 40, 1);
+    put_field<std::uint64_t>(f, 48, payload.size());
+    put_field<std::uint64_t>(f, 64, 1);  // block 0 non-empty, not full
     f[80] = std::byte{kind};
-    put<std::uint16_t>(f, 82, items);
+    put_field<std::uint16_t>(f, 82, items);
     f.resize(84 + payload.size());
     if (!payload.empty()) std::memcpy(f.data() + 84, payload.data(), payload.size());
-    reseal(f);
+    reseal_bitset_file(f);
     return f;
 }
 
@@ -1037,7 +933,7 @@ TEST(BitsetFile, MalformedBlocksAreRejected) {
         {"descriptor reserved byte", [] {
              bytes f = one_block_file(2048, 1, 1, le16({5}), 1);
              f[81] = std::byte{1};
-             reseal(f);
+             reseal_bitset_file(f);
              return f;
          }()},
     };

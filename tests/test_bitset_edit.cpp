@@ -4,6 +4,7 @@
 // against a std::vector<bool> on block and summary-word edges, bulk additions from unsorted
 // positions with repeats, and the edge universe sizes (0, 1, 2^16 +- 1, 2^32 +- 1, 2^64 - 1),
 // on every SIMD path.
+#include "bitset_test_data.hpp"
 #include "test_support.hpp"
 
 #include "bitset/bitset_core.hpp"
@@ -27,16 +28,8 @@ using namespace bitplane_test;
 using bitplane::bitset;
 using bitplane::block_values;
 using bitplane::detail::block_kind;
-using ref_bits = std::vector<bool>;
 
-std::vector<std::uint64_t> positions_of(const ref_bits& bits) {
-    std::vector<std::uint64_t> out;
-    for (std::size_t i = 0; i < bits.size(); ++i)
-        if (bits[i]) out.push_back(i);
-    return out;
-}
-
-bitset make_set(const ref_bits& bits) { return bitset::from_positions(positions_of(bits), bits.size()); }
+using bitplane_test::make_set;  // beside the std::set form below
 
 bitset make_set(const std::set<std::uint64_t>& s, std::uint64_t n) {
     const std::vector<std::uint64_t> p(s.begin(), s.end());

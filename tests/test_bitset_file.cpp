@@ -2,6 +2,7 @@
 // on every SIMD path, sparse sets over 2^40 bits, version 1 files (checked in and written now)
 // still loading, every truncation and byte flip rejected, flips with a recomputed checksum
 // rejected or loaded consistently, and hand-made files that break each rule of a segment.
+#include "bitset_test_data.hpp"
 #include "test_support.hpp"
 
 #include "bitset/bitset_core.hpp"
@@ -11,9 +12,6 @@
 #include <bitplane/error.hpp>
 #include <bitplane/serialize.hpp>
 #include <bitplane/simd.hpp>
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include <gtest/gtest.h>
 
@@ -37,101 +35,6 @@ using namespace bitplane_test;
 using bitplane::bitset;
 using bitplane::block_values;
 using bytes = std::vector<std::byte>;
-using ref_bits = std::vector<bool>;
-
-// ---- shapes (as tests/test_bitset.cpp) ----------------------------------------------------------
-
-struct set_shape {
-    std::string name;
-    double density;  // random shapes; -1: runs, -2: mixed blocks, 0: all-zero, 1: all-one
-};
-
-std::vector<set_shape> set_shapes() {
-    return {{"zero", 0.0},     {"d0.01%", 0.0001}, {"d0.1%", 0.001}, {"d1%", 0.01},        {"d10%", 0.1},
-            {"d50%", 0.5},     {"d90%", 0.9},      {"d99%", 0.99},   {"d99.99%", 0.9999}, {"one", 1.0},
-            {"runs", -1.0},    {"mixed", -2.0}};
-}
-
-std::uint64_t density_salt(double density) {
-    return static_cast<std::uint64_t>(static_cast<std::int64_t>(density * 1e6));
-}
-
-ref_bits make_bits(const set_shape& shape, std::size_t n, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    ref_bits bits(n, false);
-    auto fill_random = [&](std::size_t begin, std::size_t end, double d) {
-        if (d <= 0) return;
-        if (d >= 1) {
-            for (std::size_t i = begin; i < end; ++i) bits[i] = true;
-            return;
-        }
-        std::bernoulli_distribution coin(d);
-        for (std::size_t i = begin; i < end; ++i) bits[i] = coin(rng);
-    };
-    if (shape.density == -1.0) {
-        bool value = rng() & 1;
-        for (std::size_t i = 0; i < n;) {
-            const std::size_t len = 1 + rng() % 3000;
-            for (const std::size_t e = std::min(n, i + len); i < e; ++i) bits[i] = value;
-            value = !value;
-        }
-    } else if (shape.density == -2.0) {
-        const double choices[] = {0.0, 0.0001, 0.003, 0.05, 0.5, 0.97, 0.9995, 1.0, -1.0};
-        for (std::size_t b = 0; b * block_values < n; ++b) {
-            const std::size_t begin = b * block_values, end = std::min(n, begin + block_values);
-            const double d = choices[rng() % std::size(choices)];
-            if (d == -1.0) {
-                const std::size_t from = begin + rng() % (end - begin), to = from + rng() % (end - from + 1);
-                for (std::size_t i = from; i < to; ++i) bits[i] = true;
-            } else {
-                fill_random(begin, end, d);
-            }
-        }
-    } else {
-        fill_random(0, n, shape.density);
-    }
-    return bits;
-}
-
-std::vector<std::uint64_t> positions_of(const ref_bits& bits) {
-    std::vector<std::uint64_t> out;
-    for (std::size_t i = 0; i < bits.size(); ++i)
-        if (bits[i]) out.push_back(i);
-    return out;
-}
-
-bitset make_set(const ref_bits& bits) { return bitset::from_positions(positions_of(bits), bits.size()); }
-
-std::vector<std::size_t> sizes() {
-    if (quick_mode()) return {0, 1, 2047, 2048, 2049, 3 * 2048 + 5, 70 * 2048 + 17};
-    return {0, 1, 2, 2047, 2048, 2049, 3 * 2048 + 5, 131 * 2048 + 17};
-}
-
-// ---- files ----------------------------------------------------------------------------------------
-
-constexpr std::size_t header_size = 64;
-constexpr std::size_t checksum_at = 56;
-
-template <class U>
-U get(const bytes& f, std::size_t at) {
-    U v;
-    std::memcpy(&v, f.data() + at, sizeof(U));
-    return v;
-}
-
-template <class U>
-void put(bytes& f, std::size_t at, U v) {
-    std::memcpy(f.data() + at, &v, sizeof(U));
-}
-
-void reseal(bytes& f) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, f.data(), checksum_at);
-    XXH3_64bits_update(&state, f.data() + header_size, f.size() - header_size);
-    const std::uint64_t sum = XXH3_64bits_digest(&state);
-    std::memcpy(f.data() + checksum_at, &sum, 8);
-}
 
 bytes saved(const bitset& s) {
     bytes f;
@@ -155,13 +58,13 @@ bitset loaded_from_stream(const bytes& f) {
 // Round trip through both loaders, checked against the positions.
 void expect_round_trip(const bitset& s, const std::vector<std::uint64_t>& positions) {
     const bytes f = saved(s);
-    ASSERT_GE(f.size(), header_size);
-    EXPECT_EQ(get<std::uint16_t>(f, 8), 2);
+    ASSERT_GE(f.size(), bitset_header_size);
+    EXPECT_EQ(field_at<std::uint16_t>(f, 8), 2);
     EXPECT_EQ(static_cast<int>(f[10]), 2);
-    EXPECT_EQ(get<std::uint64_t>(f, 16), s.size());
-    EXPECT_EQ(get<std::uint64_t>(f, 24), (s.size() + block_values - 1) / block_values);
-    EXPECT_EQ(get<std::uint64_t>(f, 32), s.count());
-    EXPECT_EQ(get<std::uint64_t>(f, 48), f.size() - header_size);
+    EXPECT_EQ(field_at<std::uint64_t>(f, 16), s.size());
+    EXPECT_EQ(field_at<std::uint64_t>(f, 24), (s.size() + block_values - 1) / block_values);
+    EXPECT_EQ(field_at<std::uint64_t>(f, 32), s.count());
+    EXPECT_EQ(field_at<std::uint64_t>(f, 48), f.size() - bitset_header_size);
     const bitset a = loaded(f);
     EXPECT_EQ(a, s);
     EXPECT_EQ(a.size(), s.size());
@@ -175,7 +78,7 @@ void expect_round_trip(const bitset& s, const std::vector<std::uint64_t>& positi
 
 TEST(BitsetFileV2, RoundTripsForEveryShapeSizeAndPath) {
     BITPLANE_SEED_TRACE();
-    for (const std::size_t n : sizes()) {
+    for (const std::size_t n : set_sizes()) {
         for (const set_shape& shape : set_shapes()) {
             SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
             const ref_bits ref = make_bits(shape, n, case_seed("file-v2", n, density_salt(shape.density)));
@@ -289,7 +192,7 @@ TEST(BitsetFileV2, CheckedInVersion1FilesLoad) {
     const bitset expected = bitset::from_positions(p, fixture_size);
     const bytes f = read_fixture("bitset_v1_mixed.bp");
     ASSERT_FALSE(f.empty()) << "fixture tests/fixtures/bitset/bitset_v1_mixed.bp missing";
-    EXPECT_EQ(get<std::uint16_t>(f, 8), 1);
+    EXPECT_EQ(field_at<std::uint16_t>(f, 8), 1);
     const bitset s = loaded(f);
     EXPECT_EQ(s, expected);
     EXPECT_EQ(s.to_positions(), p);
@@ -351,11 +254,11 @@ TEST(BitsetFileV2, ForgedFlipsAreRejectedOrConsistent) {
         const bytes f = saved(make_set(make_bits(shape, n, case_seed("forge-v2", density_salt(shape.density)))));
         std::mt19937_64 rng(case_seed("forge-v2-flips"));
         for (std::size_t at = 0; at < f.size(); ++at) {
-            if (at >= checksum_at && at < header_size) continue;
+            if (at >= bitset_checksum_at && at < bitset_header_size) continue;
             for (int t = 0; t < 3; ++t) {
                 bytes g = f;
                 g[at] ^= static_cast<std::byte>(1u << (rng() % 8));
-                reseal(g);
+                reseal_bitset_file(g);
                 try {
                     const bitset s = loaded(g);
                     ++accepted;
@@ -431,18 +334,18 @@ public:
     }
     bytes build() {
         flush_bits();
-        bytes f(header_size);
+        bytes f(bitset_header_size);
         std::memcpy(f.data(), "BITPLANE", 8);
-        put<std::uint16_t>(f, 8, 2);
+        put_field<std::uint16_t>(f, 8, 2);
         f[10] = std::byte{2};
-        put<std::uint32_t>(f, 12, 64);
-        put<std::uint64_t>(f, 16, size_);
-        put<std::uint64_t>(f, 24, (size_ + block_values - 1) / block_values);
-        put<std::uint64_t>(f, 32, count_);
-        put<std::uint64_t>(f, 40, segments_override_ != ~std::uint64_t{0} ? segments_override_ : segments_);
-        put<std::uint64_t>(f, 48, body_.size());
+        put_field<std::uint32_t>(f, 12, 64);
+        put_field<std::uint64_t>(f, 16, size_);
+        put_field<std::uint64_t>(f, 24, (size_ + block_values - 1) / block_values);
+        put_field<std::uint64_t>(f, 32, count_);
+        put_field<std::uint64_t>(f, 40, segments_override_ != ~std::uint64_t{0} ? segments_override_ : segments_);
+        put_field<std::uint64_t>(f, 48, body_.size());
         for (const std::byte b : body_) f.push_back(b);
-        reseal(f);
+        reseal_bitset_file(f);
         return f;
     }
 
@@ -579,8 +482,8 @@ TEST(BitsetFileV2, MalformedSegmentsAreRejected) {
     // count: positions_file() holds 4 set bits; announce 5.
     cases[10].file = [] {
         bytes f = positions_file().build();
-        put<std::uint64_t>(f, 32, 5);
-        reseal(f);
+        put_field<std::uint64_t>(f, 32, 5);
+        reseal_bitset_file(f);
         return f;
     }();
     for (const bad& c : cases) {
@@ -597,25 +500,25 @@ TEST(BitsetFileV2, HostileHeadersAreRejected) {
         SCOPED_TRACE(what);
         bytes g = f;
         edit(g);
-        reseal(g);
+        reseal_bitset_file(g);
         EXPECT_THROW((void)loaded(g), bitplane::format_error);
         EXPECT_THROW((void)loaded_from_stream(g), bitplane::format_error);
     };
-    rejects("version 3", [](bytes& g) { put<std::uint16_t>(g, 8, 3); });
+    rejects("version 3", [](bytes& g) { put_field<std::uint16_t>(g, 8, 3); });
     rejects("reserved byte", [](bytes& g) { g[11] = std::byte{1}; });
-    rejects("huge size", [](bytes& g) { put<std::uint64_t>(g, 16, ~std::uint64_t{0}); });
-    rejects("size vs blocks", [](bytes& g) { put<std::uint64_t>(g, 24, 3); });
-    rejects("count > size", [](bytes& g) { put<std::uint64_t>(g, 32, 5000); });
-    rejects("segments > blocks", [](bytes& g) { put<std::uint64_t>(g, 40, 3); });
-    rejects("body size", [](bytes& g) { put<std::uint64_t>(g, 48, get<std::uint64_t>(g, 48) + 1); });
-    rejects("body huge", [](bytes& g) { put<std::uint64_t>(g, 48, std::uint64_t{1} << 60); });
+    rejects("huge size", [](bytes& g) { put_field<std::uint64_t>(g, 16, ~std::uint64_t{0}); });
+    rejects("size vs blocks", [](bytes& g) { put_field<std::uint64_t>(g, 24, 3); });
+    rejects("count > size", [](bytes& g) { put_field<std::uint64_t>(g, 32, 5000); });
+    rejects("segments > blocks", [](bytes& g) { put_field<std::uint64_t>(g, 40, 3); });
+    rejects("body size", [](bytes& g) { put_field<std::uint64_t>(g, 48, field_at<std::uint64_t>(g, 48) + 1); });
+    rejects("body huge", [](bytes& g) { put_field<std::uint64_t>(g, 48, std::uint64_t{1} << 60); });
     rejects("2^48 bits from a tiny file (a 32 GiB summary in memory)", [](bytes& g) {
-        put<std::uint64_t>(g, 16, std::uint64_t{1} << 48);
-        put<std::uint64_t>(g, 24, (std::uint64_t{1} << 48) / 2048);
+        put_field<std::uint64_t>(g, 16, std::uint64_t{1} << 48);
+        put_field<std::uint64_t>(g, 24, (std::uint64_t{1} << 48) / 2048);
     });
     rejects("2^44 bits from a tiny file", [](bytes& g) {
-        put<std::uint64_t>(g, 16, std::uint64_t{1} << 44);
-        put<std::uint64_t>(g, 24, (std::uint64_t{1} << 44) / 2048);
+        put_field<std::uint64_t>(g, 16, std::uint64_t{1} << 44);
+        put_field<std::uint64_t>(g, 24, (std::uint64_t{1} << 44) / 2048);
     });
     bytes g = f;
     g[60] ^= std::byte{1};

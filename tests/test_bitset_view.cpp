@@ -6,6 +6,7 @@
 // corrupted files (every header field, entries, payload bytes, truncation, the slack) give
 // format_error at the offset of the field found wrong; writes through the set never reach the
 // borrowed bytes.
+#include "bitset_test_data.hpp"
 #include "test_support.hpp"
 
 #include "bitset/bitset_core.hpp"
@@ -16,9 +17,6 @@
 #include <bitplane/bitset_view.hpp>
 #include <bitplane/error.hpp>
 #include <bitplane/simd.hpp>
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 #include <gtest/gtest.h>
 
@@ -42,101 +40,6 @@ using bitplane::bitset_view;
 using bitplane::block_values;
 using bitplane::detail::block_kind;
 using bytes = std::vector<std::byte>;
-using ref_bits = std::vector<bool>;
-
-// ---- shapes (as tests/test_bitset.cpp) ----------------------------------------------------------
-
-struct set_shape {
-    std::string name;
-    double density;  // random shapes; -1: runs, -2: mixed blocks, 0: all-zero, 1: all-one
-};
-
-std::vector<set_shape> set_shapes() {
-    return {{"zero", 0.0},     {"d0.01%", 0.0001}, {"d0.1%", 0.001}, {"d1%", 0.01},        {"d10%", 0.1},
-            {"d50%", 0.5},     {"d90%", 0.9},      {"d99%", 0.99},   {"d99.99%", 0.9999}, {"one", 1.0},
-            {"runs", -1.0},    {"mixed", -2.0}};
-}
-
-std::uint64_t density_salt(double density) {
-    return static_cast<std::uint64_t>(static_cast<std::int64_t>(density * 1e6));
-}
-
-ref_bits make_bits(const set_shape& shape, std::size_t n, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    ref_bits bits(n, false);
-    auto fill_random = [&](std::size_t begin, std::size_t end, double d) {
-        if (d <= 0) return;
-        if (d >= 1) {
-            for (std::size_t i = begin; i < end; ++i) bits[i] = true;
-            return;
-        }
-        std::bernoulli_distribution coin(d);
-        for (std::size_t i = begin; i < end; ++i) bits[i] = coin(rng);
-    };
-    if (shape.density == -1.0) {
-        bool value = rng() & 1;
-        for (std::size_t i = 0; i < n;) {
-            const std::size_t len = 1 + rng() % 3000;
-            for (const std::size_t e = std::min(n, i + len); i < e; ++i) bits[i] = value;
-            value = !value;
-        }
-    } else if (shape.density == -2.0) {
-        const double choices[] = {0.0, 0.0001, 0.003, 0.05, 0.5, 0.97, 0.9995, 1.0, -1.0};
-        for (std::size_t b = 0; b * block_values < n; ++b) {
-            const std::size_t begin = b * block_values, end = std::min(n, begin + block_values);
-            const double d = choices[rng() % std::size(choices)];
-            if (d == -1.0) {
-                const std::size_t from = begin + rng() % (end - begin), to = from + rng() % (end - from + 1);
-                for (std::size_t i = from; i < to; ++i) bits[i] = true;
-            } else {
-                fill_random(begin, end, d);
-            }
-        }
-    } else {
-        fill_random(0, n, shape.density);
-    }
-    return bits;
-}
-
-std::vector<std::uint64_t> positions_of(const ref_bits& bits) {
-    std::vector<std::uint64_t> out;
-    for (std::size_t i = 0; i < bits.size(); ++i)
-        if (bits[i]) out.push_back(i);
-    return out;
-}
-
-bitset make_set(const ref_bits& bits) { return bitset::from_positions(positions_of(bits), bits.size()); }
-
-std::vector<std::size_t> sizes() {
-    if (quick_mode()) return {0, 1, 2047, 2048, 2049, 3 * 2048 + 5, 70 * 2048 + 17};
-    return {0, 1, 2, 2047, 2048, 2049, 3 * 2048 + 5, 131 * 2048 + 17};
-}
-
-// ---- files ----------------------------------------------------------------------------------------
-
-constexpr std::size_t header_size = 64;
-constexpr std::size_t checksum_at = 56;
-
-template <class U>
-U get(const bytes& f, std::size_t at) {
-    U v;
-    std::memcpy(&v, f.data() + at, sizeof(U));
-    return v;
-}
-
-template <class U>
-void put(bytes& f, std::size_t at, U v) {
-    std::memcpy(f.data() + at, &v, sizeof(U));
-}
-
-void reseal(bytes& f) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, f.data(), checksum_at);
-    XXH3_64bits_update(&state, f.data() + header_size, f.size() - header_size);
-    const std::uint64_t sum = XXH3_64bits_digest(&state);
-    std::memcpy(f.data() + checksum_at, &sum, 8);
-}
 
 bytes frozen(const bitset& s) {
     bytes f;
@@ -145,9 +48,9 @@ bytes frozen(const bitset& s) {
 }
 
 // The layout's offsets (section 5.3).
-std::size_t words_of(const bytes& f) { return static_cast<std::size_t>((get<std::uint64_t>(f, 24) + 63) / 64); }
-std::size_t entries_at(const bytes& f) { return header_size + 16 * words_of(f); }
-std::size_t arena_at(const bytes& f) { return entries_at(f) + 16 * static_cast<std::size_t>(get<std::uint64_t>(f, 40)); }
+std::size_t words_of(const bytes& f) { return static_cast<std::size_t>((field_at<std::uint64_t>(f, 24) + 63) / 64); }
+std::size_t entries_at(const bytes& f) { return bitset_header_size + 16 * words_of(f); }
+std::size_t arena_at(const bytes& f) { return entries_at(f) + 16 * static_cast<std::size_t>(field_at<std::uint64_t>(f, 40)); }
 
 // The format_error offset of viewing `f`, which load_bitset must report too; -1 when both
 // accept.
@@ -248,7 +151,7 @@ TEST(BitsetView, MatchesTheSavedSetForEveryShapeSizeAndPath) {
     BITPLANE_SEED_TRACE();
     kinds_seen kinds;
     const std::vector<set_shape> shapes = set_shapes();
-    for (const std::size_t n : sizes()) {
+    for (const std::size_t n : set_sizes()) {
         for (std::size_t i = 0; i < shapes.size(); ++i) {
             const set_shape& shape = shapes[i];
             const set_shape& other_shape = shapes[(i + 5) % shapes.size()];
@@ -258,7 +161,7 @@ TEST(BitsetView, MatchesTheSavedSetForEveryShapeSizeAndPath) {
                 make_set(make_bits(other_shape, n, case_seed("view-o", n, density_salt(other_shape.density))));
             note_kinds(s, kinds);
             const bytes f = frozen(s), g = frozen(o);
-            EXPECT_EQ(get<std::uint16_t>(f, 8), 3);
+            EXPECT_EQ(field_at<std::uint16_t>(f, 8), 3);
             EXPECT_EQ(static_cast<int>(f[11]), bitplane::detail::bitset_frozen::layout_version);
             const bitset_view v{std::span<const std::byte>(f)}, w{std::span<const std::byte>(g)};
             EXPECT_TRUE(v.borrows());
@@ -293,7 +196,7 @@ TEST(BitsetView, EmptyFullAndSizeZero) {
         for (const bool value : {false, true}) {
             const bitset s(n, value);
             const bytes f = frozen(s);
-            EXPECT_EQ(get<std::uint64_t>(f, 40), 0u);  // no stored block
+            EXPECT_EQ(field_at<std::uint64_t>(f, 40), 0u);  // no stored block
             const bitset_view v{std::span<const std::byte>(f)};
             expect_same_queries(v.bits(), s);
             EXPECT_EQ(v.bits().count(), value ? n : 0);
@@ -366,7 +269,7 @@ TEST(BitsetView, CopiesWhatItCannotReadInPlace) {
     // Another memory layout version: decoded and re-encoded, equal.
     bytes other = f;
     other[11] = std::byte{2};
-    reseal(other);
+    reseal_bitset_file(other);
     const bitset_view v{std::span<const std::byte>(other)};
     EXPECT_FALSE(v.borrows());
     EXPECT_EQ(v.bits(), s);
@@ -453,7 +356,7 @@ TEST(BitsetView, EveryHeaderFieldIsChecked) {
         std::size_t width;
         std::int64_t offset;  // of the error
     };
-    const std::uint64_t stored = get<std::uint64_t>(f, 40), arena = get<std::uint64_t>(f, 48);
+    const std::uint64_t stored = field_at<std::uint64_t>(f, 40), arena = field_at<std::uint64_t>(f, 48);
     const std::uint64_t n = corrupt_source().size();
     const std::vector<field> fields = {
         {0, 0x58, 1, 0},                                    // magic
@@ -475,7 +378,7 @@ TEST(BitsetView, EveryHeaderFieldIsChecked) {
         SCOPED_TRACE("field at " + std::to_string(x.at) + " = " + std::to_string(x.value));
         bytes g = f;
         std::memcpy(g.data() + x.at, &x.value, x.width);
-        reseal(g);
+        reseal_bitset_file(g);
         const std::int64_t at = error_offset(g);
         if (x.at == 40 && x.value == stored - 1) {
             EXPECT_GE(at, 0);  // the file size no longer matches first
@@ -485,21 +388,21 @@ TEST(BitsetView, EveryHeaderFieldIsChecked) {
     }
     bytes g = f;
     g[60] ^= std::byte{1};  // the checksum
-    EXPECT_EQ(error_offset(g), static_cast<std::int64_t>(checksum_at));
+    EXPECT_EQ(error_offset(g), static_cast<std::int64_t>(bitset_checksum_at));
 }
 
 TEST(BitsetView, EntriesAndPayloadsAreChecked) {
     const bytes f = frozen(corrupt_source());
     const std::size_t e0 = entries_at(f), a0 = arena_at(f);
-    ASSERT_EQ(get<std::uint64_t>(f, 40), 5u);  // blocks 0, 1, 2, 5, 6
+    ASSERT_EQ(field_at<std::uint64_t>(f, 40), 5u);  // blocks 0, 1, 2, 5, 6
     const std::size_t raw = e0 + 2 * 16, pos100 = e0 + 3 * 16, last = e0 + 4 * 16;
-    ASSERT_EQ(get<std::uint64_t>(f, raw), 0u);      // the arena's first payload
-    ASSERT_EQ(get<std::uint64_t>(f, pos100), 256u);
-    ASSERT_EQ(get<std::uint64_t>(f, last), 456u);
-    ASSERT_EQ(get<std::uint64_t>(f, 48), 456u + 126u);
+    ASSERT_EQ(field_at<std::uint64_t>(f, raw), 0u);      // the arena's first payload
+    ASSERT_EQ(field_at<std::uint64_t>(f, pos100), 256u);
+    ASSERT_EQ(field_at<std::uint64_t>(f, last), 456u);
+    ASSERT_EQ(field_at<std::uint64_t>(f, 48), 456u + 126u);
     auto expect_at = [&](bytes g, std::size_t at, const char* what) {
         SCOPED_TRACE(what);
-        reseal(g);
+        reseal_bitset_file(g);
         EXPECT_EQ(error_offset(g), static_cast<std::int64_t>(at));
     };
     auto with = [&](auto change) {
@@ -509,33 +412,33 @@ TEST(BitsetView, EntriesAndPayloadsAreChecked) {
     };
     expect_at(with([&](bytes& g) { g[e0 + 14] = std::byte{1}; }), e0 + 14, "reserved byte");
     expect_at(with([&](bytes& g) { g[e0 + 12] = std::byte{9}; }), e0 + 12, "unknown kind");
-    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, e0 + 8, 0); }), e0 + 8, "count 0");
-    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, e0 + 8, 4); }), e0 + 8, "count against the payload");
+    expect_at(with([&](bytes& g) { put_field<std::uint16_t>(g, e0 + 8, 0); }), e0 + 8, "count 0");
+    expect_at(with([&](bytes& g) { put_field<std::uint16_t>(g, e0 + 8, 4); }), e0 + 8, "count against the payload");
     expect_at(with([&](bytes& g) { g[e0 + 13] = std::byte{0}; }), e0 + 13, "inline flag");
     expect_at(with([&](bytes& g) { g[e0 + 13] = std::byte{2}; }), e0 + 13, "inline flag 2");
     expect_at(with([&](bytes& g) { g[raw + 13] = std::byte{1}; }), raw + 13, "256 bytes inline");
     expect_at(with([&](bytes& g) { g[e0 + 7] = std::byte{1}; }), e0 + 7, "inline padding");
-    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, e0 + 2, 3); }), e0 + 2, "positions out of order");
-    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, raw + 10, 1); }), raw + 10, "raw with items");
-    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, pos100 + 10, 0); }), pos100 + 10, "no positions");
-    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, e0 + 16 + 10, 1025); }), e0 + 16 + 10, "too many runs");
-    expect_at(with([&](bytes& g) { put<std::uint64_t>(g, pos100, 258); }), pos100, "a payload off its place");
+    expect_at(with([&](bytes& g) { put_field<std::uint16_t>(g, e0 + 2, 3); }), e0 + 2, "positions out of order");
+    expect_at(with([&](bytes& g) { put_field<std::uint16_t>(g, raw + 10, 1); }), raw + 10, "raw with items");
+    expect_at(with([&](bytes& g) { put_field<std::uint16_t>(g, pos100 + 10, 0); }), pos100 + 10, "no positions");
+    expect_at(with([&](bytes& g) { put_field<std::uint16_t>(g, e0 + 16 + 10, 1025); }), e0 + 16 + 10, "too many runs");
+    expect_at(with([&](bytes& g) { put_field<std::uint64_t>(g, pos100, 258); }), pos100, "a payload off its place");
     // 101 positions: the last one read from the next payload is out of order.
-    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, pos100 + 10, 101); }), a0 + 456,
+    expect_at(with([&](bytes& g) { put_field<std::uint16_t>(g, pos100 + 10, 101); }), a0 + 456,
               "positions count against the payload");
     expect_at(with([&](bytes& g) { g[raw + 12] = static_cast<std::byte>(block_kind::gaps); }), raw + 12,
               "gaps are not memory's");
     expect_at(with([&](bytes& g) { g[a0] ^= std::byte{2}; }), raw + 8, "a raw payload byte");
-    expect_at(with([&](bytes& g) { put<std::uint16_t>(g, a0 + 256 + 2, 0); }), a0 + 256 + 2,
+    expect_at(with([&](bytes& g) { put_field<std::uint16_t>(g, a0 + 256 + 2, 0); }), a0 + 256 + 2,
               "positions payload out of order");
     // The last block's raw bits past its length (1003 bits: byte 125, bits 3..7).
     expect_at(with([&](bytes& g) { g[a0 + 456 + 125] |= std::byte{0x80}; }), a0 + 456 + 125, "bits past len");
     expect_at(with([&](bytes& g) { g[f.size() - 3] = std::byte{1}; }), f.size() - 3, "slack");
     // Summary: a full bit on an empty block, a non-empty bit past the last block.
-    expect_at(with([&](bytes& g) { put<std::uint64_t>(g, header_size + 8, get<std::uint64_t>(f, header_size + 8) | 16); }),
-              header_size + 8, "full within non-empty");
-    expect_at(with([&](bytes& g) { put<std::uint64_t>(g, header_size, get<std::uint64_t>(f, header_size) | 128); }),
-              header_size, "beyond the last block");
+    expect_at(with([&](bytes& g) { put_field<std::uint64_t>(g, bitset_header_size + 8, field_at<std::uint64_t>(f, bitset_header_size + 8) | 16); }),
+              bitset_header_size + 8, "full within non-empty");
+    expect_at(with([&](bytes& g) { put_field<std::uint64_t>(g, bitset_header_size, field_at<std::uint64_t>(f, bitset_header_size) | 128); }),
+              bitset_header_size, "beyond the last block");
 }
 
 // A block stored validly but not as memory would store it: refused under this layout version
@@ -548,11 +451,11 @@ TEST(BitsetView, BlocksStoredOtherwiseThanMemoryWouldAreRefused) {
     const bitset s = bitset::from_positions(p, 2048);
     ASSERT_EQ(s.core().entries().at(0).kind, block_kind::runs);
     const bytes f = frozen(s);
-    ASSERT_EQ(get<std::uint64_t>(f, 48), 0u);
+    ASSERT_EQ(field_at<std::uint64_t>(f, 48), 0u);
     bytes g(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(arena_at(f)));
     const std::size_t e0 = entries_at(f);
-    put<std::uint64_t>(g, e0, 0);
-    put<std::uint16_t>(g, e0 + 10, 100);
+    put_field<std::uint64_t>(g, e0, 0);
+    put_field<std::uint16_t>(g, e0 + 10, 100);
     g[e0 + 12] = static_cast<std::byte>(block_kind::positions);
     g[e0 + 13] = std::byte{0};
     for (int i = 0; i < 100; ++i) {
@@ -560,8 +463,8 @@ TEST(BitsetView, BlocksStoredOtherwiseThanMemoryWouldAreRefused) {
         g.push_back(std::byte{0});
     }
     g.resize(g.size() + 16);
-    put<std::uint64_t>(g, 48, 200);
-    reseal(g);
+    put_field<std::uint64_t>(g, 48, 200);
+    reseal_bitset_file(g);
     try {
         const bitset_view v{std::span<const std::byte>(g)};
         ADD_FAILURE() << "accepted";
@@ -571,7 +474,7 @@ TEST(BitsetView, BlocksStoredOtherwiseThanMemoryWouldAreRefused) {
     }
     EXPECT_THROW((void)bitplane::load_bitset(std::span<const std::byte>(g)), bitplane::format_error);
     g[11] = std::byte{7};  // another layout version: decoded and re-encoded
-    reseal(g);
+    reseal_bitset_file(g);
     const bitset_view v{std::span<const std::byte>(g)};
     EXPECT_FALSE(v.borrows());
     EXPECT_EQ(v.bits(), s);
@@ -588,13 +491,13 @@ TEST(BitsetView, EveryTruncationAndFlipIsRejectedOrConsistent) {
         for (const int bit : {0, 3, 7}) {
             bytes g = f;
             g[i] ^= static_cast<std::byte>(1 << bit);
-            if (i >= header_size) {
-                EXPECT_EQ(error_offset(g), static_cast<std::int64_t>(checksum_at)) << "flip at " << i;
+            if (i >= bitset_header_size) {
+                EXPECT_EQ(error_offset(g), static_cast<std::int64_t>(bitset_checksum_at)) << "flip at " << i;
             } else {
                 EXPECT_GE(error_offset(g), 0) << "flip at " << i;  // a header field, or the checksum
             }
-            if (i >= checksum_at && i < header_size) continue;
-            reseal(g);
+            if (i >= bitset_checksum_at && i < bitset_header_size) continue;
+            reseal_bitset_file(g);
             // Resealed: refused, or a set both readers agree on, stored as memory stores it.
             try {
                 const bitset_view v{std::span<const std::byte>(g)};
