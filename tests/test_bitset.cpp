@@ -2,8 +2,8 @@
 // std::set<std::uint64_t> (interleaved set/reset), on random sets of densities 0.01% .. 99.99%,
 // runs, mixed blocks, all-zero and all-one, at sizes 0, 1, 2047, 2048, 2049 and multi-block
 // (across summary words, partial last block). Every operation, on every SIMD path; the builder
-// (out of order, from threads, re-set blocks); save/load round trips; every truncation and
-// byte flip rejected; forged files with a recomputed checksum.
+// (out of order, from threads, re-set blocks); save/load round trips; version 1 headers and
+// malformed blocks rejected (hostile version 2 files: tests/test_bitset_file.cpp).
 #include "bitset_test_data.hpp"
 #include "test_support.hpp"
 
