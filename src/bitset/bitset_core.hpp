@@ -181,6 +181,15 @@ public:
         const summary_word& w = words_[b / 64];
         return w.stored_before + popcount64(below(w.nonempty & ~w.full, b % 64));
     }
+    /// The length of stored entry i (entries in block order): block_values, except the last
+    /// entry's where it stores the last block and that block is short.
+    [[nodiscard]] std::uint32_t stored_len(std::size_t i) const noexcept {
+        if (i + 1 != entries_.size() || blocks_ == 0) return static_cast<std::uint32_t>(block_values);
+        const std::size_t last = blocks_ - 1;
+        const summary_word& w = words_.back();
+        const bool last_stored = (((w.nonempty & ~w.full) >> (last % 64)) & 1) != 0;
+        return last_stored ? block_len(last) : static_cast<std::uint32_t>(block_values);
+    }
     /// Mask of the valid blocks of summary word w (the last word may be partial).
     [[nodiscard]] std::uint64_t valid_mask(std::size_t w) const noexcept {
         const std::size_t left = blocks_ - 64 * w;

@@ -316,19 +316,9 @@ std::unique_ptr<bitset_core> load(std::span<const std::byte> bytes, bool borrow,
 void save(const bitset_core& c, std::vector<std::byte>& out) {
     const std::vector<summary_word>& words = c.words();
     const std::vector<block_entry>& entries = c.entries();
-    // Each entry's block length: only the last block can be short.
-    const bool last_stored_short = [&] {
-        if (c.block_count() == 0 || c.block_len(c.block_count() - 1) == block_values || entries.empty()) return false;
-        const summary_word& w = words.back();
-        return (((w.nonempty & ~w.full) >> ((c.block_count() - 1) % 64)) & 1) != 0;
-    }();
-    auto len_of = [&](std::size_t i) {
-        return last_stored_short && i + 1 == entries.size() ? c.block_len(c.block_count() - 1)
-                                                            : static_cast<std::uint32_t>(block_values);
-    };
     std::uint64_t arena = 0;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-        const std::uint32_t bytes = payload_size(entries[i], len_of(i));
+        const std::uint32_t bytes = payload_size(entries[i], c.stored_len(i));
         if (!is_inline(bytes)) arena += bytes;
     }
     header f;
@@ -356,7 +346,7 @@ void save(const bitset_core& c, std::vector<std::byte>& out) {
     std::uint64_t next = 0;
     for (std::size_t i = 0; i < entries.size(); ++i, d += entry_bytes) {
         const block_entry& e = entries[i];
-        const std::uint32_t bytes = payload_size(e, len_of(i));
+        const std::uint32_t bytes = payload_size(e, c.stored_len(i));
         if (is_inline(bytes)) {
             std::memcpy(d, c.payload(e), bytes);  // the rest stays 0 (memory may keep stale bytes there)
             d[13] = std::byte{1};

@@ -186,21 +186,7 @@ void detail::bitset_v1::save(const bitset& set, std::vector<std::byte>& out) {
     const std::vector<block_entry>& entries = c.entries();
     // Stored blocks in order with their lengths (only the last block can be short).
     std::uint64_t payload = 0;
-    for (const block_entry& e : entries) payload += detail::payload_size(e, static_cast<std::uint32_t>(block_values));
-    const bool last_stored_short = [&] {
-        if (c.block_count() == 0 || c.block_len(c.block_count() - 1) == block_values || entries.empty()) return false;
-        const summary_word& w = words.back();
-        return (((w.nonempty & ~w.full) >> ((c.block_count() - 1) % 64)) & 1) != 0;
-    }();
-    auto len_of = [&](std::size_t i) {
-        return last_stored_short && i + 1 == entries.size() ? c.block_len(c.block_count() - 1)
-                                                            : static_cast<std::uint32_t>(block_values);
-    };
-    if (last_stored_short) {
-        const block_entry& e = entries.back();
-        payload -= detail::payload_size(e, static_cast<std::uint32_t>(block_values));
-        payload += detail::payload_size(e, len_of(entries.size() - 1));
-    }
+    for (std::size_t i = 0; i < entries.size(); ++i) payload += detail::payload_size(entries[i], c.stored_len(i));
 
     file_header f;
     f.size = c.size();
@@ -230,8 +216,7 @@ void detail::bitset_v1::save(const bitset& set, std::vector<std::byte>& out) {
         d[1] = std::byte{0};
         store_le<std::uint16_t>(d + 2, e.items);
         d += descriptor_bytes;
-        const std::uint32_t len = len_of(i);
-        const std::uint32_t bytes = detail::payload_size(e, len);
+        const std::uint32_t bytes = detail::payload_size(e, c.stored_len(i));
         std::memcpy(p, c.payload(e), bytes);
         p += bytes;
     }
