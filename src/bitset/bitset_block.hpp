@@ -395,24 +395,34 @@ inline void block_to_plane(const block_entry& e, const std::byte* payload, std::
     }
 }
 
+/// A gaps payload walked from its start to its first position at or after `bit`: that
+/// position (block_values when none is) and the number of positions below it. One walk for
+/// contains, rank and next.
+struct gap_seek {
+    std::uint32_t position;
+    std::uint32_t below;
+};
+inline gap_seek seek_gaps(const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
+    std::uint32_t n = 0, next = 0;
+    for (std::uint32_t i = 0; i < items;) {
+        std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
+        if (gap == gaps_payload::escape) [[unlikely]] {
+            gap = load_le<std::uint16_t>(payload + i);
+            i += 2;
+        }
+        next += gap;
+        if (next >= bit) return {next, n};
+        ++n;
+        ++next;
+    }
+    return {static_cast<std::uint32_t>(block_values), n};
+}
+
 /// Whether bit `bit` (< len) of a stored block is set.
 inline bool block_contains(const block_entry& e, const std::byte* payload, std::uint32_t bit) noexcept {
     switch (e.kind) {
         case block_kind::positions: return positions_payload::contains(payload, e.items, bit);
-        case block_kind::gaps: {
-            std::uint32_t next = 0;
-            for (std::uint32_t i = 0; i < e.items;) {
-                std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
-                if (gap == gaps_payload::escape) [[unlikely]] {
-                    gap = load_le<std::uint16_t>(payload + i);
-                    i += 2;
-                }
-                next += gap;
-                if (next >= bit) return next == bit;
-                ++next;
-            }
-            return false;
-        }
+        case block_kind::gaps: return seek_gaps(payload, e.items, bit).position == bit;
         case block_kind::runs: return runs_payload::contains(payload, e.items, bit);
         case block_kind::raw: return raw_payload::contains(payload, bit);
     }
@@ -430,21 +440,7 @@ inline std::uint32_t block_rank(const block_entry& e, const std::byte* payload, 
             }
             return lo;
         }
-        case block_kind::gaps: {
-            std::uint32_t n = 0, next = 0;
-            for (std::uint32_t i = 0; i < e.items;) {
-                std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
-                if (gap == gaps_payload::escape) [[unlikely]] {
-                    gap = load_le<std::uint16_t>(payload + i);
-                    i += 2;
-                }
-                next += gap;
-                if (next >= bit) break;
-                ++n;
-                ++next;
-            }
-            return n;
-        }
+        case block_kind::gaps: return seek_gaps(payload, e.items, bit).below;
         case block_kind::runs: {
             std::uint32_t n = 0;
             for (std::uint32_t r = 0; r < e.items; ++r) {
@@ -523,20 +519,7 @@ inline std::uint32_t block_next(const block_entry& e, const std::byte* payload, 
             const std::uint32_t i = block_rank(e, payload, bit);
             return i < e.items ? load_le<std::uint16_t>(payload + 2 * i) : none;
         }
-        case block_kind::gaps: {
-            std::uint32_t next = 0;
-            for (std::uint32_t i = 0; i < e.items;) {
-                std::uint32_t gap = static_cast<std::uint32_t>(payload[i++]);
-                if (gap == gaps_payload::escape) [[unlikely]] {
-                    gap = load_le<std::uint16_t>(payload + i);
-                    i += 2;
-                }
-                next += gap;
-                if (next >= bit) return next;
-                ++next;
-            }
-            return none;
-        }
+        case block_kind::gaps: return seek_gaps(payload, e.items, bit).position;  // block_values: none
         case block_kind::runs: {
             for (std::uint32_t r = 0; r < e.items; ++r) {
                 const std::uint32_t begin = load_le<std::uint16_t>(payload + 4 * r);
