@@ -1,6 +1,11 @@
 #include "bitset/bitset_file_fields.hpp"
 
+#include "bitset/bitset_words.hpp"
+#include "codec/byte_io.hpp"
+
 #include <bitplane/error.hpp>
+
+#include <algorithm>
 
 #include <string>
 
@@ -17,6 +22,31 @@ void check_counts(std::uint64_t size, std::uint64_t blocks, std::uint64_t count,
     if (stored > blocks)
         throw format_error("stored block count " + std::to_string(stored) + " exceeds block count " +
                                std::to_string(blocks),
+                           40);
+}
+
+void check_file_length(std::uint64_t have, std::uint64_t announced) {
+    if (have != announced)
+        throw format_error("file is " + std::to_string(have) + " bytes, header announces " + std::to_string(announced),
+                           std::min(have, announced));
+}
+
+void check_summary(const std::byte* summary, std::size_t words, std::uint64_t blocks, std::uint64_t at,
+                   std::uint64_t stored) {
+    std::uint64_t found = 0;
+    for (std::size_t w = 0; w < words; ++w) {
+        const auto nonempty = load_le<std::uint64_t>(summary + 8 * w);
+        const auto full = load_le<std::uint64_t>(summary + 8 * (words + w));
+        const std::uint64_t left = blocks - 64 * std::uint64_t{w};
+        const std::uint64_t valid = left >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << left) - 1;
+        if (nonempty & ~valid) throw format_error("non-empty summary marks blocks beyond the last", at + 8 * w);
+        if (full & ~nonempty)
+            throw format_error("full summary marks a block not marked non-empty", at + 8 * (words + w));
+        found += popcount64(nonempty & ~full);
+    }
+    if (found != stored)
+        throw format_error("summary has " + std::to_string(found) + " stored blocks, header announces " +
+                               std::to_string(stored),
                            40);
 }
 

@@ -157,31 +157,13 @@ std::uint64_t total_bytes(std::span<const std::byte> header_bytes_in) { return p
 std::unique_ptr<bitset_core> load(std::span<const std::byte> bytes, bool borrow, bool* borrowed) {
     if (borrowed != nullptr) *borrowed = false;
     const header f = parse_header(bytes);
-    if (bytes.size() != f.total_bytes())
-        throw format_error("file is " + std::to_string(bytes.size()) + " bytes, header announces " +
-                               std::to_string(f.total_bytes()),
-                           std::min<std::uint64_t>(bytes.size(), f.total_bytes()));
+    bitset_file::check_file_length(bytes.size(), f.total_bytes());
     if (load_le<std::uint64_t>(bytes.data() + checksum_offset) != checksum(bytes))
         throw format_error("checksum mismatch: the file is corrupted", checksum_offset);
 
-    // Summary: full within non-empty, nothing beyond the last block, S stored blocks.
     const auto words = static_cast<std::size_t>(f.words());
     const std::byte* summary = bytes.data() + header_bytes;
-    std::uint64_t stored = 0;
-    for (std::size_t w = 0; w < words; ++w) {
-        const auto nonempty = load_le<std::uint64_t>(summary + 8 * w);
-        const auto full = load_le<std::uint64_t>(summary + 8 * (words + w));
-        const std::uint64_t left = f.blocks - 64 * std::uint64_t{w};
-        const std::uint64_t valid = left >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << left) - 1;
-        if (nonempty & ~valid) throw format_error("non-empty summary marks blocks beyond the last", header_bytes + 8 * w);
-        if (full & ~nonempty)
-            throw format_error("full summary marks a block not marked non-empty", header_bytes + 8 * (words + w));
-        stored += popcount64(nonempty & ~full);
-    }
-    if (stored != f.stored)
-        throw format_error("summary has " + std::to_string(stored) + " stored blocks, header announces " +
-                               std::to_string(f.stored),
-                           40);
+    bitset_file::check_summary(summary, words, f.blocks, header_bytes, f.stored);
 
     // In place only where memory would store every block exactly so (this layout version), at
     // an address memory's loads accept.

@@ -89,31 +89,13 @@ std::uint16_t file_version(std::span<const std::byte> bytes) {
 
 bitset parse_v1(std::span<const std::byte> bytes) {
     const file_header f = parse_header(bytes);
-    if (bytes.size() != f.total_bytes())
-        throw format_error("file is " + std::to_string(bytes.size()) + " bytes, header announces " +
-                               std::to_string(f.total_bytes()),
-                           std::min<std::uint64_t>(bytes.size(), f.total_bytes()));
+    detail::bitset_file::check_file_length(bytes.size(), f.total_bytes());
     if (load_le<std::uint64_t>(bytes.data() + checksum_offset) != checksum(bytes))
         throw format_error("checksum mismatch: the file is corrupted", checksum_offset);
 
-    // Summary: full within non-empty, nothing beyond the last block, S stored blocks.
     const std::size_t words = static_cast<std::size_t>(f.words());
     const std::byte* summary = bytes.data() + f.summary_offset();
-    std::uint64_t stored = 0;
-    for (std::size_t w = 0; w < words; ++w) {
-        const auto nonempty = load_le<std::uint64_t>(summary + 8 * w);
-        const auto full = load_le<std::uint64_t>(summary + 8 * (words + w));
-        const std::uint64_t left = f.blocks - 64 * std::uint64_t{w};
-        const std::uint64_t valid = left >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << left) - 1;
-        if (nonempty & ~valid) throw format_error("non-empty summary marks blocks beyond the last", f.summary_offset() + 8 * w);
-        if (full & ~nonempty) throw format_error("full summary marks a block not marked non-empty",
-                                                 f.summary_offset() + 8 * (words + w));
-        stored += detail::popcount64(nonempty & ~full);
-    }
-    if (stored != f.stored)
-        throw format_error("summary has " + std::to_string(stored) + " stored blocks, header announces " +
-                               std::to_string(f.stored),
-                           40);
+    detail::bitset_file::check_summary(summary, words, f.blocks, f.summary_offset(), f.stored);
 
     detail::core_writer out(f.size, static_cast<std::size_t>(f.stored), static_cast<std::size_t>(f.payload));
     const detail::bitset_kernel_table& kernels = detail::bitset_kernels();
