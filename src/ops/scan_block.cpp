@@ -211,6 +211,11 @@ target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) n
         read = top == 31 ? 0u : live & (~0u << (top + 1));
         out.finish = ((ones >> top) & 1u) != 0 ? compare_job::finish_gt : compare_job::finish_lt;
     }
+    if ((read & (read - 1)) == 0) {  // one plane or none (bed_strand): no popcount nor reversal
+        out.steps = read != 0 ? 1 : 0;
+        out.bits = read != 0 ? (target >> std::countr_zero(read)) & 1u : 0u;
+        return out;
+    }
     out.steps = static_cast<std::uint32_t>(std::popcount(read));
     out.bits = gather_top_down(target, read);
     return out;
