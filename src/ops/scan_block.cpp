@@ -872,26 +872,7 @@ public:
                 // frequent, callgrind), where each position waited on the previous one.
                 std::uint32_t next = 0;
                 std::uint32_t i = 0;
-                std::uint32_t stop = 0;  // gaps before it are marked one at a time (0: none)
-                while (i < items) {
-#if defined(__SSE2__)
-                    if (i >= stop && i + 16 <= items) {
-                        const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + i));
-                        const auto escapes =
-                            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(-1))));
-                        if (escapes == 0) {
-                            __m128i low, high;
-                            gaps_payload::positions_of_16_gaps(chunk, next, low, high);
-                            mark_8(low, marks, v);
-                            mark_8(high, marks, v);
-                            next = static_cast<std::uint32_t>(_mm_extract_epi16(high, 7)) + 1;
-                            i += 16;
-                            continue;
-                        }
-                        // Up to the first escape and the escape itself, one at a time.
-                        stop = i + static_cast<std::uint32_t>(std::countr_zero(escapes)) + 1;
-                    }
-#endif
+                const auto one_gap = [&] {
                     std::uint32_t gap = static_cast<std::uint32_t>(at[i++]);
                     if (gap == gaps_payload::escape) [[unlikely]] {
                         gap = load_le<std::uint16_t>(at + i);
@@ -900,7 +881,27 @@ public:
                     next += gap;
                     marks[next & last_bit] = v;
                     ++next;
+                };
+#if defined(__SSE2__)
+                while (i + 16 <= items) {
+                    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + i));
+                    const auto escapes =
+                        static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(-1))));
+                    if (escapes != 0) {
+                        // Up to the first escape and the escape itself, one at a time.
+                        const std::uint32_t stop = i + static_cast<std::uint32_t>(std::countr_zero(escapes));
+                        while (i <= stop) one_gap();
+                        continue;
+                    }
+                    __m128i low, high;
+                    gaps_payload::positions_of_16_gaps(chunk, next, low, high);
+                    mark_8(low, marks, v);
+                    mark_8(high, marks, v);
+                    next = static_cast<std::uint32_t>(_mm_extract_epi16(high, 7)) + 1;
+                    i += 16;
                 }
+#endif
+                while (i < items) one_gap();
                 break;
             }
             case codec::payload_kind::runs:
