@@ -266,7 +266,12 @@ void fold_interleaved_rows(const compare_job& job, const std::uint32_t* want, st
         }
         for (std::size_t i = 0; i < 8; ++i) {
             const std::uint8_t* row = job.base + (c + i) * stride;
-            __m256i acc = first != 0 ? rows[i] : _mm256_set1_epi32(-1);
+            __m256i acc;
+            if constexpr (first != 0) {
+                acc = rows[i];
+            } else {
+                acc = _mm256_set1_epi32(-1);
+            }
             for (std::uint32_t v = first; v < Full; ++v) {
                 const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 32 * v));
                 acc = _mm256_and_si256(acc, _mm256_xor_si256(w, wants[v]));
