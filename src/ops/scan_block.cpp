@@ -175,15 +175,23 @@ struct target_walk {
     [[nodiscard]] bool all_less() const noexcept { return finish == compare_job::finish_lt; }
 };
 
+// Set bits of x, inline: std::popcount is a library call in this file (no POPCNT in its
+// SSE2 build), which cost more than the walk over a 3-plane block (scores3).
+constexpr std::uint32_t bits_set(std::uint32_t x) noexcept {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (x * 0x01010101u) >> 24;
+}
+
 // The bits of x where mask is set, packed, the topmost first: bit k of the answer is x's bit
 // at the k-th set bit of mask counted from the top. Where the set bits of mask are contiguous
 // (every live plane read, as in most blocks) a shift and a bit reversal; else one bit per
 // step from the bottom. A loop from the top (countl_zero, clear the bit) made every step wait
 // on the previous one: a block of 32 live planes spent as long on it as on its equality (this
-// file has no BMI2 for pext).
-std::uint32_t gather_top_down(std::uint32_t x, std::uint32_t mask) noexcept {
+// file has no BMI2 for pext). `count` is the number of set bits of mask.
+std::uint32_t gather_top_down(std::uint32_t x, std::uint32_t mask, std::uint32_t count) noexcept {
     if (mask == 0) return 0;
-    const int count = std::popcount(mask);
     const int low = std::countr_zero(mask);
     const std::uint32_t shifted = mask >> low;
     std::uint32_t packed = 0;  // bit i: x's bit at the i-th set bit of mask from the bottom
@@ -199,10 +207,14 @@ std::uint32_t gather_top_down(std::uint32_t x, std::uint32_t mask) noexcept {
     packed = ((packed >> 4) & 0x0F0F0F0Fu) | ((packed & 0x0F0F0F0Fu) << 4);
     packed = ((packed >> 2) & 0x33333333u) | ((packed & 0x33333333u) << 2);
     packed = ((packed >> 1) & 0x55555555u) | ((packed & 0x55555555u) << 1);
-    return packed >> (32 - count);
+    return packed >> (32 - count);  // count >= 1
 }
 
-target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) noexcept {
+// Walks over at most this many planes go one plane at a time (fewer instructions than
+// gather_top_down's reversal; the steps' chain is short).
+constexpr std::uint32_t walk_steps_one_by_one = 4;
+
+[[gnu::always_inline]] inline target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) noexcept {
     target_walk out;
     const std::uint32_t stops = ~live & (ones ^ target);  // constant planes != the target's bit
     std::uint32_t read = live;
@@ -211,13 +223,17 @@ target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) n
         read = top == 31 ? 0u : live & (~0u << (top + 1));
         out.finish = ((ones >> top) & 1u) != 0 ? compare_job::finish_gt : compare_job::finish_lt;
     }
-    if ((read & (read - 1)) == 0) {  // one plane or none (bed_strand): no popcount nor reversal
-        out.steps = read != 0 ? 1 : 0;
-        out.bits = read != 0 ? (target >> std::countr_zero(read)) & 1u : 0u;
+    out.steps = bits_set(read);
+    if (out.steps <= walk_steps_one_by_one) {
+        // A few planes (bed_strand 1, scores3 3): one at a time from the top, no reversal.
+        for (std::uint32_t k = 0; read != 0; ++k) {
+            const int j = 31 - std::countl_zero(read);
+            out.bits |= ((target >> j) & 1u) << k;
+            read &= ~(1u << j);
+        }
         return out;
     }
-    out.steps = static_cast<std::uint32_t>(std::popcount(read));
-    out.bits = gather_top_down(target, read);
+    out.bits = gather_top_down(target, read, out.steps);
     return out;
 }
 
@@ -225,7 +241,7 @@ target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) n
 // first `steps` of them (how many there are is returned). Walked from the bottom (clearing the
 // lowest bit), as gather_top_down does, so that no step waits on the previous one's bit scan.
 std::uint32_t top_planes(std::uint32_t live, std::uint32_t steps, std::uint8_t* order) noexcept {
-    auto k = static_cast<std::uint32_t>(std::popcount(live));
+    std::uint32_t k = bits_set(live);
     const std::uint32_t taken = std::min(steps, k);
     for (std::uint32_t m = live; m != 0; m &= m - 1) {
         --k;
