@@ -455,11 +455,21 @@ TEST(ScanKernels, InterleavedEqualityOverEveryPlaneOnEveryPath) {
             job.steps[0] = stored;
             job.finish[0] = bitplane::detail::compare_job::finish_none;
             job.bits[0] = static_cast<std::uint32_t>(rng()) & (stored == 32 ? ~0u : (1u << stored) - 1u);
-            if (round % 4 == 0) {
+            // Every third round the planes are read from the top down, as the scans read them
+            // (the kernel's loops for that order, kernels_scan.hpp).
+            if (round % 3 == 0)
+                for (std::uint32_t k = 0; k < stored; ++k) job.offset[k] = 4 * (stored - 1 - k);
+            if (round % 4 == 0 || round % 4 == 2) {
                 // A target equal to column 0's first value somewhere: some positions stay equal.
                 std::uint32_t bits = 0;
                 for (std::uint32_t k = 0; k < stored; ++k) bits |= std::uint32_t{job_bit(job, k, 0, 0)} << k;
                 job.bits[0] = bits;
+                if (round % 4 == 2) {
+                    // ... but for its top rank: equal on the bottom 16 planes, so a fold of 24
+                    // planes or more that settles column groups on those goes on to the rest.
+                    for (std::uint32_t k = 0; k < stored; ++k)
+                        if (job.offset[k] == 4 * (stored - 1)) job.bits[0] ^= 1u << k;
+                }
             }
             SCOPED_TRACE("round " + std::to_string(round) + " planes " + std::to_string(stored) + " words " +
                          std::to_string(job.words));

@@ -557,4 +557,61 @@ TYPED_TEST(SummaryTest, BlockBoundsAgainstProbesOnEveryPath) {
     }
 }
 
+// ---- whole-column answers ---------------------------------------------------------------------
+
+// Columns whose every block the summaries answer alike (a range holding every value, a value
+// outside the column) get one empty or full bitset (src/ops/scan.cpp, answer_for_all): every
+// size around block bounds, the unsealed tail inside or outside the range, a first or last
+// sealed block that differs, and a write-back block (never answered whole), against the
+// positions of the values themselves.
+TYPED_TEST(SummaryTest, WholeColumnAnswersOnEveryPath) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const settings_guard guard;
+    std::mt19937_64 rng(case_seed("summary-whole-column", std::is_signed_v<T>));
+    const T base = std::is_signed_v<T> ? T(-3) : T(7);
+    const T far = static_cast<T>(base + 100);
+    const auto check = [&](const bvec<T>& v, const std::vector<T>& values) {
+        for (const auto& [a, b] : {std::pair{base, static_cast<T>(base + 3)}, std::pair{static_cast<T>(base - 5), far},
+                                   std::pair{static_cast<T>(far + 1), static_cast<T>(far + 9)},
+                                   std::pair{far, far}, std::pair{base, base}}) {
+            std::vector<std::uint64_t> want;
+            for (std::size_t i = 0; i < values.size(); ++i)
+                if (a <= values[i] && values[i] <= b) want.push_back(i);
+            ASSERT_EQ(bitplane::count_range(v, a, b), want.size()) << a << " " << b;
+            ASSERT_EQ(bitplane::find_range(v, a, b), bitplane::bitset::from_positions(want, values.size()))
+                << a << " " << b;
+        }
+        for (const T x : {base, far, static_cast<T>(far + 1)}) {
+            std::vector<std::uint64_t> want;
+            for (std::size_t i = 0; i < values.size(); ++i)
+                if (values[i] == x) want.push_back(i);
+            ASSERT_EQ(bitplane::count_eq(v, x), want.size()) << x;
+            ASSERT_EQ(bitplane::find_eq(v, x), bitplane::bitset::from_positions(want, values.size())) << x;
+        }
+    };
+    for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        for (const std::size_t n : {std::size_t{0}, std::size_t{1}, block_values - 1, block_values, block_values + 1,
+                                    3 * block_values + 576}) {
+            for (int variant = 0; variant < 4; ++variant) {
+                SCOPED_TRACE("n " + std::to_string(n) + " variant " + std::to_string(variant));
+                std::vector<T> values(n);
+                for (T& x : values) x = static_cast<T>(base + static_cast<T>(rng() % 4));  // [base, base + 3]
+                if (n != 0 && variant == 1) values.back() = far;                              // the tail (or last block)
+                if (n != 0 && variant == 2) values.front() = far;                             // the first block
+                bvec<T> v(std::span<const T>{values});
+                if (n != 0 && variant == 3) {  // a write-back block
+                    const std::size_t at = rng() % n;
+                    v.set(at, far);
+                    values[at] = far;
+                }
+                check(v, values);
+                if (::testing::Test::HasFatalFailure()) return;
+            }
+        }
+    }
+}
+
 }  // namespace

@@ -174,13 +174,15 @@ void bitset_builder::set_block(std::size_t block, const plane& bits) {
             return;
         }
     }
-    if (st.count < raw_plane_bytes(len)) {
-        // Positions may win: the payload is written from the positions into scratch, then
-        // copied to its place.
-        position_buffer<block_values / 8> positions;
+    const bitset_block_plan plan = choose_plan(st.count, runs, len);
+    if (plan.kind == block_kind::positions) {
+        // The payload is the positions, written into scratch (the kernel writes past them),
+        // then copied to its place. Only where positions win: a block of 128-255 set bits is
+        // stored raw, and extracting its positions first cost more than the scan itself
+        // (scores3 find_eq frequent, 1/8 of the values: 3.5x the count_eq time).
+        position_buffer<thresholds::bitset_positions_max_count + 8> positions;
         k.extract_positions(bits.data(), positions.data());
-        std::byte scratch[block_values / 8 + 16];
-        const bitset_block_plan plan = choose_plan(st.count, runs, len);
+        std::byte scratch[2 * thresholds::bitset_positions_max_count + 16];
         write_positions_payload(plan, positions.data(), st.count, len, scratch);
         slot.items = plan.items;
         slot.kind = plan.kind;
@@ -189,7 +191,6 @@ void bitset_builder::set_block(std::size_t block, const plane& bits) {
         std::memcpy(dest, scratch, plan.bytes);
         return;
     }
-    const bitset_block_plan plan = choose_plan(st.count, runs, len);
     slot.items = plan.items;
     slot.kind = plan.kind;
     slot.inline_payload = is_inline(plan.bytes);

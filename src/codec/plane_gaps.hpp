@@ -99,13 +99,19 @@ inline __m128i prefix_sum16(__m128i x) noexcept {
 /// The positions of 16 gaps that hold no escape, the first after position next - 1, modulo
 /// 2^16: position k = next - 1 + (g_0 + 1) + ... + (g_k + 1), as 16-bit prefix sums, so that
 /// what is done with them waits on no running position (a chain of a load and two adds per gap).
-inline void positions_of_16_gaps(__m128i gaps, std::uint32_t next, std::uint16_t (&positions)[16]) noexcept {
+/// In registers: positions 0-7 in `low`, 8-15 in `high` (for callers whose stores may alias
+/// an array of them: byte maps).
+inline void positions_of_16_gaps(__m128i gaps, std::uint32_t next, __m128i& low, __m128i& high) noexcept {
     const __m128i zero = _mm_setzero_si128();
     const __m128i one = _mm_set1_epi16(1);
     const __m128i base = _mm_set1_epi16(static_cast<short>(next - 1));
-    const __m128i low = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpacklo_epi8(gaps, zero), one)), base);
+    low = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpacklo_epi8(gaps, zero), one)), base);
     const __m128i low_last = _mm_shuffle_epi32(_mm_shufflehi_epi16(low, 0xFF), 0xFF);  // lane 7 everywhere
-    const __m128i high = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpackhi_epi8(gaps, zero), one)), low_last);
+    high = _mm_add_epi16(prefix_sum16(_mm_add_epi16(_mm_unpackhi_epi8(gaps, zero), one)), low_last);
+}
+inline void positions_of_16_gaps(__m128i gaps, std::uint32_t next, std::uint16_t (&positions)[16]) noexcept {
+    __m128i low, high;
+    positions_of_16_gaps(gaps, next, low, high);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(positions), low);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(positions + 8), high);
 }

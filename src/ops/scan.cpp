@@ -6,7 +6,8 @@
 // lies inside the test's interval, or outside it, is answered as a whole before any of its
 // bytes are read: on sorted and clustered columns (positions, timestamps, address ranges) an
 // equality or a range visits only the few blocks that straddle its bounds, and a range that
-// holds a column's every value (issue #13: bed_strand) visits none.
+// holds a column's every value (issue #13: bed_strand) visits none, and its result is one
+// full bitset, made without the per-block builder.
 #include <bitplane/scan.hpp>
 
 #include "core/parallel.hpp"
@@ -57,6 +58,34 @@ detail::block_answer answer_by_summary(const detail::vector_core& v, std::size_t
     return s.known() ? answer_by_range(test, s.min_key, s.max_key) : detail::block_answer::some;
 }
 
+// One answer for every block of `v` where their summaries all give the same (a range that
+// holds every value of the column, bed_strand find_range; a value outside the column's
+// range): the result is then an empty or a full bitset, made without the builder's slot per
+// block and its finish (bed_strand find_range: 14.7 us against BitMagic's 2.95, stop 30).
+// `some` otherwise, after the blocks up to the first that answers differently.
+// The values not yet sealed (the tail: bed_strand's last 576 values) are tested one by one.
+detail::block_answer answer_for_all(const detail::vector_core& v, const detail::scan_test& test) noexcept {
+    const std::size_t sealed = v.sealed_block_count();
+    if (v.size() == 0 || v.write_back_block() < sealed) return detail::block_answer::some;
+    detail::block_answer first = detail::block_answer::some;
+    for (std::size_t b = 0; b < sealed; ++b) {
+        const detail::block_answer answer = answer_by_summary(v, b, test);
+        if (answer == detail::block_answer::some || (b != 0 && answer != first)) return detail::block_answer::some;
+        first = answer;
+    }
+    const std::span<const std::uint32_t> tail = v.tail();
+    if (!tail.empty()) {
+        std::size_t passing = 0;
+        for (const std::uint32_t x : tail) passing += test.matches(x) ? 1 : 0;
+        const detail::block_answer answer = passing == 0 ? detail::block_answer::none
+                                            : passing == tail.size() ? detail::block_answer::all
+                                                                     : detail::block_answer::some;
+        if (answer == detail::block_answer::some || (sealed != 0 && answer != first)) return detail::block_answer::some;
+        first = answer;
+    }
+    return first;
+}
+
 // The working memory of one thread's scans, kept for the next (about 19 KiB, of which its
 // constructor zeroes 8.5 KiB): built per task of 32 blocks it was zeroed 16 times per scan of
 // a 1M-value column, even where every block is answered from its summary (bed_strand
@@ -78,8 +107,14 @@ bool repeats_previous(const detail::vector_core& v, std::size_t b, std::size_t f
 }
 
 bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
+    if (test.what == detail::scan_test::kind::none) return bitset(v.size());
+    if (test.what == detail::scan_test::kind::all) return bitset(v.size(), true);
+    switch (answer_for_all(v, test)) {
+        case detail::block_answer::none: return bitset(v.size());
+        case detail::block_answer::all: return bitset(v.size(), true);
+        case detail::block_answer::some: break;
+    }
     detail::bitset_builder builder(v.size());
-    if (test.what == detail::scan_test::kind::none) return builder.finish();
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
         plane bits;
@@ -105,6 +140,11 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
 std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& test) {
     if (test.what == detail::scan_test::kind::none) return 0;
     if (test.what == detail::scan_test::kind::all) return v.size();
+    switch (answer_for_all(v, test)) {
+        case detail::block_answer::none: return 0;
+        case detail::block_answer::all: return v.size();
+        case detail::block_answer::some: break;
+    }
     std::atomic<std::uint64_t> total{0};
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();

@@ -175,7 +175,46 @@ struct target_walk {
     [[nodiscard]] bool all_less() const noexcept { return finish == compare_job::finish_lt; }
 };
 
-target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) noexcept {
+// Set bits of x, inline: std::popcount is a library call in this file (no POPCNT in its
+// SSE2 build), which cost more than the walk over a 3-plane block (scores3).
+constexpr std::uint32_t bits_set(std::uint32_t x) noexcept {
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+    return (x * 0x01010101u) >> 24;
+}
+
+// The bits of x where mask is set, packed, the topmost first: bit k of the answer is x's bit
+// at the k-th set bit of mask counted from the top. Where the set bits of mask are contiguous
+// (every live plane read, as in most blocks) a shift and a bit reversal; else one bit per
+// step from the bottom. A loop from the top (countl_zero, clear the bit) made every step wait
+// on the previous one: a block of 32 live planes spent as long on it as on its equality (this
+// file has no BMI2 for pext). `count` is the number of set bits of mask.
+std::uint32_t gather_top_down(std::uint32_t x, std::uint32_t mask, std::uint32_t count) noexcept {
+    if (mask == 0) return 0;
+    const int low = std::countr_zero(mask);
+    const std::uint32_t shifted = mask >> low;
+    std::uint32_t packed = 0;  // bit i: x's bit at the i-th set bit of mask from the bottom
+    if ((shifted & (shifted + 1)) == 0) {
+        packed = (x & mask) >> low;
+    } else {
+        std::uint32_t i = 0;
+        for (std::uint32_t m = mask; m != 0; m &= m - 1, ++i) packed |= ((x >> std::countr_zero(m)) & 1u) << i;
+    }
+    // Reverse the 32 bits, then drop the 32 - count zeros that came to the bottom.
+    packed = (packed >> 16) | (packed << 16);
+    packed = ((packed >> 8) & 0x00FF00FFu) | ((packed & 0x00FF00FFu) << 8);
+    packed = ((packed >> 4) & 0x0F0F0F0Fu) | ((packed & 0x0F0F0F0Fu) << 4);
+    packed = ((packed >> 2) & 0x33333333u) | ((packed & 0x33333333u) << 2);
+    packed = ((packed >> 1) & 0x55555555u) | ((packed & 0x55555555u) << 1);
+    return packed >> (32 - count);  // count >= 1
+}
+
+// Walks over at most this many planes go one plane at a time (fewer instructions than
+// gather_top_down's reversal; the steps' chain is short).
+constexpr std::uint32_t walk_steps_one_by_one = 4;
+
+[[gnu::always_inline]] inline target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) noexcept {
     target_walk out;
     const std::uint32_t stops = ~live & (ones ^ target);  // constant planes != the target's bit
     std::uint32_t read = live;
@@ -184,13 +223,31 @@ target_walk walk(std::uint32_t target, std::uint32_t live, std::uint32_t ones) n
         read = top == 31 ? 0u : live & (~0u << (top + 1));
         out.finish = ((ones >> top) & 1u) != 0 ? compare_job::finish_gt : compare_job::finish_lt;
     }
-    for (std::uint32_t k = 0; read != 0; ++k) {
-        const int j = 31 - std::countl_zero(read);
-        out.bits |= ((target >> j) & 1u) << k;
-        read &= ~(1u << j);
-        out.steps = k + 1;
+    out.steps = bits_set(read);
+    if (out.steps <= walk_steps_one_by_one) {
+        // A few planes (bed_strand 1, scores3 3): one at a time from the top, no reversal.
+        for (std::uint32_t k = 0; read != 0; ++k) {
+            const int j = 31 - std::countl_zero(read);
+            out.bits |= ((target >> j) & 1u) << k;
+            read &= ~(1u << j);
+        }
+        return out;
     }
+    out.bits = gather_top_down(target, read, out.steps);
     return out;
+}
+
+// The k-th plane a compare_job reads is the k-th live plane from the top: order[k] for the
+// first `steps` of them (how many there are is returned). Walked from the bottom (clearing the
+// lowest bit), as gather_top_down does, so that no step waits on the previous one's bit scan.
+std::uint32_t top_planes(std::uint32_t live, std::uint32_t steps, std::uint8_t* order) noexcept {
+    std::uint32_t k = bits_set(live);
+    const std::uint32_t taken = std::min(steps, k);
+    for (std::uint32_t m = live; m != 0; m &= m - 1) {
+        --k;
+        if (k < steps) order[k] = static_cast<std::uint8_t>(std::countr_zero(m));
+    }
+    return taken;
 }
 
 // Words [0, words) of a stored plane from its base and payload. The bytes are trusted (a
@@ -264,12 +321,7 @@ public:
         : block_(block), bytes_(bytes), scratch_(scratch) {
         words_ = std::min<std::uint32_t>(plane_words, ((block.length + 31) / 32 + 7) / 8 * 8);
         if (block.interleaved) return;  // read by rank, in place
-        std::uint32_t live = block.live;
-        for (std::uint32_t k = 0; live != 0; ++k) {
-            const int j = 31 - std::countl_zero(live);
-            order_[k] = static_cast<std::uint8_t>(j);
-            live &= ~(1u << j);
-        }
+        top_planes(block.live, plane_count, order_);
         for (std::uint32_t i = 0; i < block.stored; ++i) descriptor_[block.planes[i].index & 31u] = static_cast<std::uint8_t>(i);
     }
 
@@ -634,6 +686,21 @@ void pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t wor
 #endif
 }
 
+#if defined(__SSE2__)
+// marks[p] = v for the eight 16-bit positions of `positions` (masked to the block).
+[[gnu::always_inline]] inline void mark_8(__m128i positions, std::uint8_t* marks, std::uint8_t v) noexcept {
+    constexpr std::uint32_t last_bit = block_values - 1;
+    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 0)) & last_bit] = v;
+    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 1)) & last_bit] = v;
+    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 2)) & last_bit] = v;
+    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 3)) & last_bit] = v;
+    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 4)) & last_bit] = v;
+    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 5)) & last_bit] = v;
+    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 6)) & last_bit] = v;
+    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 7)) & last_bit] = v;
+}
+#endif
+
 // Only the live planes' entries are written and read (no initializers: an entry per block).
 struct direct_plane {
     codec::payload_kind payload;
@@ -813,11 +880,15 @@ public:
                 for (std::uint32_t i = 0; i < items; ++i) marks[load_le<std::uint16_t>(at + 2 * i) & last_bit] = v;
                 break;
             case codec::payload_kind::gaps: {
-                // One position at a time here: with for_every_position, a byte store (which may
-                // alias anything) made the decoder reload its state after every position
-                // (bam_mapq, geoip4_size count_eq frequent 5-10% slower).
+                // Not through for_every_position: a byte store (which may alias anything) made
+                // the decoder reload its state after every position (bam_mapq, geoip4_size
+                // count_eq frequent 5-10% slower). Here 16 gaps without an escape become
+                // positions in registers (positions_of_16_gaps), stored from there: about 4
+                // instructions a position against 12 one at a time (bam_mapq count_eq
+                // frequent, callgrind), where each position waited on the previous one.
                 std::uint32_t next = 0;
-                for (std::uint32_t i = 0; i < items;) {
+                std::uint32_t i = 0;
+                const auto one_gap = [&] {
                     std::uint32_t gap = static_cast<std::uint32_t>(at[i++]);
                     if (gap == gaps_payload::escape) [[unlikely]] {
                         gap = load_le<std::uint16_t>(at + i);
@@ -826,7 +897,27 @@ public:
                     next += gap;
                     marks[next & last_bit] = v;
                     ++next;
+                };
+#if defined(__SSE2__)
+                while (i + 16 <= items) {
+                    const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + i));
+                    const auto escapes =
+                        static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(-1))));
+                    if (escapes != 0) {
+                        // Up to the first escape and the escape itself, one at a time.
+                        const std::uint32_t stop = i + static_cast<std::uint32_t>(std::countr_zero(escapes));
+                        while (i <= stop) one_gap();
+                        continue;
+                    }
+                    __m128i low, high;
+                    gaps_payload::positions_of_16_gaps(chunk, next, low, high);
+                    mark_8(low, marks, v);
+                    mark_8(high, marks, v);
+                    next = static_cast<std::uint32_t>(_mm_extract_epi16(high, 7)) + 1;
+                    i += 16;
                 }
+#endif
+                while (i < items) one_gap();
                 break;
             }
             case codec::payload_kind::runs:
@@ -948,16 +1039,6 @@ private:
     direct_plane planes_[plane_count];
 };
 
-// The k-th plane a compare_job reads is the k-th live plane from the top.
-std::uint32_t top_planes(std::uint32_t live, std::uint32_t steps, std::uint8_t* order) noexcept {
-    std::uint32_t k = 0;
-    for (; k < steps && live != 0; ++k) {
-        const int j = 31 - std::countl_zero(live);
-        order[k] = static_cast<std::uint8_t>(j);
-        live &= ~(1u << j);
-    }
-    return k;
-}
 
 // Lists that clear their bits, of more items (positions, runs, gap bytes) than this in all,
 // are marked in one byte map and packed once (bam_mapq, geoip4_size: about five gap lists of
@@ -1079,12 +1160,18 @@ constexpr std::uint32_t interleaved_group = 4;
 // against 244-254 us with the early exit, bed_name's 19 planes 179 against 202-220 us; 32-bit
 // random values 265-317 against 325-491 us). The AVX2 kernel folds the rows of an equality
 // without a transpose (compare_interleaved_equal) and beats the early exit at every width:
-// random 32-bit values, count_eq rare, min of 200 runs x 2: 163 us against 266 us.
+// random 32-bit values, count_eq rare, min of 200 runs x 2: 163 us against 266 us. The
+// AVX-512 table has the same kernel (kernels_avx512.cpp is the AVX2 table with GFNI
+// transposes), so it folds too: random32 count_eq rare there was 525 us through the early exit
+// below against 301 us forced to AVX2 (dev VM, harness, 500 runs), the one column where the
+// best path lost to AVX2 by 1.8x (docs/benchmarks.md, stop 30).
 constexpr std::uint32_t interleaved_exit_planes = 24;
 
-// Whether an equality on `stored` interleaved planes takes the early exit below.
+// Whether an equality on `stored` interleaved planes takes the early exit below (paths
+// without the folding kernel).
 bool interleaved_early_exit(std::uint32_t stored) noexcept {
-    return stored >= interleaved_exit_planes && active_kernels().path != simd_path::avx2;
+    const simd_path path = active_kernels().path;
+    return stored >= interleaved_exit_planes && path != simd_path::avx2 && path != simd_path::avx512;
 }
 
 // A compare_job on an interleaved all-raw payload (64 columns of `stored` words; the k-th

@@ -26,13 +26,14 @@
 //   Short lists (<= 32 items) touch only the words they fall in; longer ones are built into a
 //   plane first. Where no list keeps its bits, the lists that clear theirs (two or more, over
 //   32 items: bam_mapq, geoip4_size) are marked together in a byte map (a store per position,
-//   none waiting on another) and packed into one plane. Order tests build list planes one at a
+//   none waiting on another; gap lists decoded 16 gaps at a time) and packed into one plane. Order tests build list planes one at a
 //   time (long ones through the byte map) and compare as the kernel does;
 //   blocks with planes stored against planes take the staged way below for them.
 // - Interleaved all-raw payloads: the compare_planes kernel over the payload in place, in one
-//   pass; on AVX2 an equality folds each column's row of words as it lies (XOR with the
-//   target's bits, AND; 8 rows at a time by an AND-transpose), at every width. Other paths take
-//   an equality on 24 planes or more 4 columns at a time from the bottom plane and leave a
+//   pass; on AVX2 and AVX-512 an equality folds each column's row of words as it lies (XOR
+//   with the target's bits, AND; 8 rows at a time by an AND-transpose), at every width, rows
+//   of 24 planes or more settling on their bottom 16 planes first. Other paths take an
+//   equality on 24 planes or more 4 columns at a time from the bottom plane and leave a
 //   column group once none of its residuals is still equal.
 // - Others (sparse, delta, order tests on blocks with plane references), expanded from the
 //   descriptor: planes built on demand, compared by compare_planes in stages of 4 from the top
