@@ -1,10 +1,12 @@
 // Point reads of single blocks (codec/direct_access.hpp: read_value) with and without the
 // in-memory side tables a vector keeps beside each block (delta checkpoints every
-// delta_checkpoint_stride positions, gap-list skip entries per bucket of positions), against
+// delta_checkpoint_stride positions, gap-list skip entries per bucket of positions, and long
+// gap lists as 2048-bit maps with ranks: thresholds::read_bitmap_min_gaps_bytes), against
 // the values, on every shape and SIMD path; gap lists with items at and around every bucket
 // edge, empty buckets and escapes.
 #include "codec/block_layout.hpp"
 #include "codec/direct_access.hpp"
+#include "codec/thresholds.hpp"
 #include "test_support.hpp"
 
 #include <bitplane/codec.hpp>
@@ -28,7 +30,25 @@ struct read_counts {
     std::size_t delta_blocks = 0;
     std::size_t indexed_blocks = 0;  // blocks with gap-list skip entries
     std::size_t mixed_delta_blocks = 0;  // delta, raw planes on base zero beside list planes
+    std::size_t mapped_blocks = 0;  // blocks with a gap list kept as a map in memory
+    std::size_t mapped_masks = 0;   // sparse blocks whose mask is such a list (read by rank)
 };
+
+// Payload bytes of a gap-list plane or mask (plane_info.bytes counts its descriptor and count).
+std::uint32_t gaps_payload_bytes(const bitplane::codec::plane_info& p) {
+    return p.payload == bitplane::codec::payload_kind::gaps ? p.bytes - 4 : 0;
+}
+
+// Counts the block's gap lists that the side tables keep as maps.
+void count_mapped(std::span<const std::byte> block, std::size_t count, read_counts& counts) {
+    const bitplane::codec::block_info info = bitplane::codec::describe_block(block, count);
+    constexpr std::uint32_t least = bitplane::detail::thresholds::read_bitmap_min_gaps_bytes;
+    bool mapped = false;
+    for (const auto& p : info.planes) mapped = mapped || gaps_payload_bytes(p) >= least;
+    const bool mask = info.value_layout == bitplane::codec::layout::sparse && gaps_payload_bytes(info.mask) >= least;
+    if (mapped || mask) ++counts.mapped_blocks;
+    if (mask) ++counts.mapped_masks;
+}
 
 // Whether a block is delta with both a raw plane on base zero (window_sum's inline case) and
 // a plane of another kind (its general case) among its stored planes.
@@ -69,6 +89,7 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
         bitplane::detail::gaps_skips(d, block.data(), skips.data());
         ++counts.indexed_blocks;
     }
+    count_mapped(block, values.size(), counts);
     const std::uint32_t* sums = checkpoints.empty() ? nullptr : checkpoints.data();
     const std::uint32_t* entries = skips.empty() ? nullptr : skips.data();
     const bitplane::simd_path saved = bitplane::active_simd_path();
@@ -163,6 +184,8 @@ TEST(RandomRead, GapListsAroundBucketEdges) {
     }
     EXPECT_GT(counts.delta_blocks, 0u) << "no round gave a delta block";
     EXPECT_GT(counts.indexed_blocks, 10u) << "the rounds should give gap-list skip entries";
+    EXPECT_GT(counts.mapped_blocks, 5u) << "the rounds should give gap lists kept as maps";
+    EXPECT_GT(counts.mapped_masks, 2u) << "the rounds should give sparse masks kept as maps";
 }
 
 // Delta blocks as sorted read positions give them (bam_pos): random low bits of each step

@@ -6,6 +6,10 @@
 
 #include <bitplane/simd.hpp>
 
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
 namespace bitplane::detail {
 
 #if defined(BITPLANE_X86)
@@ -32,9 +36,30 @@ void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::u
 
 namespace {
 
-// Appends the skip entries of one gaps payload at `out` (skip_entries above); returns the end.
-std::uint32_t* payload_skips(const std::byte* payload, std::uint32_t bytes, std::uint32_t* out) noexcept {
-    const std::uint32_t entries = skip_entries(bytes);
+// The map and ranks of a long gaps payload (value_reader.hpp, gaps_bitmap_words) at `out`;
+// returns the end.
+std::uint32_t* payload_bitmap(const std::byte* payload, std::uint32_t bytes, std::uint32_t* out) noexcept {
+    std::fill_n(out, plane_words, 0u);
+    gaps_payload::for_each_position(payload, bytes, [&](std::uint32_t p) {
+        if (p < block_values) out[p / 32] |= 1u << (p % 32);
+        return true;
+    });
+    std::uint16_t counts[8];
+    std::uint32_t total = 0;
+    for (std::uint32_t k = 0; k < 8; ++k) {
+        counts[k] = static_cast<std::uint16_t>(total);
+        for (std::uint32_t w = 8 * k; w < 8 * k + 8; ++w) total += static_cast<std::uint32_t>(std::popcount(out[w]));
+    }
+    std::memcpy(out + plane_words, counts, sizeof counts);
+    return out + reader_portable::gaps_bitmap_words;
+}
+
+// Appends the side entries of one gaps payload at `out` (skip_entries above: a map for long
+// lists, skip entries for the others); returns the end.
+std::uint32_t* payload_skips(const std::byte* payload, std::uint32_t bytes, std::uint32_t least,
+                             std::uint32_t* out) noexcept {
+    if (reader_portable::gaps_bitmapped(bytes, least)) return payload_bitmap(payload, bytes, out);
+    const std::uint32_t entries = reader_portable::bucket_entries(bytes);
     if (entries == 0) return out;
     const std::uint32_t shift = 11 - skip_shift(bytes);
     std::uint32_t at = 0, rank = 0, next = 0;
@@ -77,12 +102,15 @@ void for_each_gaps_payload(const block_descriptor& d, const std::byte* block, Vi
 
 std::uint32_t gaps_skip_count(const block_descriptor& d, const std::byte* block) noexcept {
     std::uint32_t count = 0;
-    for_each_gaps_payload(d, block, [&](const std::byte*, std::uint32_t bytes) { count += skip_entries(bytes); });
+    const std::uint32_t least = reader_portable::mapped_least(d);
+    for_each_gaps_payload(d, block, [&](const std::byte*, std::uint32_t bytes) { count += skip_entries(bytes, least); });
     return count;
 }
 
 void gaps_skips(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
-    for_each_gaps_payload(d, block, [&](const std::byte* payload, std::uint32_t bytes) { out = payload_skips(payload, bytes, out); });
+    const std::uint32_t least = reader_portable::mapped_least(d);
+    for_each_gaps_payload(d, block,
+                          [&](const std::byte* payload, std::uint32_t bytes) { out = payload_skips(payload, bytes, least, out); });
 }
 
 std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,

@@ -32,7 +32,10 @@ void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::u
 /// mask's payload first, then the planes' in descriptor order), so that finding a bit does not
 /// walk the whole list: each payload longer than a few bytes has 4 to 64 entries, one per
 /// bucket of positions (about one per 16 payload bytes), each the walk's state at the first
-/// item at or after the bucket's start (block_reader.cpp). In memory only.
+/// item at or after the bucket's start (block_reader.cpp); a long payload
+/// (thresholds::read_bitmap_min_gaps_bytes, in delta blocks read_bitmap_min_delta_gaps_bytes)
+/// has instead its bits as a 2048-bit map and the map's ranks (value_reader.hpp,
+/// gaps_bitmap_words), so that a read tests a bit. In memory only.
 std::uint32_t gaps_skip_count(const block_descriptor& d, const std::byte* block) noexcept;
 /// Fills out[0..gaps_skip_count(d, block)).
 void gaps_skips(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;

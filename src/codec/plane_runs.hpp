@@ -46,14 +46,16 @@ inline void apply(byte_reader& reader, std::uint32_t items, std::uint32_t len, p
     }
 }
 
-/// Whether `bit` lies in one of the runs (binary search over a validated payload).
+/// Whether `bit` lies in one of the runs (binary search over a validated payload, halving by a
+/// select as positions_payload::contains does).
 inline bool contains(const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
-    std::uint32_t lo = 0, hi = items;  // find the last run starting at or before bit
-    while (lo < hi) {
-        const std::uint32_t mid = (lo + hi) / 2;
-        if (load_le<std::uint16_t>(payload + 4 * mid) <= bit) lo = mid + 1; else hi = mid;
+    if (items == 0) return false;
+    std::uint32_t lo = 0;  // the last run starting at or before bit, or 0
+    for (std::uint32_t n = items; n > 1; n -= n / 2) {
+        const std::uint32_t mid = lo + n / 2;
+        lo = load_le<std::uint16_t>(payload + 4 * mid) <= bit ? mid : lo;
     }
-    return lo > 0 && bit < load_le<std::uint16_t>(payload + 4 * (lo - 1) + 2);
+    return load_le<std::uint16_t>(payload + 4 * lo) <= bit && bit < load_le<std::uint16_t>(payload + 4 * lo + 2);
 }
 
 }  // namespace bitplane::detail::runs_payload

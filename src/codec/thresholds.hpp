@@ -68,6 +68,21 @@ inline constexpr unsigned zero_preserving_min_zero_sixteenths = 14;
 // ---- vector storage -----------------------------------------------------------------------
 // (The gap-list skip entries of random reads are sized in codec/value_reader.hpp,
 // gaps_bucket_bytes: one bucket of positions per ~32 payload bytes.)
+// Gap lists of at least this many payload bytes are kept in memory beside their block as a
+// 2048-bit map and its ranks (272 bytes, value_reader.hpp's gaps_bitmap_words) instead of skip
+// entries, so that a random read tests a bit instead of walking the list. Memory only: files
+// and every other operation read the block's bytes. The bound is memory: on the corpus
+// (bench_corpus, memory row, bits/value) 64 takes geoip4_size 8.51 -> 13.99 (BitMagic 17.63),
+// word_length 4.65 -> 5.18 (5.37), geoip4_country 8.09 -> 8.25 (8.51), bam_mapq 1.92 -> 2.87
+// (4.59); 32 would take word_length and geoip4_size past BitMagic's. Callgrind, 20,000 random
+// reads: geoip4_size 2644 -> 1929 instructions and 42.5 -> 34.2 mispredicted branches a read.
+inline constexpr std::uint32_t read_bitmap_min_gaps_bytes = 64;
+// ... and in delta blocks from this many bytes: a delta read counts a window of every plane
+// (a walk of each list up to the window's end), where other reads test one bit per plane.
+// geoip4_start (172 of 188 blocks delta): 2125 -> 1868 instructions and 33.7 -> 27.3
+// mispredicted branches a read against 64, memory 14.44 -> 16.95 bits/value (BitMagic
+// 20.40); bam_pos 863 -> 781 instructions, 9.55 -> 10.24 bits/value (13.37).
+inline constexpr std::uint32_t read_bitmap_min_delta_gaps_bytes = 32;
 // The arena is compacted when superseded block versions take more than this share of it
 // (numerator / 4) and at least `compact_min_garbage_bytes`.
 inline constexpr unsigned compact_garbage_quarters = 2;

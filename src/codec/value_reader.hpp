@@ -141,9 +141,38 @@ constexpr std::uint32_t skip_shift(std::uint32_t bytes) noexcept {
 }
 static_assert(skip_shift(21) == 2 && skip_shift(128) == 2 && skip_shift(129) == 3 && skip_shift(256) == 3 &&
               skip_shift(257) == 4 && skip_shift(1024) == 5 && skip_shift(1025) == 6 && skip_shift(2047) == 6);
-constexpr std::uint32_t skip_entries(std::uint32_t bytes) noexcept {
+// Long gaps payloads (thresholds::read_bitmap_min_gaps_bytes) get, instead of skip entries,
+// their bits as a 2048-bit map followed by the map's ranks: 64 words of bits, then 8 16-bit
+// counts (bits [0, 256 k) set, k = 0..7) in 4 words. A read then tests one bit, a rank counts
+// eight masked words, and a delta read's window is one 64-bit load, where a walk of the list
+// costs a few mispredicted branches (the list's end, the bucket's items).
+inline constexpr std::uint32_t gaps_bitmap_words = plane_words + 4;
+constexpr bool gaps_bitmapped(std::uint32_t bytes, std::uint32_t least) noexcept { return bytes >= least; }
+// The least payload bytes of the lists kept as maps beside block `d`: delta reads count a
+// window of every plane (a walk to the window's end), the others test one bit.
+constexpr std::uint32_t mapped_least(const block_descriptor& d) noexcept {
+    return d.transform() == codec::transform::delta ? thresholds::read_bitmap_min_delta_gaps_bytes
+                                                    : thresholds::read_bitmap_min_gaps_bytes;
+}
+// Skip entries of a list that is not mapped.
+constexpr std::uint32_t bucket_entries(std::uint32_t bytes) noexcept {
     return bytes <= gaps_short_bytes || bytes > gaps_indexed_bytes ? 0 : 1u << skip_shift(bytes);
 }
+// Side entries of a list of `bytes` bytes in a block whose mapped_least is `least`.
+constexpr std::uint32_t skip_entries(std::uint32_t bytes, std::uint32_t least) noexcept {
+    return gaps_bitmapped(bytes, least) ? gaps_bitmap_words : bucket_entries(bytes);
+}
+
+// Bits [from, from + 64) of a payload's map (from a multiple of 32, below 2048: the ranks
+// after the bits keep the load inside the map's entries; bits at or past the plane's length
+// are zero up to bit 2047, and a window's caller masks what lies past its end).
+inline std::uint64_t bitmap_window(const std::uint32_t* map, std::uint32_t from) noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, map + from / 32, sizeof w);
+    return w;
+}
+
+inline bool bitmap_bit(const std::uint32_t* map, std::uint32_t bit) noexcept { return (map[bit / 32] >> (bit % 32)) & 1u; }
 
 // The cursor on the item at byte `at` whose position is `position`.
 inline void gaps_place(const std::byte* payload, std::uint32_t at, std::uint32_t position, gaps_cursor& c) noexcept {
@@ -160,7 +189,7 @@ template <bool cursor = true>
 gaps_cursor gaps_seek(const std::byte* payload, std::uint32_t bytes, std::uint32_t bit, const std::uint32_t* skips,
                       const std::byte* end) noexcept {
     gaps_cursor c;
-    const std::uint32_t entries = skips != nullptr ? skip_entries(bytes) : 0;
+    const std::uint32_t entries = skips != nullptr ? bucket_entries(bytes) : 0;  // never a mapped list
     if (entries != 0) {
         const std::uint32_t shift = 11 - skip_shift(bytes);  // log2 of the bucket width
         std::uint32_t b = bit >> shift;
@@ -277,8 +306,22 @@ rank_bit raw_rank(const std::byte* payload, std::uint32_t bit) noexcept {
     return out;
 }
 
+// Rank and bit of a payload's map (gaps_bitmap_words above): the count at the bit's 256-bit
+// stretch, plus the set bits of its words before the bit, each word masked without a branch.
+rank_bit bitmap_rank(const std::uint32_t* map, std::uint32_t bit) noexcept {
+    std::uint16_t counts[8];
+    std::memcpy(counts, map + plane_words, sizeof counts);
+    const std::uint32_t stretch = bit / 256;
+    const std::uint32_t q = bit % 256 / 32;
+    const std::uint32_t low = (1u << (bit % 32)) - 1;
+    const std::uint32_t* words = map + 8 * stretch;
+    std::uint32_t rank = counts[stretch];
+    for (std::uint32_t j = 0; j < 8; ++j) rank += ones_in(words[j] & (j < q ? ~0u : j == q ? low : 0u));
+    return {rank, bitmap_bit(map, bit)};
+}
+
 rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t bit,
-                      const std::uint32_t* skips, const std::byte* block_end) noexcept {
+                      const std::uint32_t* skips, std::uint32_t least, const std::byte* block_end) noexcept {
     rank_bit out;
     switch (kind) {
         case payload_kind::none: break;
@@ -307,6 +350,7 @@ rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t
             }
             break;
         case payload_kind::gaps: {
+            if (skips != nullptr && gaps_bitmapped(items, least)) return bitmap_rank(skips, bit);
             const gaps_cursor c = gaps_seek<false>(payload, items, bit, skips, block_end);
             out.rank = c.rank;
             out.set = c.set;
@@ -317,20 +361,23 @@ rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t
 }
 
 bool payload_bit(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t bit,
-                 const std::uint32_t* skips, const std::byte* end) noexcept {
+                 const std::uint32_t* skips, std::uint32_t least, const std::byte* end) noexcept {
     switch (kind) {
         case payload_kind::none: return false;
         case payload_kind::positions: return positions_payload::contains(payload, items, bit);
         case payload_kind::runs: return runs_payload::contains(payload, items, bit);
         case payload_kind::raw: return raw_payload::contains(payload, bit);
-        case payload_kind::gaps: return gaps_seek<false>(payload, items, bit, skips, end).set;
+        case payload_kind::gaps:
+            if (skips != nullptr && gaps_bitmapped(items, least)) return bitmap_bit(skips, bit);
+            return gaps_seek<false>(payload, items, bit, skips, end).set;
     }
     return false;
 }
 
 // Advances a skip-entry pointer (null stays null) past a payload's entries.
-inline const std::uint32_t* skip_past(const std::uint32_t* skips, payload_kind kind, std::uint32_t items) noexcept {
-    return skips != nullptr && kind == payload_kind::gaps ? skips + skip_entries(items) : skips;
+inline const std::uint32_t* skip_past(const std::uint32_t* skips, payload_kind kind, std::uint32_t items,
+                                      std::uint32_t least) noexcept {
+    return skips != nullptr && kind == payload_kind::gaps ? skips + skip_entries(items, least) : skips;
 }
 
 // Residual at stored position `position` (ones planes included); `skips`: the planes' entries.
@@ -350,6 +397,7 @@ std::uint32_t residual_at(const block_descriptor& d, const std::byte* block, std
     // The walk of plane_walker, inline: a raw plane on base zero (descriptor byte 1 is then 0)
     // costs one byte load and no switch. tz_transition, 24 mostly raw planes a block: 2088 ->
     // 1815 instructions per random read (callgrind, 20,000 reads; bam_flag 499 -> 472).
+    const std::uint32_t least = mapped_least(d);
     const std::byte* at = block + d.planes_at;
     std::uint32_t payload = d.payloads_at;
     const std::uint32_t raw_bytes = payload_size(payload_kind::raw, 0, d.length);
@@ -372,15 +420,15 @@ std::uint32_t residual_at(const block_descriptor& d, const std::byte* block, std
             items = load_le<std::uint16_t>(at);
             at += plane_item_count_bytes;
         }
-        bool bit = false;
-        switch (code.base_kind()) {
-            case base_kind::zero: break;
-            case base_kind::one: bit = true; break;
-            case base_kind::plane: bit = (bits >> code.reference) & 1u; break;
-            case base_kind::complement: bit = !((bits >> code.reference) & 1u); break;
-        }
-        bit ^= payload_bit(code.payload_kind(), block + payload, items, position, skips, block + d.end);
-        skips = skip_past(skips, code.payload_kind(), items);
+        // The base without a branch (base_kind: bit 0 complements, bit 1 takes the reference):
+        // blocks of mixed bases mispredicted a switch on most planes (bam_mapq 15.2 -> 12.0
+        // mispredicted branches per random read, tz_transition 30.8 -> 26.2: callgrind
+        // --branch-sim, 20,000 reads).
+        static_assert(static_cast<unsigned>(base_kind::one) == 1 && static_cast<unsigned>(base_kind::plane) == 2 &&
+                      static_cast<unsigned>(base_kind::complement) == 3);
+        bool bit = (((bits >> code.reference) & (code.base >> 1)) ^ (code.base & 1u)) != 0;
+        bit ^= payload_bit(code.payload_kind(), block + payload, items, position, skips, least, block + d.end);
+        skips = skip_past(skips, code.payload_kind(), items, least);
         payload += payload_size(code.payload_kind(), items, d.length);
         bits |= static_cast<std::uint32_t>(bit) << code.index;
     }
@@ -390,7 +438,7 @@ std::uint32_t residual_at(const block_descriptor& d, const std::byte* block, std
 // The sparse mask at `index`: whether it is set and how many set bits precede it.
 rank_bit mask_rank(const block_descriptor& d, const std::byte* block, std::uint32_t index,
                    const std::uint32_t* skips) noexcept {
-    rank_bit m = payload_rank(d.mask_payload(), block + d.mask_at, d.mask_items, index, skips, block + d.end);
+    rank_bit m = payload_rank(d.mask_payload(), block + d.mask_at, d.mask_items, index, skips, mapped_least(d), block + d.end);
     if (d.mask_base_one()) {
         m.rank = index - m.rank;
         m.set = !m.set;
@@ -426,7 +474,7 @@ constexpr std::uint64_t window_range(std::uint32_t from, std::uint32_t first, st
 
 // The payload's bits at positions [from, to) (to - from <= 64), bit k = position from + k.
 std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t length,
-                             std::uint32_t from, std::uint32_t to, const std::uint32_t* skips,
+                             std::uint32_t from, std::uint32_t to, const std::uint32_t* skips, std::uint32_t least,
                              const std::byte* block_end) noexcept {
     std::uint64_t win = 0;
     switch (kind) {
@@ -467,6 +515,7 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
             break;
         }
         case payload_kind::gaps: {
+            if (skips != nullptr && gaps_bitmapped(items, least)) return bitmap_window(skips, from);
             // Skip to the first position >= from, then list positions up to `to`.
             const gaps_cursor c = gaps_seek(payload, items, from, skips, block_end);
             std::uint32_t next = c.next;
@@ -514,7 +563,7 @@ std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std:
         const std::uint32_t stride = payload_size(payload_kind::raw, 0, d.length);
         const std::byte* payload = block + d.payloads_at;
         for (std::uint32_t live = d.live; live; live &= live - 1, payload += stride)
-            sum += ones_in64(payload_window(payload_kind::raw, payload, 0, d.length, from, to, nullptr, nullptr) & keep)
+            sum += ones_in64(payload_window(payload_kind::raw, payload, 0, d.length, from, to, nullptr, 0, nullptr) & keep)
                    << std::countr_zero(live);
         return sum;
     }
@@ -522,7 +571,8 @@ std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std:
     // (descriptor byte 1 is then 0) costs one 64-bit load and a count, no decode and no
     // switch. Delta blocks of sorted positions keep their low planes raw: bam_pos 1141 -> 1032
     // instructions per random read (callgrind, 4,096 reads).
-    std::uint64_t win[plane_count];
+    std::uint64_t win[plane_count] = {};  // read (masked off) by planes on a zero or one base
+    const std::uint32_t least = mapped_least(d);
     const std::byte* at = block + d.planes_at;
     std::uint32_t payload = d.payloads_at;
     const std::uint32_t raw_bytes = payload_size(payload_kind::raw, 0, d.length);
@@ -532,7 +582,7 @@ std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std:
         const auto byte1 = static_cast<std::uint8_t>(at[1]);
         at += plane_descriptor_bytes;
         if ((byte0 >> 5) == raw_code && byte1 == 0) {
-            const std::uint64_t w = payload_window(payload_kind::raw, block + payload, 0, d.length, from, to, nullptr, nullptr);
+            const std::uint64_t w = payload_window(payload_kind::raw, block + payload, 0, d.length, from, to, nullptr, 0, nullptr);
             win[byte0 & 31u] = w;
             sum += ones_in64(w & keep) << (byte0 & 31u);
             payload += raw_bytes;
@@ -544,15 +594,10 @@ std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std:
             items = load_le<std::uint16_t>(at);
             at += plane_item_count_bytes;
         }
-        std::uint64_t w = 0;
-        switch (code.base_kind()) {
-            case base_kind::zero: break;
-            case base_kind::one: w = ~std::uint64_t{0}; break;
-            case base_kind::plane: w = win[code.reference]; break;
-            case base_kind::complement: w = ~win[code.reference]; break;
-        }
-        w ^= payload_window(code.payload_kind(), block + payload, items, d.length, from, to, skips, block + d.end);
-        skips = skip_past(skips, code.payload_kind(), items);
+        // The base without a branch, as in residual_at.
+        std::uint64_t w = (win[code.reference] & (0 - (std::uint64_t{code.base} >> 1))) ^ (0 - (std::uint64_t{code.base} & 1u));
+        w ^= payload_window(code.payload_kind(), block + payload, items, d.length, from, to, skips, least, block + d.end);
+        skips = skip_past(skips, code.payload_kind(), items, least);
         payload += payload_size(code.payload_kind(), items, d.length);
         win[code.index] = w;
         sum += ones_in64(w & keep) << code.index;
@@ -567,7 +612,7 @@ std::uint32_t delta_value(const block_descriptor& d, const std::byte* block, std
     if (d.sparse()) {
         const rank_bit m = mask_rank(d, block, index, skips);
         stored = m.rank + (m.set ? 1u : 0u);
-        skips = skip_past(skips, d.mask_payload(), d.mask_items);
+        skips = skip_past(skips, d.mask_payload(), d.mask_items, mapped_least(d));
     }
     constexpr std::uint32_t stride = delta_checkpoint_stride;
     std::uint32_t sum = 0;
@@ -597,7 +642,7 @@ std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std:
         const rank_bit m = mask_rank(d, block, index, skips);
         if (!m.set) return finish_value(d.transform(), 0, d.base);
         position = m.rank;
-        skips = skip_past(skips, d.mask_payload(), d.mask_items);
+        skips = skip_past(skips, d.mask_payload(), d.mask_items, mapped_least(d));
     }
     return finish_value(d.transform(), residual_at(d, block, position, skips), d.base);
 }
