@@ -227,6 +227,15 @@ TYPED_TEST(ParallelTest, AppendEncodedBlocksKeepsOrderAndChecksPreconditions) {
         core_of(v).append_encoded_block(std::span<const std::byte>(buffer).first(size));
         EXPECT_EQ(v.size(), ref.size() + block_values);
         EXPECT_EQ(v[ref.size() + 5], ref[3 * block_values + 5]);
+        // The vector's own sealed blocks appended again: their bytes lie in the arena that the
+        // append may move (the copy must read them where they are after the move).
+        const std::size_t before = v.size();
+        for (std::size_t b = 0; b < blocks; ++b)
+            core_of(v).append_encoded_block(v.core().sealed_block(b, buffer));
+        ASSERT_EQ(v.size(), before + blocks * block_values);
+        for (std::size_t b = 0; b < blocks; ++b)
+            for (const std::size_t i : {std::size_t{0}, std::size_t{777}, block_values - 1})
+                ASSERT_EQ(v[before + b * block_values + i], ref[b * block_values + i]) << "block " << b << " again";
         v.push_back(T{1});
         EXPECT_THROW(core_of(v).append_encoded_block(std::span<const std::byte>(buffer).first(size)),
                      bitplane::size_error);

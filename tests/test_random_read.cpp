@@ -32,6 +32,7 @@ struct read_counts {
     std::size_t mixed_delta_blocks = 0;  // delta, raw planes on base zero beside list planes
     std::size_t mapped_blocks = 0;  // blocks with a gap list kept as a map in memory
     std::size_t mapped_masks = 0;   // sparse blocks whose mask is such a list (read by rank)
+    std::size_t mask_skip_blocks = 0;    // sparse blocks whose skip entries were checked one by one
 };
 
 // Payload bytes of a gap-list plane or mask (plane_info.bytes counts its descriptor and count).
@@ -66,6 +67,34 @@ bool mixed_delta(std::span<const std::byte> block, std::size_t count) {
     return raw && other;
 }
 
+// The skip entries of a gaps payload of `bytes` bytes with `entries` buckets, one item at a
+// time (the definition in codec/value_reader.hpp: per bucket, the byte offset and rank of the
+// first item at or past its start, and that item's offset in the bucket, or 1023 when it lies
+// past the bucket), to check gaps_skips' batched walk against.
+std::vector<std::uint32_t> reference_skips(const std::byte* payload, std::uint32_t bytes, std::uint32_t entries) {
+    const std::uint32_t width = 2048 / entries;
+    std::vector<std::uint32_t> out;
+    std::uint32_t at = 0, rank = 0, next = 0, b = 0;
+    while (at < bytes && b < entries) {
+        std::uint32_t gap = static_cast<std::uint8_t>(payload[at]);
+        std::uint32_t step = 1;
+        if (gap == 255) {
+            gap = static_cast<std::uint32_t>(payload[at + 1]) | static_cast<std::uint32_t>(payload[at + 2]) << 8;
+            step = 3;
+        }
+        const std::uint32_t position = next + gap;
+        for (; b < entries && b * width <= position; ++b) {
+            const std::uint32_t offset = position - b * width;
+            out.push_back(at | rank << 11 | (offset < width ? offset : 1023u) << 22);
+        }
+        at += step;
+        ++rank;
+        next = position + 1;
+    }
+    for (; b < entries; ++b) out.push_back(bytes | rank << 11 | 1023u << 22);
+    return out;
+}
+
 // Encodes `values` as one block and checks every read_value against them: with both side
 // tables, with none, and with each alone, on every SIMD path.
 void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_counts& counts, const std::string& what) {
@@ -88,6 +117,18 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
     if (!skips.empty()) {
         bitplane::detail::gaps_skips(d, block.data(), skips.data());
         ++counts.indexed_blocks;
+        // A sparse block whose only gap list is its mask, not kept as a map: its entries, entry
+        // by entry.
+        const std::uint32_t mapped_from = d.transform() == bitplane::codec::transform::delta
+                                              ? bitplane::detail::thresholds::read_bitmap_min_delta_gaps_bytes
+                                              : bitplane::detail::thresholds::read_bitmap_min_gaps_bytes;
+        if (d.sparse() && d.mask_payload() == bitplane::codec::payload_kind::gaps && (d.stored == 0 || d.all_raw()) &&
+            d.mask_items < mapped_from) {
+            const auto expected = reference_skips(block.data() + d.mask_at, d.mask_items,
+                                                  static_cast<std::uint32_t>(skips.size()));
+            ASSERT_EQ(skips, expected) << "skip entries of the mask's gap list of " << d.mask_items << " bytes";
+            ++counts.mask_skip_blocks;
+        }
     }
     count_mapped(block, values.size(), counts);
     const std::uint32_t* sums = checkpoints.empty() ? nullptr : checkpoints.data();
@@ -186,6 +227,7 @@ TEST(RandomRead, GapListsAroundBucketEdges) {
     EXPECT_GT(counts.indexed_blocks, 10u) << "the rounds should give gap-list skip entries";
     EXPECT_GT(counts.mapped_blocks, 5u) << "the rounds should give gap lists kept as maps";
     EXPECT_GT(counts.mapped_masks, 2u) << "the rounds should give sparse masks kept as maps";
+    EXPECT_GT(counts.mask_skip_blocks, 3u) << "the rounds should give sparse blocks with indexed masks";
 }
 
 // Delta blocks as sorted read positions give them (bam_pos): random low bits of each step

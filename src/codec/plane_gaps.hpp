@@ -55,10 +55,16 @@ BITPLANE_HOST_DEVICE inline std::uint32_t payload_bytes(const plane& diff, std::
 /// Most bytes a gaps payload of a `len`-bit plane can take (every escape covers >= 255 bits).
 BITPLANE_HOST_DEVICE constexpr std::uint32_t max_payload_bytes(std::uint32_t len) noexcept { return len + 2 * (len / escape + 1); }
 
+/// Only a word's first set bit can need an escape (a later one follows another bit of the same
+/// word: a gap below 31), so the rest are written without the test (a sparse block's mask is
+/// written for every result of AND with a sparse column: ~13 instructions an item before, ~8).
 BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
     std::byte* p = out;
     std::uint32_t next = 0;
-    for_each_set_bit(diff, [&](std::uint32_t bit) {
+    for (std::uint32_t w = 0; w < plane_words; ++w) {
+        std::uint32_t word = diff[w];
+        if (word == 0) continue;
+        std::uint32_t bit = w * 32 + countr_zero32(word);
         const std::uint32_t gap = bit - next;
         if (gap >= escape) {
             *p++ = static_cast<std::byte>(escape);
@@ -67,8 +73,13 @@ BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::byte* ou
         } else {
             *p++ = static_cast<std::byte>(gap);
         }
+        for (word &= word - 1; word; word &= word - 1) {
+            const std::uint32_t following = w * 32 + countr_zero32(word);
+            *p++ = static_cast<std::byte>(following - bit - 1);
+            bit = following;
+        }
         next = bit + 1;
-    });
+    }
     return static_cast<std::uint32_t>(p - out);
 }
 

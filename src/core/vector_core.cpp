@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -57,19 +58,35 @@ constexpr std::size_t compact_min_dead_entries = 64;
 // A hash of a block's size and its first and last 32 bytes: enough to tell distinct blocks
 // apart in the small table of recent ones (a hit is confirmed with memcmp), without reading
 // all of a 4 KiB block.
+// Blocks of 32 bytes or more (nearly all) are read as eight whole words: the short-block loop's
+// memcpy of a variable length was a call per word, ~440 instructions a block, 7% of an AND
+// of two uniform columns (callgrind).
 std::uint32_t block_hash(std::span<const std::byte> bytes) noexcept {
     std::uint64_t h = 0x9e3779b97f4a7c15ull * (bytes.size() + 1);
-    const auto mix = [&h](const std::byte* p, std::size_t n) {
+    const auto mix_word = [&h](std::uint64_t word) {
+        h = (h ^ word) * 0xff51afd7ed558ccdull;
+        h ^= h >> 29;
+    };
+    const auto mix = [&](const std::byte* p, std::size_t n) {
         for (std::size_t i = 0; i < n; i += 8) {
             std::uint64_t word = 0;
             std::memcpy(&word, p + i, std::min<std::size_t>(8, n - i));
-            h = (h ^ word) * 0xff51afd7ed558ccdull;
-            h ^= h >> 29;
+            mix_word(word);
         }
     };
-    const std::size_t n = std::min<std::size_t>(32, bytes.size());
-    mix(bytes.data(), n);
-    if (bytes.size() > 32) mix(bytes.data() + bytes.size() - n, n);
+    const auto mix32 = [&](const std::byte* p) {
+        for (std::size_t i = 0; i < 32; i += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, p + i, 8);
+            mix_word(word);
+        }
+    };
+    if (bytes.size() < 32) {
+        mix(bytes.data(), bytes.size());
+        return static_cast<std::uint32_t>(h >> 32);
+    }
+    mix32(bytes.data());
+    if (bytes.size() > 32) mix32(bytes.data() + bytes.size() - 32);
     return static_cast<std::uint32_t>(h >> 32);
 }
 }  // namespace
@@ -321,7 +338,14 @@ void vector_core::push_encoded(std::span<const std::byte> bytes, const block_sum
         share_entry(same, summary);
     } else {
         const std::uint64_t offset = arena_.size();
-        arena_.insert(arena_.end(), bytes.begin(), bytes.end());
+        // resize (default-init bytes) and memcpy: insert through the allocator's construct
+        // copied byte by byte, ~1000 instructions for a 2.6 KiB block (callgrind). Bytes of
+        // this arena (a sealed block appended again) are found again after the resize moved it.
+        const std::less<const std::byte*> before;
+        const bool own = !before(bytes.data(), arena_.data()) && before(bytes.data(), arena_.data() + arena_.size());
+        const std::size_t own_at = own ? static_cast<std::size_t>(bytes.data() - arena_.data()) : 0;
+        arena_.resize(offset + bytes.size());
+        std::memcpy(arena_.data() + offset, own ? arena_.data() + own_at : bytes.data(), bytes.size());
         const std::uint32_t id = add_entry(offset, {arena_.data() + offset, bytes.size()}, summary);
         share_entry(id, summary);
         if (recent != nullptr) recent->id[recent_entries::slot(bytes)] = id;

@@ -356,21 +356,26 @@ void stats(const std::uint32_t* v, std::size_t count, value_stats* out) noexcept
     *out = r;
 }
 
-// Word by word: the mask word says how many compact bits it takes and where they go.
+// Word by word: the mask word says how many compact bits it takes and where they go. The next
+// compact bits wait in a 64-bit window, refilled a word at a time once 32 or fewer are left,
+// so that a mask word costs a deposit, a popcount and a shift, without a branch on empty mask
+// words nor two loads at a computed index (AVX2: ~23 -> ~12 instructions a word, callgrind;
+// spreading a sparse operand's planes is most of OR/XOR/AND-NOT with a sparse column).
 template <class A>
 void deposit_plane(const std::uint32_t* compact, const std::uint32_t* mask, std::uint32_t* out) noexcept {
-    std::uint32_t taken = 0;  // compact bits consumed so far
+    std::uint64_t window = compact[0] | static_cast<std::uint64_t>(compact[1]) << 32;
+    std::uint32_t filled = 64;  // bits in the window (at least 32 while compact words are left)
+    std::size_t next = 2;       // the next compact word to load
     for (std::size_t w = 0; w < plane_words; ++w) {
         const std::uint32_t m = mask[w];
-        if (m == 0) {
-            out[w] = 0;
-            continue;
+        out[w] = deposit32(static_cast<std::uint32_t>(window), m, A{});
+        const std::uint32_t n = popcount32(m, A{});
+        window >>= n;
+        filled -= n;
+        if (filled <= 32 && next < plane_words) {
+            window |= static_cast<std::uint64_t>(compact[next++]) << filled;
+            filled += 32;
         }
-        const std::uint32_t word = taken >> 5;
-        std::uint64_t window = compact[word];
-        if (word + 1 < plane_words) window |= static_cast<std::uint64_t>(compact[word + 1]) << 32;
-        out[w] = deposit32(static_cast<std::uint32_t>(window >> (taken & 31u)), m, A{});
-        taken += popcount32(m, A{});
     }
 }
 

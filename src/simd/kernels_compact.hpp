@@ -49,8 +49,8 @@ inline void extract_group(const std::uint8_t* words, std::size_t column_stride, 
 
 /// kernel_table::extract_planes with `extract` as the word pext. The planes' words of one
 /// column share the selector word, so its popcount and the output position are computed once
-/// for a group of four planes, whose 64-bit windows stay in registers and are written out 32
-/// bits at a time.
+/// for a group of up to six planes, whose 64-bit windows stay in registers and are written out
+/// 32 bits at a time.
 template <class Extract>
 inline void extract_planes_with(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
                                 const std::uint32_t* select, std::uint32_t* out, Extract extract) noexcept {
@@ -58,13 +58,25 @@ inline void extract_planes_with(const std::uint8_t* words, std::size_t column_st
     std::uint32_t stored = 0;
     for (std::uint32_t bits = live; bits; bits &= bits - 1)
         target[stored++] = out + static_cast<std::size_t>(std::countr_zero(bits)) * plane_words;
+    // Groups of at most six planes, as even as they come (10 planes: 5 + 5, not 4 + 4 + 2):
+    // each group walks the 64 selector words once, so fewer groups pay that walk fewer times
+    // (AND of uniform 10-bit with a 90%-sparse column: 5.6K -> 4.5K instructions a block on
+    // AVX2, callgrind); six windows and the loop's own values still fit x86-64's registers.
+    constexpr std::uint32_t most = 6;
+    const std::uint32_t groups = (stored + most - 1) / most;
     std::uint32_t r = 0;
-    for (; r + 4 <= stored; r += 4) extract_group<4>(words + 4 * r, column_stride, select, target + r, extract);
-    switch (stored - r) {
-        case 3: extract_group<3>(words + 4 * r, column_stride, select, target + r, extract); break;
-        case 2: extract_group<2>(words + 4 * r, column_stride, select, target + r, extract); break;
-        case 1: extract_group<1>(words + 4 * r, column_stride, select, target + r, extract); break;
-        default: break;
+    for (std::uint32_t g = 0; g < groups; ++g) {
+        const std::uint32_t n = (stored - r + (groups - g) - 1) / (groups - g);
+        const std::uint8_t* first = words + 4 * r;
+        switch (n) {
+            case 6: extract_group<6>(first, column_stride, select, target + r, extract); break;
+            case 5: extract_group<5>(first, column_stride, select, target + r, extract); break;
+            case 4: extract_group<4>(first, column_stride, select, target + r, extract); break;
+            case 3: extract_group<3>(first, column_stride, select, target + r, extract); break;
+            case 2: extract_group<2>(first, column_stride, select, target + r, extract); break;
+            default: extract_group<1>(first, column_stride, select, target + r, extract); break;
+        }
+        r += n;
     }
 }
 
