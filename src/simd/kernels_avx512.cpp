@@ -278,9 +278,9 @@ __mmask16 first_lanes(std::uint32_t stored, std::uint32_t first) noexcept {
     return static_cast<__mmask16>(n >= pair_lanes ? 0xFFFFu : (1u << n) - 1u);
 }
 
-// One pass: pairs of a's planes [first, first + 16) with b's [k0, k0 + 4); with Counts, also
-// the planes' own counts (a's from `first`, all of b's) and the prefetches.
-template <bool Counts>
+// One pass: pairs of a's planes [first, first + 16) with b's [k0, k0 + Together); with Counts,
+// also the planes' own counts (a's from `first`, all of b's) and the prefetches.
+template <bool Counts, std::uint32_t Together>
 void pair_pass(const interleaved_operand& a, std::uint32_t stored_a, const interleaved_operand& b, std::uint32_t stored_b,
                std::uint32_t first, std::uint32_t k0, std::uint32_t* pairs, std::uint32_t* pop_a, std::uint32_t* pop_b) noexcept {
     const std::size_t column_a = 4 * std::size_t{stored_a};
@@ -288,11 +288,11 @@ void pair_pass(const interleaved_operand& a, std::uint32_t stored_a, const inter
     const __mmask16 mask = first_lanes(stored_a, first);
     const __mmask16 mask_b0 = first_lanes(stored_b, 0);
     const __mmask16 mask_b1 = first_lanes(stored_b, pair_lanes);
-    std::size_t word[pairs_together];  // byte offsets of b's words in a column (repeated past the end)
-    for (std::uint32_t t = 0; t < pairs_together; ++t) word[t] = 4 * std::size_t{k0 + t < stored_b ? k0 + t : k0};
+    std::size_t word[Together];  // byte offsets of b's words in a column
+    for (std::uint32_t t = 0; t < Together; ++t) word[t] = 4 * std::size_t{k0 + t};
     spread_prefetch ahead_a(Counts ? a.ahead : nullptr, a.ahead_bytes, plane_words / 8);
     spread_prefetch ahead_b(Counts ? b.ahead : nullptr, b.ahead_bytes, plane_words / 8);
-    __m512i acc[pairs_together];
+    __m512i acc[Together];
     for (auto& x : acc) x = _mm512_setzero_si512();
     __m512i count_a = _mm512_setzero_si512();
     __m512i count_b0 = _mm512_setzero_si512();
@@ -305,7 +305,7 @@ void pair_pass(const interleaved_operand& a, std::uint32_t stored_a, const inter
         const __m512i w = _mm512_maskz_loadu_epi32(mask, a.payload + c * column_a + 4 * std::size_t{first});
         const std::uint8_t* column = b.payload + c * column_b;
 #pragma GCC unroll 4
-        for (std::uint32_t t = 0; t < pairs_together; ++t) {
+        for (std::uint32_t t = 0; t < Together; ++t) {
             std::uint32_t bw;
             std::memcpy(&bw, column + word[t], sizeof bw);
             acc[t] = _mm512_add_epi32(acc[t], _mm512_popcnt_epi32(_mm512_and_si512(w, _mm512_set1_epi32(static_cast<int>(bw)))));
@@ -320,7 +320,7 @@ void pair_pass(const interleaved_operand& a, std::uint32_t stored_a, const inter
     }
     alignas(64) std::uint32_t sums[pair_lanes];
     const std::uint32_t n = std::popcount(static_cast<unsigned>(mask));
-    for (std::uint32_t t = 0; t < pairs_together && k0 + t < stored_b; ++t) {
+    for (std::uint32_t t = 0; t < Together; ++t) {
         _mm512_store_si512(sums, acc[t]);
         for (std::uint32_t l = 0; l < n; ++l) pairs[(first + l) * stored_b + k0 + t] = sums[l];
     }
@@ -348,11 +348,15 @@ void interleaved_and_popcounts(const interleaved_operand* a, const interleaved_o
     }
     for (std::uint32_t first = 0; first < stored_a; first += pair_lanes) {
         for (std::uint32_t k0 = 0; k0 < stored_b; k0 += pairs_together) {
-            if (k0 == 0) {
-                pair_pass<true>(*a, stored_a, *b, stored_b, first, k0, pairs, pop_a, first == 0 ? pop_b : nullptr);
-            } else {
-                pair_pass<false>(*a, stored_a, *b, stored_b, first, k0, pairs, pop_a, pop_b);
-            }
+            // b's planes k0.. (at most 4), the first pass with the counts.
+            using pass_fn = void (*)(const interleaved_operand&, std::uint32_t, const interleaved_operand&, std::uint32_t,
+                                     std::uint32_t, std::uint32_t, std::uint32_t*, std::uint32_t*, std::uint32_t*) noexcept;
+            static constexpr pass_fn with_counts[] = {&pair_pass<true, 1>, &pair_pass<true, 2>, &pair_pass<true, 3>,
+                                                      &pair_pass<true, 4>};
+            static constexpr pass_fn without[] = {&pair_pass<false, 1>, &pair_pass<false, 2>, &pair_pass<false, 3>,
+                                                  &pair_pass<false, 4>};
+            const std::uint32_t n = stored_b - k0 < pairs_together ? stored_b - k0 : pairs_together;
+            (k0 == 0 ? with_counts : without)[n - 1](*a, stored_a, *b, stored_b, first, k0, pairs, pop_a, pop_b);
         }
     }
 }
