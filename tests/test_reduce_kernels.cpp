@@ -433,10 +433,6 @@ void expect_dot_cases(const kernel_table& k, const std::uint8_t* a, std::uint32_
     }
 }
 
-// Narrow operands (values below 2^15 once their all-one planes and bases are added, where the
-// AVX2 kernel multiplies 16-bit lanes and may transpose both operands' top planes together):
-// every pair of widths 0..16, low planes, with and without all-one planes just above them, bases
-// that keep the values within the type (and negative int32 bases), and one block with itself.
 // interleaved_and_popcounts on two payloads against a bit-by-bit reference: every pair count and
 // every plane's count, nothing written past them (half the time with prefetch areas: hints).
 void check_interleaved_pairs(const kernel_table& k, const std::uint8_t* a, std::uint32_t live_a, const std::uint8_t* b,
@@ -504,6 +500,10 @@ TEST(ReduceKernels, InterleavedAndPopcountsMatchReference) {
     });
 }
 
+// Narrow operands (values below 2^15 once their all-one planes and bases are added, where the
+// AVX2 kernel multiplies 16-bit lanes and may transpose both operands' top planes together):
+// every pair of widths 0..16, low planes, with and without all-one planes just above them, bases
+// that keep the values within the type (and negative int32 bases), and one block with itself.
 TEST(ReduceKernels, InterleavedDotMatchesReferenceOnNarrowOperands) {
     BITPLANE_SEED_TRACE();
     std::mt19937_64 rng(case_seed("dot-narrow"));
