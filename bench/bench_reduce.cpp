@@ -16,9 +16,10 @@
 //                                      (planes, decode): where they cross is the threshold
 //                                      in src/codec/thresholds.hpp
 //   BM_ReduceSquares/<impl>/<k>        sum_of_squares against dense_avx2 on (a, a)
-//   BM_ReduceDot[Method]/<impl>/zeros90, /sentinels
-//                                      informational: sparse blocks (each operand its own mask)
-//                                      and delta blocks (always decoded)
+//   BM_ReduceDot[Method]/<impl>/zeros90, /sentinels, /10x3
+//                                      informational: sparse blocks (each operand its own mask),
+//                                      delta blocks (always decoded), and a 10-bit by 3-bit dot
+//                                      (the demo's dot(uniform10, scores3))
 //
 // Every bitplane result is checked against the dense loop before it is timed. bitplane runs
 // on one thread (set_thread_count(1)) and the active SIMD path (BITPLANE_SIMD to force one).
@@ -72,6 +73,9 @@ struct width_data {
 // uint32: the encoder takes delta for them, differences fit 11 planes, so they are decoded).
 constexpr unsigned zeros90 = 100;
 constexpr unsigned sentinels = 101;
+// ... and 10x3: a uniform 10-bit, b uniform 3-bit (the demo's dot(uniform10, scores3): two
+// widths, the plane pairs read in place).
+constexpr unsigned mixed10x3 = 102;
 
 std::vector<std::uint32_t> uniform_values(unsigned bits, std::uint64_t seed) {
     std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + bits);
@@ -94,8 +98,8 @@ width_data& data_for(unsigned bits) {
     if (data.bits != bits) {
         data = width_data{};
         data.bits = bits;
-        data.a = uniform_values(bits, 1);
-        data.b = uniform_values(bits, 2);
+        data.a = uniform_values(bits == mixed10x3 ? 10 : bits, 1);
+        data.b = uniform_values(bits == mixed10x3 ? 3 : bits, 2);
     }
     return data;
 }
@@ -395,8 +399,8 @@ void bm_squares(benchmark::State& state, squares_impl impl, unsigned bits) {
                 ->Unit(benchmark::kMicrosecond);
         }
     }
-    auto shape = [](unsigned bits) { return bits == zeros90 ? "zeros90" : "sentinels"; };
-    for (const unsigned bits : {zeros90, sentinels}) {
+    auto shape = [](unsigned bits) { return bits == zeros90 ? "zeros90" : bits == sentinels ? "sentinels" : "10x3"; };
+    for (const unsigned bits : {zeros90, sentinels, mixed10x3}) {
         for (const auto& [impl, kind] : {std::pair{"bitplane", dot_impl::bitplane}, std::pair{"dense_avx2", dot_impl::dense_avx2}}) {
             benchmark::RegisterBenchmark((std::string("BM_ReduceDot/") + impl + "/" + shape(bits)).c_str(), bm_dot, kind, bits)
                 ->Unit(kMillisecond);

@@ -666,13 +666,19 @@ TEST(Reduce, CostModelPicksPlanesForNarrowAndDecodeForWideBlocks) {
             last = m;
         }
         EXPECT_EQ(flips, 1);
-        // Where they were measured (codec/thresholds.hpp): decode from 7 bits, fused from 5
-        // (avx512) and from 3 (avx2).
-        EXPECT_EQ(first_decode, fused == fused_dot::none ? 7u : fused == fused_dot::avx512 ? 5u : 3u);
+        // Where they were measured (codec/thresholds.hpp; plane pairs read in place): decode
+        // from 7 bits (sse2), from 9 (avx512: 16 lanes, 4 broadcast planes a pass) and from 4
+        // (avx2: the fused kernel's byte transposes).
+        EXPECT_EQ(first_decode, fused == fused_dot::none ? 7u : fused == fused_dot::avx512 ? 9u : 4u);
     }
-    // The demo's dot(uniform10, scores3) on the avx2 path: 30 plane pairs cost more than the
-    // fused kernel's three bytes.
+    // The demo's dot(uniform10, scores3): one in-place pass on avx512 (10 planes in lanes, 3
+    // broadcast); on avx2, 2 x 3 passes cost more than the fused kernel's three bytes.
+    EXPECT_EQ(choose_raw_dot_method(low(10), low(3), false, fused_dot::avx512), dot_method::planes);
     EXPECT_EQ(choose_raw_dot_method(low(10), low(3), false, fused_dot::avx2), dot_method::decode);
+    // A 1-bit flag column against 10 bits: a pass per lane register on every path.
+    for (const fused_dot fused : {fused_dot::none, fused_dot::avx512, fused_dot::avx2}) {
+        EXPECT_EQ(choose_raw_dot_method(low(10), low(1), false, fused), dot_method::planes);
+    }
 }
 
 // ---- errors ----------------------------------------------------------------------------------------

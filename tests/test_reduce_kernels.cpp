@@ -433,6 +433,73 @@ void expect_dot_cases(const kernel_table& k, const std::uint8_t* a, std::uint32_
     }
 }
 
+// interleaved_and_popcounts on two payloads against a bit-by-bit reference: every pair count and
+// every plane's count, nothing written past them (half the time with prefetch areas: hints).
+void check_interleaved_pairs(const kernel_table& k, const std::uint8_t* a, std::uint32_t live_a, const std::uint8_t* b,
+                             std::uint32_t live_b) {
+    const auto sa = static_cast<std::size_t>(std::popcount(live_a));
+    const auto sb = static_cast<std::size_t>(std::popcount(live_b));
+    std::vector<std::uint32_t> pairs(sa * sb + 1, garbage);
+    std::vector<std::uint32_t> pop_a(sa + 1, garbage);
+    std::vector<std::uint32_t> pop_b(sb + 1, garbage);
+    const bool ahead = ((live_a ^ live_b) & 1u) != 0;
+    const bitplane::detail::interleaved_operand oa{a, live_a, 0, 0, ahead ? b : nullptr, ahead ? 4 * plane_words * sb : 0};
+    const bitplane::detail::interleaved_operand ob{b, live_b, 0, 0, ahead ? a : nullptr, ahead ? 4 * plane_words * sa : 0};
+    k.interleaved_and_popcounts(&oa, &ob, pairs.data(), pop_a.data(), pop_b.data());
+    const auto count = [](std::uint32_t w) {
+        std::uint32_t n = 0;
+        for (std::size_t i = 0; i < 32; ++i) n += bit(w, i) ? 1 : 0;
+        return n;
+    };
+    for (std::size_t j = 0; j < sa; ++j) {
+        std::uint32_t n = 0;
+        for (std::size_t c = 0; c < plane_words; ++c) n += count(payload_word(a, c * sa + j));
+        ASSERT_EQ(pop_a[j], n) << "a's stored plane " << j;
+        for (std::size_t q = 0; q < sb; ++q) {
+            std::uint32_t m = 0;
+            for (std::size_t c = 0; c < plane_words; ++c) m += count(payload_word(a, c * sa + j) & payload_word(b, c * sb + q));
+            ASSERT_EQ(pairs[j * sb + q], m) << "pair " << j << " x " << q;
+        }
+    }
+    for (std::size_t q = 0; q < sb; ++q) {
+        std::uint32_t n = 0;
+        for (std::size_t c = 0; c < plane_words; ++c) n += count(payload_word(b, c * sb + q));
+        ASSERT_EQ(pop_b[q], n) << "b's stored plane " << q;
+    }
+    EXPECT_EQ(pairs[sa * sb], garbage);
+    EXPECT_EQ(pop_a[sa], garbage);
+    EXPECT_EQ(pop_b[sb], garbage);
+}
+
+// Every pair of stored plane counts 0..32 (lane registers full, partial and two of them; the
+// avx512 kernel's groups of 4 broadcast planes, partial ones included), scattered live masks
+// (the kernel reads stored ranks only), one payload with itself, at odd offsets.
+TEST(ReduceKernels, InterleavedAndPopcountsMatchReference) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("and-popcounts"));
+    for_each_path([&](const kernel_table& k) {
+        for (std::uint32_t sa = 0; sa <= 32; ++sa) {
+            for (std::uint32_t sb = 0; sb <= 32; ++sb) {
+                const auto scattered = [&](std::uint32_t stored) {  // `stored` distinct planes, anywhere
+                    std::uint32_t live = 0;
+                    while (static_cast<std::uint32_t>(std::popcount(live)) < stored) live |= 1u << (rng() % 32);
+                    return live;
+                };
+                const std::uint32_t live_a = scattered(sa);
+                const std::uint32_t live_b = scattered(sb);
+                SCOPED_TRACE("stored " + std::to_string(sa) + " x " + std::to_string(sb));
+                const std::vector<std::uint8_t> a = interleaved_payload(live_a, case_seed("pairs-a", sa));
+                const std::vector<std::uint8_t> b = interleaved_payload(live_b, case_seed("pairs-b", sb));
+                const std::size_t offset = rng() % 4;
+                std::vector<std::uint8_t> shifted(offset + a.size());  // ends where its heap buffer does
+                std::copy(a.begin(), a.end(), shifted.begin() + static_cast<std::ptrdiff_t>(offset));
+                check_interleaved_pairs(k, shifted.data() + offset, live_a, b.data(), live_b);
+                if (sa == sb) check_interleaved_pairs(k, b.data(), live_b, b.data(), live_b);
+            }
+        }
+    });
+}
+
 // Narrow operands (values below 2^15 once their all-one planes and bases are added, where the
 // AVX2 kernel multiplies 16-bit lanes and may transpose both operands' top planes together):
 // every pair of widths 0..16, low planes, with and without all-one planes just above them, bases
@@ -454,6 +521,21 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceOnNarrowOperands) {
                 const std::uint32_t above_a = wa < 15 && rng() % 2 == 0 ? 1u << wa : 0u;
                 const std::uint32_t above_b = wb < 15 && rng() % 2 == 0 ? 1u << wb : 0u;
                 expect_dot_cases(k, a.data(), live_a, above_a, b.data(), live_b, above_b, 5000, rng);
+            }
+        }
+        // Planes 0..w-1 against scattered planes of the same span (one operand in its lanes,
+        // the other permuted: the AVX2 kernel's readers must both permute then), both ways.
+        for (std::uint32_t w = 1; w <= 16; ++w) {
+            const std::uint32_t placed = (1u << w) - 1u;
+            const std::uint32_t scattered = (static_cast<std::uint32_t>(rng()) & placed) | (1u << (w - 1));
+            SCOPED_TRACE("live " + std::to_string(placed) + " x " + std::to_string(scattered));
+            const std::vector<std::uint8_t> a = interleaved_payload(placed, case_seed("placed-a", w));
+            const std::vector<std::uint8_t> b = interleaved_payload(scattered, case_seed("scattered-b", w));
+            for (const bool is_signed : {false, true}) {
+                expect_interleaved_dot(k, {a.data(), placed, 0, 0, nullptr, 0}, {b.data(), scattered, 0, 0, nullptr, 0},
+                                       is_signed);
+                expect_interleaved_dot(k, {b.data(), scattered, 0, 7, nullptr, 0}, {a.data(), placed, 0, 0, nullptr, 0},
+                                       is_signed);
             }
         }
     });
@@ -576,6 +658,10 @@ TEST(ReduceKernels, InterleavedPayloadsAreNotOverread) {
             SCOPED_TRACE("live " + std::to_string(live));
             check_interleaved(k, payload, live);  // a read past the end faults here
             check_interleaved_dot(k, payload, live, payload, live, case_seed("overread-dot", live));
+            check_interleaved_pairs(k, payload, live, payload, live);
+            const std::vector<std::uint8_t> narrow = interleaved_payload(0x7u, case_seed("overread-narrow", live));
+            check_interleaved_pairs(k, payload, live, narrow.data(), 0x7u);
+            check_interleaved_pairs(k, narrow.data(), 0x7u, payload, live);
         }
     });
     munmap(mem, room + page);

@@ -134,8 +134,10 @@ inline constexpr std::size_t bitset_compact_min_garbage_bytes = 64 * 1024;
 // decoding both blocks and multiplying values (cost: two decodes and one multiply pass,
 // whatever the widths). The cost model below prices both in nanoseconds per block pair and
 // takes the plane method when it is not dearer. Interleaved all-raw blocks (uniform data)
-// decode from their payloads by a transpose, but must be de-interleaved for the plane method;
-// other blocks are viewed (de-interleaved, rebuilt) either way and decode by untranspose.
+// decode from their payloads by a transpose, and pair their planes in place (the
+// dot_inplace_* constants below; until session 31 they were de-interleaved into views first,
+// ~47 ns a plane, which the run below included); other blocks are viewed (de-interleaved,
+// rebuilt) either way and decode by untranspose.
 // Measured on the 2-core development VM, AVX2 path, one thread, 16M uniform k-bit values per
 // operand (bench_reduce.cpp, BM_ReduceDotMethod/{planes,decode}/k, CPU time; the VM was
 // loaded, load average 4-5): the plane method costs ~94 ns per plane of the two operands
@@ -147,7 +149,6 @@ inline constexpr std::size_t bitset_compact_min_garbage_bytes = 64 * 1024;
 // compact) come from the same kernels timed on cached blocks and the sparse shape
 // (BM_ReduceDotMethod/*/zeros90: planes 37.7 ms, decode 89.6 ms).
 inline constexpr std::uint32_t dot_pair_ns = 12;                // one whole-plane AND + popcount
-inline constexpr std::uint32_t dot_view_plane_ns = 47;          // view_block, per interleaved plane
 inline constexpr std::uint32_t dot_transpose8_block_ns = 405;   // interleaved payload -> values,
 inline constexpr std::uint32_t dot_transpose16_block_ns = 675;  //   planes below 8, 16 or 32
 inline constexpr std::uint32_t dot_transpose32_block_ns = 1200;
@@ -178,5 +179,20 @@ inline constexpr std::uint32_t dot_fused_avx2_byte_ns = 120;
 inline constexpr std::uint32_t dot_fused_avx2_wide_ns = 480;
 inline constexpr std::uint32_t dot_fused_avx2_split_bits = 30;
 inline constexpr std::uint32_t dot_compact_plane_ns = 60;       // a plane compacted to shared positions
+// Interleaved blocks' plane pairs read in place (kernel_table::interleaved_and_popcounts: the
+// operand of more stored planes in lanes, each word of the other broadcast against them): a
+// fixed part (both operands' plane counts, the block's memory) plus one pass over the 64
+// columns per lane register of the wider operand and plane of the narrower (avx512: 16 lanes,
+// 4 of the narrower's planes a pass; avx2: 8 lanes, 1; sse2: 4, 1). Development VM (loaded),
+// BM_ReduceDotMethod/{planes,decode}/{3,6,10,10x3}, CPU ms per 8192 block pairs, in the units
+// of the fused constants above: avx512 planes 3.9 / 5.3 / 8.1 / 4.2 against decode 7.2-7.8
+// (switch between 8 and 9 planes each; the demo's 10 x 3 is one pass); avx2 planes 4.2 / 7.7 /
+// 18.2 / 8.3 against decode 4.9 / 5.3 / 7.5 / 6.2 (switch between 3 and 4; 10 x 3 decodes).
+inline constexpr std::uint32_t dot_inplace_block_ns_avx512 = 230;
+inline constexpr std::uint32_t dot_inplace_pass_ns_avx512 = 160;
+inline constexpr std::uint32_t dot_inplace_block_ns_avx2 = 90;
+inline constexpr std::uint32_t dot_inplace_pass_ns_avx2 = 75;
+inline constexpr std::uint32_t dot_inplace_block_ns_sse2 = 150;
+inline constexpr std::uint32_t dot_inplace_pass_ns_sse2 = 70;
 
 }  // namespace bitplane::detail::thresholds

@@ -39,8 +39,9 @@
 // made for it: per-plane popcounts (sum, popcount) and a transpose of the columns into the
 // values (dot, sum_of_squares), or, where the path has one (avx512: GFNI transposes; avx2:
 // simd/dot_fused_avx2.cpp, 8 x 8 bit transposes a byte of width at a time), a fused kernel
-// that transposes both payloads' columns and multiplies them in registers. The plane-pair
-// method and every other block go through view_block.
+// that transposes both payloads' columns and multiplies them in registers. Their plane-pair
+// method reads them in place too (interleaved_and_popcounts: one operand's planes in vector
+// lanes, the other's words broadcast against them); every other block goes through view_block.
 //
 // Arithmetic is modulo 2^128 (uint128, which wraps instead of overflowing); the exact result
 // fits the public type, so converting at the end gives it back.
@@ -327,10 +328,19 @@ fused_dot fused_kind(const kernel_table& kernels) noexcept {
 
 dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same, fused_dot fused) noexcept {
     namespace t = thresholds;
+    // The plane pairs, read in place: a pass over the columns per lane register of the
+    // operand of more planes and group of the other's (interleaved_and_popcounts).
     const auto stored_a = static_cast<std::uint64_t>(std::popcount(planes_a));
-    const auto stored_b = static_cast<std::uint64_t>(std::popcount(planes_b));
-    const std::uint64_t pairs = same ? stored_a * (stored_a + 1) / 2 : stored_a * stored_b;
-    const std::uint64_t plane_cost = pairs * t::dot_pair_ns + (stored_a + (same ? 0 : stored_b)) * t::dot_view_plane_ns;
+    const auto stored_b = same ? stored_a : static_cast<std::uint64_t>(std::popcount(planes_b));
+    const std::uint64_t wide_planes = std::max(stored_a, stored_b);
+    const std::uint64_t narrow_planes = std::min(stored_a, stored_b);
+    auto passes = [&](std::uint64_t lanes, std::uint64_t together) {
+        return (wide_planes + lanes - 1) / lanes * ((narrow_planes + together - 1) / together);
+    };
+    const std::uint64_t plane_cost =
+        fused == fused_dot::avx512 ? t::dot_inplace_block_ns_avx512 + passes(16, 4) * t::dot_inplace_pass_ns_avx512
+        : fused == fused_dot::avx2 ? t::dot_inplace_block_ns_avx2 + passes(8, 1) * t::dot_inplace_pass_ns_avx2
+                                   : t::dot_inplace_block_ns_sse2 + passes(4, 1) * t::dot_inplace_pass_ns_sse2;
     auto transpose = [](std::uint32_t planes) -> std::uint64_t {
         return planes < (1u << 8) ? t::dot_transpose8_block_ns
                : planes < (1u << 16) ? t::dot_transpose16_block_ns
@@ -352,8 +362,17 @@ dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b,
         case fused_dot::avx2: {
             const bool wide = width(planes_a) > t::dot_fused_avx2_split_bits ||
                               (!same && width(planes_b) > t::dot_fused_avx2_split_bits);
+            // A 9..15-bit operand's top byte and a narrow one's planes share one transpose
+            // when they fit a byte together (dot_fused_avx2.cpp, dot_narrow_top).
+            const auto top_fits = [&](std::uint32_t wider, std::uint32_t narrow) {
+                return wider > 8 && wider < 16 && narrow != 0 && (wider - 8) + narrow <= 8;
+            };
+            const std::uint64_t shared = !same && (top_fits(width(planes_a), width(planes_b)) ||
+                                                   top_fits(width(planes_b), width(planes_a)))
+                                             ? 1
+                                             : 0;
             decode_cost = t::dot_fused_avx2_block_ns + (wide ? t::dot_fused_avx2_wide_ns : 0) +
-                          (bytes(planes_a) + (same ? 0 : bytes(planes_b))) * t::dot_fused_avx2_byte_ns;
+                          (bytes(planes_a) + (same ? 0 : bytes(planes_b)) - shared) * t::dot_fused_avx2_byte_ns;
             break;
         }
     }
@@ -445,6 +464,62 @@ acc_t raw_dot(const raw_block& a, const raw_block& b, bool same, bool is_signed,
     return (static_cast<acc_t>(out[1]) << 64) | out[0];
 }
 
+// The plane-pair method on two interleaved blocks, read in place (no view de-interleaves
+// them): the pair and plane counts from interleaved_and_popcounts, the operand of more stored
+// planes in the kernel's lanes, weighed as residual_product does. All-raw planes are distinct
+// (no references to merge).
+void raw_weights(const raw_block& r, plane_set& set) noexcept {
+    auto weight = [&](unsigned j) {
+        return ((r.form.negative >> j) & 1u) != 0 ? -(std::int64_t{1} << j) : std::int64_t{1} << j;
+    };
+    set.count = 0;
+    set.length = block_values;
+    for (std::uint32_t live = r.header.live; live != 0; live &= live - 1) {
+        set.weight[set.count++] = weight(static_cast<unsigned>(std::countr_zero(live)));
+    }
+    std::int64_t ones = 0;
+    for (std::uint32_t rest = r.header.ones; rest != 0; rest &= rest - 1) {
+        ones += weight(static_cast<unsigned>(std::countr_zero(rest)));
+    }
+    set.ones = static_cast<acc_t>(ones);
+}
+
+acc_t raw_pairs_dot(const raw_block& a, const raw_block& b, bool same, const kernel_table& kernels,
+                    std::span<const std::byte> ahead_a, std::span<const std::byte> ahead_b) {
+    plane_set pa;
+    plane_set pb;
+    raw_weights(a, pa);
+    raw_weights(same ? a : b, pb);
+    const auto operand = [](const raw_block& r, std::span<const std::byte> ahead) {
+        return interleaved_operand{r.payload, r.header.live, r.header.ones, static_cast<std::uint32_t>(r.form.base),
+                                   as_u8(ahead), ahead.size()};
+    };
+    const interleaved_operand oa = operand(a, ahead_a);
+    const interleaved_operand ob = same ? oa : operand(b, ahead_b);
+    std::uint32_t c[plane_count * plane_count];
+    acc_t pairs = 0;
+    if (pa.count >= pb.count) {
+        kernels.interleaved_and_popcounts(&oa, &ob, c, pa.pop, pb.pop);
+        pairs = weigh_matrix(c, pa, pb);
+    } else {
+        kernels.interleaved_and_popcounts(&ob, &oa, c, pb.pop, pa.pop);
+        pairs = weigh_matrix(c, pb, pa);
+    }
+    const acc_t sum_ra = pa.residual_sum();
+    const acc_t sum_rb = pb.residual_sum();
+    const acc_t residual = pairs + pb.ones * pa.live_sum() + pa.ones * pb.live_sum() + pa.ones * pb.ones * block_values;
+    const acc_t base_a = a.form.base;
+    const acc_t base_b = same ? base_a : b.form.base;
+    return residual + base_b * sum_ra + base_a * sum_rb + base_a * base_b * block_values;
+}
+
+// One pair of interleaved blocks by `method` (planes or decode).
+acc_t raw_block_dot(const raw_block& a, const raw_block& b, bool same, bool is_signed, dot_method method,
+                    const kernel_table& kernels, std::span<const std::byte> ahead_a, std::span<const std::byte> ahead_b) {
+    return method == dot_method::planes ? raw_pairs_dot(a, b, same, kernels, ahead_a, ahead_b)
+                                        : raw_dot(a, b, same, is_signed, kernels, ahead_a, ahead_b);
+}
+
 template <column_value T>
 acc_t dot_vectors(const vector<T>& a, const vector<T>& b) {
     constexpr bool is_signed = std::is_signed_v<T>;
@@ -468,12 +543,10 @@ acc_t dot_vectors(const vector<T>& a, const vector<T>& b) {
                                                        same ? 0u : rb.header.live | rb.header.ones, same,
                                                        fused_kind(kernels));
                     }
-                    if (method == dot_method::decode) {
-                        const std::size_t next = block + 1 < last ? block + 1 : block_limit;
-                        part += raw_dot(ra, same ? ra : rb, same, is_signed, kernels, arena_bytes(ca, next),
-                                        same ? std::span<const std::byte>() : arena_bytes(cb, next));
-                        continue;
-                    }
+                    const std::size_t next = block + 1 < last ? block + 1 : block_limit;
+                    part += raw_block_dot(ra, same ? ra : rb, same, is_signed, method, kernels, arena_bytes(ca, next),
+                                          same ? std::span<const std::byte>() : arena_bytes(cb, next));
+                    continue;
                 }
                 view_block(ca, block, va);
                 if (!same) view_block(cb, block, vb);
@@ -495,12 +568,12 @@ uint128 dot_block_range(const vector_core& ca, const vector_core& cb, bool is_si
     block_view vb;
     acc_t part = 0;
     for (std::size_t block = first; block < last; ++block) {
-        if (raw_interleaved(ca, block, is_signed, ra) && (same || raw_interleaved(cb, block, is_signed, rb)) &&
-            choose_raw_dot_method(ra.header.live | ra.header.ones, same ? 0u : rb.header.live | rb.header.ones,
-                                  same, fused_kind(kernels)) == dot_method::decode) {
+        if (raw_interleaved(ca, block, is_signed, ra) && (same || raw_interleaved(cb, block, is_signed, rb))) {
+            const dot_method method = choose_raw_dot_method(
+                ra.header.live | ra.header.ones, same ? 0u : rb.header.live | rb.header.ones, same, fused_kind(kernels));
             const std::size_t next = block + 1 < last ? block + 1 : block_limit;
-            part += raw_dot(ra, same ? ra : rb, same, is_signed, kernels, arena_bytes(ca, next),
-                            same ? std::span<const std::byte>() : arena_bytes(cb, next));
+            part += raw_block_dot(ra, same ? ra : rb, same, is_signed, method, kernels, arena_bytes(ca, next),
+                                  same ? std::span<const std::byte>() : arena_bytes(cb, next));
             continue;
         }
         view_block(ca, block, va);

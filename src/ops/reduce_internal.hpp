@@ -42,9 +42,11 @@ struct kernel_table;  // simd/kernels.hpp
 [[nodiscard]] fused_dot fused_kind(const kernel_table& kernels) noexcept;
 
 /// The method for two interleaved all-raw blocks (read in place) whose non-zero planes are
-/// `planes_a` and `planes_b` (stored and all-one): viewing them (de-interleaving) for the plane
-/// method, or transposing their payloads into values, which costs less when every plane is
-/// below 16 or 8, and less again when the path has a fused interleaved_dot kernel (`fused`).
+/// `planes_a` and `planes_b` (stored and all-one): the plane method on their payloads in place
+/// (kernel_table::interleaved_and_popcounts: a pass per lane register of the operand of more
+/// planes and plane, or group of 4 on avx512, of the other), or transposing their payloads into
+/// values, which costs less when every plane is below 16 or 8, and less again when the path
+/// has a fused interleaved_dot kernel (`fused`, which also names the path's lane count).
 /// `same`: one block (sum_of_squares; planes_b is not used).
 [[nodiscard]] dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b, bool same,
                                                fused_dot fused) noexcept;

@@ -42,6 +42,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #if !defined(__AVX2__)
 #error "dot_fused_avx2.cpp must be compiled with -mavx2"
@@ -114,6 +115,42 @@ template <unsigned S>
     }
 }
 
+// The bit transpose of a group (operand_reader::group_bytes): r[c] lane j = plane 8k + j's
+// word of column c (8 columns) -> byte b of r[i] = byte k of one value of the group, in an
+// order that depends on nothing but the position.
+[[gnu::always_inline]] inline void transpose_group(__m256i (&r)[8]) noexcept {
+    // r[c] lane j = plane j's word of column c -> r[j] lane c (in some lane order: the
+    // same for every call).
+    __m256i t[8];
+#pragma GCC unroll 4
+    for (unsigned c = 0; c < 8; c += 2) {
+        t[c] = _mm256_unpacklo_epi32(r[c], r[c + 1]);
+        t[c + 1] = _mm256_unpackhi_epi32(r[c], r[c + 1]);
+    }
+    // t[2m] = planes 0,1 / 4,5 of columns 2m, 2m+1 (by 128-bit half), t[2m+1] planes 2,3 / 6,7
+    const __m256i u0 = _mm256_unpacklo_epi64(t[0], t[2]);  // planes 0 | 4 of columns 0..3
+    const __m256i u1 = _mm256_unpackhi_epi64(t[0], t[2]);  // planes 1 | 5
+    const __m256i u2 = _mm256_unpacklo_epi64(t[1], t[3]);  // planes 2 | 6
+    const __m256i u3 = _mm256_unpackhi_epi64(t[1], t[3]);  // planes 3 | 7
+    const __m256i u4 = _mm256_unpacklo_epi64(t[4], t[6]);  // the same of columns 4..7
+    const __m256i u5 = _mm256_unpackhi_epi64(t[4], t[6]);
+    const __m256i u6 = _mm256_unpacklo_epi64(t[5], t[7]);
+    const __m256i u7 = _mm256_unpackhi_epi64(t[5], t[7]);
+    r[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+    r[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+    r[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+    r[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+    r[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+    r[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+    r[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+    r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+    // r[j] = plane 8k + j. Swap register bit s with bit s of each byte: afterwards bit j of
+    // byte b of r[i] is plane 8k + j of the value with bits s of i where the plane's were.
+    swap_registers<1>(r, _mm256_set1_epi8(0x55));
+    swap_registers<2>(r, _mm256_set1_epi8(0x33));
+    swap_registers<4>(r, _mm256_set1_epi8(0x0F));
+}
+
 // One operand's columns. A column is `stored` little-endian words, one per live plane in plane
 // order; the live planes of byte k (planes 8k..8k+7) are consecutive there. They are loaded
 // with a lane mask (so nothing past the payload is read) and, unless the live planes are
@@ -140,16 +177,22 @@ struct operand_reader {
             if (n != 0) present |= 1u << k;
             if (n == 8) full |= 1u << k;
             offset[k] = 4 * std::size_t{rank};
-            alignas(32) std::int32_t mask[8];
-            alignas(32) std::int32_t index[8];
-            for (std::uint32_t i = 0; i < 8; ++i) {
-                mask[i] = i < n ? -1 : 0;
-                // A lane whose plane is not live takes lane n, which the masked load zeroed
-                // (n < 8 whenever some plane of the byte is not live).
-                index[i] = static_cast<std::int32_t>(((in_byte >> i) & 1u) != 0 ? std::popcount(in_byte & ((1u << i) - 1u)) : n);
+            // Built in registers: 8 words stored and loaded back as a vector stall on store
+            // forwarding, ~10% of a narrow block pair when every block built its readers so.
+            const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            load_mask[k] = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane);
+            // Planes 8k..8k+n-1 (or none): lane i takes lane min(i, n). Read by the permutes
+            // whenever either operand of a dot is unplaced.
+            place[k] = _mm256_min_epu32(lane, _mm256_set1_epi32(static_cast<int>(n)));
+            if ((in_byte & (in_byte + 1)) != 0) {
+                alignas(32) std::int32_t index[8];
+                for (std::uint32_t i = 0; i < 8; ++i) {
+                    // A lane whose plane is not live takes lane n, which the masked load zeroed
+                    // (n < 8 whenever some plane of the byte is not live).
+                    index[i] = static_cast<std::int32_t>(((in_byte >> i) & 1u) != 0 ? std::popcount(in_byte & ((1u << i) - 1u)) : n);
+                }
+                place[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(index));
             }
-            load_mask[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(mask));
-            place[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(index));
             ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> (8 * k)) & 0xFFu));
         }
     }
@@ -185,36 +228,7 @@ struct operand_reader {
                 if constexpr (!Placed) r[c] = _mm256_permutevar8x32_epi32(r[c], place[k]);
             }
         }
-        // r[c] lane j = plane j's word of column c -> r[j] lane c (in some lane order: the
-        // same for every call).
-        __m256i t[8];
-#pragma GCC unroll 4
-        for (unsigned c = 0; c < 8; c += 2) {
-            t[c] = _mm256_unpacklo_epi32(r[c], r[c + 1]);
-            t[c + 1] = _mm256_unpackhi_epi32(r[c], r[c + 1]);
-        }
-        // t[2m] = planes 0,1 / 4,5 of columns 2m, 2m+1 (by 128-bit half), t[2m+1] planes 2,3 / 6,7
-        const __m256i u0 = _mm256_unpacklo_epi64(t[0], t[2]);  // planes 0 | 4 of columns 0..3
-        const __m256i u1 = _mm256_unpackhi_epi64(t[0], t[2]);  // planes 1 | 5
-        const __m256i u2 = _mm256_unpacklo_epi64(t[1], t[3]);  // planes 2 | 6
-        const __m256i u3 = _mm256_unpackhi_epi64(t[1], t[3]);  // planes 3 | 7
-        const __m256i u4 = _mm256_unpacklo_epi64(t[4], t[6]);  // the same of columns 4..7
-        const __m256i u5 = _mm256_unpackhi_epi64(t[4], t[6]);
-        const __m256i u6 = _mm256_unpacklo_epi64(t[5], t[7]);
-        const __m256i u7 = _mm256_unpackhi_epi64(t[5], t[7]);
-        r[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
-        r[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
-        r[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
-        r[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
-        r[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
-        r[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
-        r[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
-        r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
-        // r[j] = plane 8k + j. Swap register bit s with bit s of each byte: afterwards bit j of
-        // byte b of r[i] is plane 8k + j of the value with bits s of i where the plane's were.
-        swap_registers<1>(r, _mm256_set1_epi8(0x55));
-        swap_registers<2>(r, _mm256_set1_epi8(0x33));
-        swap_registers<4>(r, _mm256_set1_epi8(0x0F));
+        transpose_group(r);
         if (whole) {
             for (unsigned i = 0; i < 8; ++i) out[i] = r[i];
         } else {
@@ -504,6 +518,73 @@ narrow_sums dot_narrow_shared(const shared_layout& l, std::size_t flush, spread_
     return s;
 }
 
+// A narrow operand of 9 to 15 planes 0..w-1 against one of at most 8 - (w - 8) planes (the
+// demo's 10 x 3 bits): the wide one's top byte and the narrow one's planes share one group
+// transpose (its planes 8.. in lanes 0..top-1, the other's above), so the pair costs two group
+// transposes where it took three; its byte 0 goes through group_bytes alone. No all-one planes.
+template <bool Sums>
+narrow_sums dot_narrow_top(const operand_reader& a, const operand_reader& b, unsigned top_a, unsigned width_b,
+                           std::size_t flush, spread_prefetch& ahead_a, spread_prefetch& ahead_b) noexcept {
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const auto ta = static_cast<int>(top_a);
+    const auto wb = static_cast<int>(width_b);
+    const __m256i mask_a = _mm256_cmpgt_epi32(_mm256_set1_epi32(ta), lane);
+    const __m256i mask_b = _mm256_andnot_si256(mask_a, _mm256_cmpgt_epi32(_mm256_set1_epi32(ta + wb), lane));
+    const __m256i keep_a = _mm256_set1_epi8(static_cast<char>((1u << ta) - 1u));
+    const __m256i keep_b = _mm256_set1_epi8(static_cast<char>((1u << wb) - 1u));
+    const __m128i shift_b = _mm_cvtsi32_si128(ta);
+    const std::ptrdiff_t planes_at_b = -4 * std::ptrdiff_t{ta};  // b's first plane in lane top_a
+    const std::size_t step_a = group_columns * a.column_bytes;
+    const std::size_t step_b = group_columns * b.column_bytes;
+    const std::uint8_t* pa = a.payload;
+    const std::uint8_t* pb = b.payload;
+    __m256i products = zero;
+    __m256i sum_a = zero;
+    __m256i sum_b = zero;
+    __m256i acc = zero;
+    __m256i ga[8];  // a's byte 0 (group_bytes order)
+    __m256i g[8];   // a's byte 1 and b's byte 0
+    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
+        ahead_a.step();
+        ahead_b.step();
+        a.template group_bytes<true>(pa, 0, ga);
+#pragma GCC unroll 8
+        for (unsigned c = 0; c < 8; ++c) {
+            g[c] = _mm256_or_si256(_mm256_maskload_epi32(lanes_at(pa + 32 + c * a.column_bytes, 0), mask_a),
+                                   _mm256_maskload_epi32(lanes_at(pb + c * b.column_bytes, planes_at_b), mask_b));
+        }
+        transpose_group(g);
+        for (std::size_t i = 0; i < group_columns; ++i) {
+            const __m256i a0 = ga[i];
+            const __m256i a1 = _mm256_and_si256(g[i], keep_a);
+            const __m256i b0 = _mm256_and_si256(_mm256_srl_epi16(g[i], shift_b), keep_b);
+            const __m256i x0 = _mm256_unpacklo_epi8(a0, a1);
+            const __m256i x1 = _mm256_unpackhi_epi8(a0, a1);
+            const __m256i y0 = _mm256_unpacklo_epi8(b0, zero);
+            const __m256i y1 = _mm256_unpackhi_epi8(b0, zero);
+            if constexpr (Sums) {
+                sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
+                                                                 _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
+                sum_b = _mm256_add_epi64(sum_b, _mm256_sad_epu8(b0, zero));
+            }
+            acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
+            if (((c0 + i + 1) & (flush - 1)) == 0) {  // flush: a power of 2
+                products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
+                acc = zero;
+            }
+        }
+    }
+    narrow_sums s;
+    s.products = lane_total(products);
+    if constexpr (Sums) {
+        s.sum_a = lane_total(sum_a);
+        s.sum_b = lane_total(sum_b);
+    }
+    return s;
+}
+
 // ---- wide: any 32-bit values -----------------------------------------------------------------
 //
 // Exactness as in the AVX-512 kernel: each 32 x 32-bit product is split into its low and high
@@ -683,10 +764,25 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
             // 4 flush products below 2^(wa + wb) each stay below 2^32.
             const std::size_t flush = flush_columns(wa + wb);
             const shared_layout shared{a.payload, b.payload, ra.column_bytes, rb.column_bytes, wa, wb};
-            const bool share = !same && ra.placed && rb.placed && a.ones == 0 && b.ones == 0 && wa + wb != 0 && wa + wb <= 8;
-            s = share ? (sums ? dot_narrow_shared<true>(shared, flush, ahead_a, ahead_b)
-                              : dot_narrow_shared<false>(shared, flush, ahead_a, ahead_b))
-                      : narrow_kernel(ra.placed && rb.placed, same, sums)(ra, rb, flush, ahead_a, ahead_b);
+            const bool plain = !same && ra.placed && rb.placed && a.ones == 0 && b.ones == 0;
+            const bool share = plain && wa + wb != 0 && wa + wb <= 8;
+            // A 9..15-bit operand whose top byte fits beside the other's planes (either way round).
+            const auto top_fits = [](std::uint32_t wider, std::uint32_t narrow) {
+                return wider > 8 && narrow != 0 && (wider - 8) + narrow <= 8;
+            };
+            if (share) {
+                s = sums ? dot_narrow_shared<true>(shared, flush, ahead_a, ahead_b)
+                         : dot_narrow_shared<false>(shared, flush, ahead_a, ahead_b);
+            } else if (plain && top_fits(wa, wb)) {
+                s = sums ? dot_narrow_top<true>(ra, rb, wa - 8, wb, flush, ahead_a, ahead_b)
+                         : dot_narrow_top<false>(ra, rb, wa - 8, wb, flush, ahead_a, ahead_b);
+            } else if (plain && top_fits(wb, wa)) {
+                s = sums ? dot_narrow_top<true>(rb, ra, wb - 8, wa, flush, ahead_b, ahead_a)
+                         : dot_narrow_top<false>(rb, ra, wb - 8, wa, flush, ahead_b, ahead_a);
+                std::swap(s.sum_a, s.sum_b);
+            } else {
+                s = narrow_kernel(ra.placed && rb.placed, same, sums)(ra, rb, flush, ahead_a, ahead_b);
+            }
         } else {
             const std::uint32_t high = std::max(ua + ub, std::max(ua + lb, la + ub));
             const split_flush flush{flush_columns(la + lb) - 1, flush_columns(high) - 1};

@@ -205,6 +205,19 @@ struct kernel_table {
     /// words (at most plane_words) of each are read and written; `out` must not overlap.
     void (*extract_plane)(const std::uint32_t* p, const std::uint32_t* select, std::size_t words, std::uint32_t* out);
 
+    /// The plane-pair AND matrix of two interleaved all-raw payloads read in place (as for
+    /// interleaved_popcounts; any alignment, nothing read past either payload; `live` gives
+    /// the stored planes, `ones` and `base` are not read): with A_j the j-th of a's
+    /// stored_a = popcount(a->live) stored planes and B_k the k-th of b's stored_b,
+    /// pairs[j * stored_b + k] = popcount(A_j AND B_k) over the block's 2048 positions,
+    /// pop_a[j] = popcount(A_j), pop_b[k] = popcount(B_k) (stored counts 0..32; a and b may be
+    /// one payload). Both operands' `ahead` bytes are prefetched meanwhile. a's planes fill
+    /// vector lanes and each of b's words is broadcast against them, so no payload is
+    /// de-interleaved: cheapest with stored_a >= stored_b (dot's plane-pair method on
+    /// interleaved blocks, ops/reduce.cpp).
+    void (*interleaved_and_popcounts)(const interleaved_operand* a, const interleaved_operand* b, std::uint32_t* pairs,
+                                      std::uint32_t* pop_a, std::uint32_t* pop_b);
+
     /// Set bits, and the sum of their positions, of `count` little-endian 32-bit words, word c at
     /// byte c * stride from `words` (any alignment; bit b of word c is position 32 c + b):
     /// out[0] = set bits, out[1] = sum of the set bits' positions (0 unless `positions`). A

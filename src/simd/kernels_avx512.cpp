@@ -25,6 +25,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if !defined(__AVX512VBMI__) || !defined(__GFNI__) || !defined(__AVX512BW__) || !defined(__AVX512VPOPCNTDQ__)
 #error "kernels_avx512.cpp must be compiled with -mavx512f -mavx512bw -mavx512vbmi -mavx512vpopcntdq -mgfni"
@@ -261,6 +262,105 @@ void interleaved_dot(const interleaved_operand* a, const interleaved_operand* b,
     }
 }
 
+// ---- interleaved_and_popcounts ------------------------------------------------------------------
+//
+// VPOPCNTD counts each 32-bit lane in one instruction: a's stored planes fill the 16 lanes of
+// one register per column (two above 16 planes; masked loads read nothing past the payload),
+// four of b's words at a time are broadcast against them, and the lane counts add up over the
+// 64 columns (at most 2048). The first pass over the columns also counts a's planes and b's
+// (b's column in lanes the same way) and prefetches the next blocks. A 10 x 3-plane block
+// pair is one pass: 4 x 64 AND-counts, plus 2 x 64 for the planes' own counts.
+constexpr std::uint32_t pair_lanes = 16;
+constexpr std::uint32_t pairs_together = 4;  // b's planes per pass
+
+__mmask16 first_lanes(std::uint32_t stored, std::uint32_t first) noexcept {
+    const std::uint32_t n = stored > first ? stored - first : 0;
+    return static_cast<__mmask16>(n >= pair_lanes ? 0xFFFFu : (1u << n) - 1u);
+}
+
+// One pass: pairs of a's planes [first, first + 16) with b's [k0, k0 + Together); with Counts,
+// also the planes' own counts (a's from `first`, all of b's) and the prefetches.
+template <bool Counts, std::uint32_t Together>
+void pair_pass(const interleaved_operand& a, std::uint32_t stored_a, const interleaved_operand& b, std::uint32_t stored_b,
+               std::uint32_t first, std::uint32_t k0, std::uint32_t* pairs, std::uint32_t* pop_a, std::uint32_t* pop_b) noexcept {
+    const std::size_t column_a = 4 * std::size_t{stored_a};
+    const std::size_t column_b = 4 * std::size_t{stored_b};
+    const __mmask16 mask = first_lanes(stored_a, first);
+    const __mmask16 mask_b0 = first_lanes(stored_b, 0);
+    const __mmask16 mask_b1 = first_lanes(stored_b, pair_lanes);
+    std::size_t word[Together];  // byte offsets of b's words in a column
+    for (std::uint32_t t = 0; t < Together; ++t) word[t] = 4 * std::size_t{k0 + t};
+    spread_prefetch ahead_a(Counts ? a.ahead : nullptr, a.ahead_bytes, plane_words / 8);
+    spread_prefetch ahead_b(Counts ? b.ahead : nullptr, b.ahead_bytes, plane_words / 8);
+    __m512i acc[Together];
+    for (auto& x : acc) x = _mm512_setzero_si512();
+    __m512i count_a = _mm512_setzero_si512();
+    __m512i count_b0 = _mm512_setzero_si512();
+    __m512i count_b1 = _mm512_setzero_si512();
+    for (std::size_t c = 0; c < plane_words; ++c) {
+        if (Counts && c % 8 == 0) {
+            ahead_a.step();
+            ahead_b.step();
+        }
+        const __m512i w = _mm512_maskz_loadu_epi32(mask, a.payload + c * column_a + 4 * std::size_t{first});
+        const std::uint8_t* column = b.payload + c * column_b;
+#pragma GCC unroll 4
+        for (std::uint32_t t = 0; t < Together; ++t) {
+            std::uint32_t bw;
+            std::memcpy(&bw, column + word[t], sizeof bw);
+            acc[t] = _mm512_add_epi32(acc[t], _mm512_popcnt_epi32(_mm512_and_si512(w, _mm512_set1_epi32(static_cast<int>(bw)))));
+        }
+        if constexpr (Counts) {
+            count_a = _mm512_add_epi32(count_a, _mm512_popcnt_epi32(w));
+            count_b0 = _mm512_add_epi32(count_b0, _mm512_popcnt_epi32(_mm512_maskz_loadu_epi32(mask_b0, column)));
+            if (mask_b1 != 0) {
+                count_b1 = _mm512_add_epi32(count_b1, _mm512_popcnt_epi32(_mm512_maskz_loadu_epi32(mask_b1, column + 4 * pair_lanes)));
+            }
+        }
+    }
+    alignas(64) std::uint32_t sums[pair_lanes];
+    const std::uint32_t n = std::popcount(static_cast<unsigned>(mask));
+    for (std::uint32_t t = 0; t < Together; ++t) {
+        _mm512_store_si512(sums, acc[t]);
+        for (std::uint32_t l = 0; l < n; ++l) pairs[(first + l) * stored_b + k0 + t] = sums[l];
+    }
+    if constexpr (Counts) {
+        _mm512_store_si512(sums, count_a);
+        for (std::uint32_t l = 0; l < n; ++l) pop_a[first + l] = sums[l];
+        if (first == 0) {
+            const std::uint32_t nb0 = std::popcount(static_cast<unsigned>(mask_b0));
+            _mm512_store_si512(sums, count_b0);
+            for (std::uint32_t l = 0; l < nb0; ++l) pop_b[l] = sums[l];
+            _mm512_store_si512(sums, count_b1);
+            for (std::uint32_t l = nb0; l < stored_b; ++l) pop_b[l] = sums[l - nb0];
+        }
+    }
+}
+
+void interleaved_and_popcounts(const interleaved_operand* a, const interleaved_operand* b, std::uint32_t* pairs,
+                               std::uint32_t* pop_a, std::uint32_t* pop_b) noexcept {
+    const auto stored_a = static_cast<std::uint32_t>(std::popcount(a->live));
+    const auto stored_b = static_cast<std::uint32_t>(std::popcount(b->live));
+    if (stored_a == 0 || stored_b == 0) {  // no pairs: the counts alone
+        avx2_kernels().interleaved_popcounts(a->payload, stored_a, pop_a, a->ahead, a->ahead_bytes);
+        avx2_kernels().interleaved_popcounts(b->payload, stored_b, pop_b, b->ahead, b->ahead_bytes);
+        return;
+    }
+    for (std::uint32_t first = 0; first < stored_a; first += pair_lanes) {
+        for (std::uint32_t k0 = 0; k0 < stored_b; k0 += pairs_together) {
+            // b's planes k0.. (at most 4), the first pass with the counts.
+            using pass_fn = void (*)(const interleaved_operand&, std::uint32_t, const interleaved_operand&, std::uint32_t,
+                                     std::uint32_t, std::uint32_t, std::uint32_t*, std::uint32_t*, std::uint32_t*) noexcept;
+            static constexpr pass_fn with_counts[] = {&pair_pass<true, 1>, &pair_pass<true, 2>, &pair_pass<true, 3>,
+                                                      &pair_pass<true, 4>};
+            static constexpr pass_fn without[] = {&pair_pass<false, 1>, &pair_pass<false, 2>, &pair_pass<false, 3>,
+                                                  &pair_pass<false, 4>};
+            const std::uint32_t n = stored_b - k0 < pairs_together ? stored_b - k0 : pairs_together;
+            (k0 == 0 ? with_counts : without)[n - 1](*a, stored_a, *b, stored_b, first, k0, pairs, pop_a, pop_b);
+        }
+    }
+}
+
 // ---- the encoder's measurements -------------------------------------------------------------
 // VPOPCNTQ counts a 64-bit lane in one instruction, where AVX2 needs a nibble lookup, a
 // shift and an add per byte; the Hamming matrix of a block's planes (496 plane pairs when all
@@ -387,6 +487,7 @@ kernel_table make_table() noexcept {
     table.path = simd_path::avx512;
     table.interleaved_transpose = &interleaved_transpose;
     table.interleaved_dot = &interleaved_dot;
+    table.interleaved_and_popcounts = &interleaved_and_popcounts;
     table.pair_popcounts = &pair_popcounts;
     table.popcount_words = &popcount_words;
     table.stats = &stats;

@@ -43,6 +43,7 @@ constexpr kernel_table make_table(simd_path path) noexcept {
                         .interleaved_popcounts = &interleaved_popcounts<A>,
                         .interleaved_transpose = &interleaved_transpose<A>,
                         .extract_plane = &extract_plane<A>,
+                        .interleaved_and_popcounts = &interleaved_and_popcounts<A>,
                         .word_moments = &word_moments<A>,
                         .interleaved_dot = nullptr};
 }

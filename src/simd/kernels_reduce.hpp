@@ -182,6 +182,47 @@ void interleaved_popcounts(const std::uint8_t* payload, std::uint32_t stored, st
     }
 }
 
+// a's stored planes fill the lanes of ceil(stored_a / lanes) registers per column; each word of
+// b's column is broadcast and ANDed with them, so neither payload is de-interleaved. Byte
+// counters take 16 columns (at most 8 * 16 < 256) before they widen into 32-bit lanes. Lanes
+// past stored_a count other columns' words and are dropped; a is copied first into a padded
+// buffer (at most 8 KiB, a small part of the work), so that no load reads past its payload.
+// The planes' own counts (and the prefetches) are interleaved_popcounts'.
+template <class A>
+void interleaved_and_popcounts(const interleaved_operand* a, const interleaved_operand* b, std::uint32_t* pairs,
+                               std::uint32_t* pop_a, std::uint32_t* pop_b) noexcept {
+    constexpr std::size_t lanes = u32<A>::size;
+    constexpr std::size_t flush_columns = 16;
+    const auto stored_a = static_cast<std::uint32_t>(std::popcount(a->live));
+    const auto stored_b = static_cast<std::uint32_t>(std::popcount(b->live));
+    interleaved_popcounts<A>(a->payload, stored_a, pop_a, a->ahead, a->ahead_bytes);
+    interleaved_popcounts<A>(b->payload, stored_b, pop_b, b->ahead, b->ahead_bytes);
+    if (stored_a == 0 || stored_b == 0) return;
+    const std::size_t column_a = 4 * std::size_t{stored_a};
+    const std::size_t column_b = 4 * std::size_t{stored_b};
+    alignas(64) std::uint8_t padded[plane_bytes * plane_count + 4 * lanes];
+    std::memcpy(padded, a->payload, plane_words * column_a);
+    std::memset(padded + plane_words * column_a, 0, 4 * lanes);
+    for (std::size_t first = 0; first < stored_a; first += lanes) {
+        for (std::uint32_t k = 0; k < stored_b; ++k) {
+            u32<A> acc(0u);
+            for (std::size_t c0 = 0; c0 < plane_words; c0 += flush_columns) {
+                u8<A> bytes(std::uint8_t{0});
+                for (std::size_t c = c0; c < c0 + flush_columns; ++c) {
+                    std::uint32_t word;
+                    std::memcpy(&word, b->payload + c * column_b + 4 * std::size_t{k}, sizeof word);
+                    const u8<A> words = u8<A>::load_unaligned(padded + c * column_a + 4 * first);
+                    bytes += byte_popcount(words & xsimd::bitwise_cast<u8<A>>(u32<A>(word)), A{});
+                }
+                acc += widen_byte_counts(bytes, A{});
+            }
+            alignas(64) std::uint32_t sums[lanes];
+            acc.store_aligned(sums);
+            for (std::size_t l = 0; l < lanes && first + l < stored_a; ++l) pairs[(first + l) * stored_b + k] = sums[l];
+        }
+    }
+}
+
 // A column's words, put where their plane numbers say (zeros for planes not stored), are 32
 // words for transpose_column, whose output word j is then value 32 c + j. When every stored
 // plane is below 16 (or 8), the planes of 2 (or 4) columns share one such transpose in slots

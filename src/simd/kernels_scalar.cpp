@@ -231,6 +231,25 @@ void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std:
     }
 }
 
+// The reference: every column's word pairs, one by one.
+void interleaved_and_popcounts(const interleaved_operand* a, const interleaved_operand* b, std::uint32_t* pairs,
+                               std::uint32_t* pop_a, std::uint32_t* pop_b) noexcept {
+    const auto stored_a = static_cast<std::uint32_t>(std::popcount(a->live));
+    const auto stored_b = static_cast<std::uint32_t>(std::popcount(b->live));
+    interleaved_popcounts(a->payload, stored_a, pop_a, nullptr, 0);
+    interleaved_popcounts(b->payload, stored_b, pop_b, nullptr, 0);
+    for (std::uint32_t j = 0; j < stored_a; ++j) {
+        for (std::uint32_t k = 0; k < stored_b; ++k) {
+            std::uint32_t n = 0;
+            for (std::size_t c = 0; c < plane_words; ++c) {
+                n += static_cast<std::uint32_t>(
+                    std::popcount(payload_word(a->payload, c * stored_a + j) & payload_word(b->payload, c * stored_b + k)));
+            }
+            pairs[j * stored_b + k] = n;
+        }
+    }
+}
+
 // The reference: every set bit visited, its position added.
 void word_moments(const std::uint8_t* words, std::size_t stride, std::size_t count, bool positions,
                   std::uint64_t* out) noexcept {
@@ -261,6 +280,7 @@ constexpr kernel_table table{.path = simd_path::scalar,
                              .interleaved_popcounts = &interleaved_popcounts,
                              .interleaved_transpose = &interleaved_transpose,
                              .extract_plane = &extract_plane,
+                             .interleaved_and_popcounts = &interleaved_and_popcounts,
                              .word_moments = &word_moments,
                              .interleaved_dot = nullptr};
 
