@@ -242,6 +242,25 @@ std::uint64_t lane_total(__m256i v) noexcept {
     return static_cast<std::uint64_t>(_mm_cvtsi128_si64(s)) + static_cast<std::uint64_t>(_mm_extract_epi64(s, 1));
 }
 
+// Per 64-bit lane, the sum of the 16-bit values whose low bytes are in `lo` and high bytes in `hi`.
+inline __m256i sum_byte_pairs(__m256i lo, __m256i hi) noexcept {
+    const __m256i zero = _mm256_setzero_si256();
+    return _mm256_add_epi64(_mm256_sad_epu8(lo, zero), _mm256_slli_epi64(_mm256_sad_epu8(hi, zero), 8));
+}
+
+// One column of 16-bit products x . y (pmaddwd) into the 32-bit lanes of `acc`, which move into
+// the 64-bit lanes of `products` after every `flush`-th column (a power of 2; `column` counts
+// from 0), before they can overflow (the kernels' exactness notes say why `flush` suffices).
+inline void accumulate_column(__m256i& acc, __m256i& products, __m256i x0, __m256i x1, __m256i y0, __m256i y1,
+                              std::size_t column, std::size_t flush) noexcept {
+    acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
+    if (((column + 1) & (flush - 1)) == 0) {
+        const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+        products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
+        acc = _mm256_setzero_si256();
+    }
+}
+
 // ---- narrow: values below 2^15, 16-bit products --------------------------------------------
 //
 // Exactness: a 32-bit lane of pmaddwd's result holds two products below 2^(wa + wb) (at most
@@ -273,7 +292,6 @@ template <bool Placed, bool Same, bool Sums>
 narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::size_t flush, spread_prefetch& ahead_a,
                        spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
-    const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
     const std::size_t step_a = group_columns * a.column_bytes;
     const std::size_t step_b = group_columns * b.column_bytes;
     const std::uint8_t* pa = a.payload;
@@ -301,20 +319,10 @@ narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::si
                 const __m256i b1 = gb[1][i];
                 y0 = _mm256_unpacklo_epi8(b0, b1);
                 y1 = _mm256_unpackhi_epi8(b0, b1);
-                if constexpr (Sums) {
-                    sum_b = _mm256_add_epi64(sum_b, _mm256_add_epi64(_mm256_sad_epu8(b0, zero),
-                                                                     _mm256_slli_epi64(_mm256_sad_epu8(b1, zero), 8)));
-                }
+                if constexpr (Sums) sum_b = _mm256_add_epi64(sum_b, sum_byte_pairs(b0, b1));
             }
-            if constexpr (Sums) {
-                sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
-                                                                 _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
-            }
-            acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
-            if (((c0 + i + 1) & (flush - 1)) == 0) {  // flush: a power of 2
-                products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
-                acc = zero;
-            }
+            if constexpr (Sums) sum_a = _mm256_add_epi64(sum_a, sum_byte_pairs(a0, a1));
+            accumulate_column(acc, products, x0, x1, y0, y1, c0 + i, flush);
         }
     }
     narrow_sums s;
@@ -371,7 +379,7 @@ template <bool Hi, bool Sums>
     }
     if constexpr (Sums) {
         const __m256i zero = _mm256_setzero_si256();
-        __m256i s = _mm256_add_epi64(_mm256_sad_epu8(b0, zero), _mm256_slli_epi64(_mm256_sad_epu8(b1, zero), 8));
+        __m256i s = sum_byte_pairs(b0, b1);
         if constexpr (Hi) {
             s = _mm256_add_epi64(s, _mm256_add_epi64(_mm256_slli_epi64(_mm256_sad_epu8(b2, zero), 16),
                                                      _mm256_slli_epi64(_mm256_sad_epu8(b3, zero), 24)));
@@ -526,7 +534,6 @@ template <bool Sums>
 narrow_sums dot_narrow_top(const operand_reader& a, const operand_reader& b, unsigned top_a, unsigned width_b,
                            std::size_t flush, spread_prefetch& ahead_a, spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
-    const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const auto ta = static_cast<int>(top_a);
     const auto wb = static_cast<int>(width_b);
@@ -565,15 +572,10 @@ narrow_sums dot_narrow_top(const operand_reader& a, const operand_reader& b, uns
             const __m256i y0 = _mm256_unpacklo_epi8(b0, zero);
             const __m256i y1 = _mm256_unpackhi_epi8(b0, zero);
             if constexpr (Sums) {
-                sum_a = _mm256_add_epi64(sum_a, _mm256_add_epi64(_mm256_sad_epu8(a0, zero),
-                                                                 _mm256_slli_epi64(_mm256_sad_epu8(a1, zero), 8)));
+                sum_a = _mm256_add_epi64(sum_a, sum_byte_pairs(a0, a1));
                 sum_b = _mm256_add_epi64(sum_b, _mm256_sad_epu8(b0, zero));
             }
-            acc = _mm256_add_epi32(acc, _mm256_add_epi32(_mm256_madd_epi16(x0, y0), _mm256_madd_epi16(x1, y1)));
-            if (((c0 + i + 1) & (flush - 1)) == 0) {  // flush: a power of 2
-                products = _mm256_add_epi64(products, _mm256_add_epi64(_mm256_and_si256(acc, low), _mm256_srli_epi64(acc, 32)));
-                acc = zero;
-            }
+            accumulate_column(acc, products, x0, x1, y0, y1, c0 + i, flush);
         }
     }
     narrow_sums s;
