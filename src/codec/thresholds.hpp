@@ -88,6 +88,16 @@ inline constexpr std::uint32_t read_bitmap_min_delta_gaps_bytes = 32;
 inline constexpr unsigned compact_garbage_quarters = 2;
 inline constexpr std::size_t compact_min_garbage_bytes = 64 * 1024;
 
+// ---- scans (ops/scan_block.cpp, simd/kernels_scan.hpp) ---------------------------------------
+// Equality over interleaved payloads: rows of at least this many 8-word registers (24 planes
+// or more: 96-128 bytes, two cache lines or more) are folded in two parts: the registers of
+// the bottom 16 planes (ranks 0-15, the planes that tell values apart soonest), then, only
+// where some column of the 8 rows is still equal, the rest. Random 32-bit values are settled by the first part at all but ~1 in
+// 250 column groups, and half of each row's bytes are never read (the fold is bound by how
+// fast the payload streams in: random32 count_eq, 32 planes, 8 KiB a block).
+inline constexpr std::uint32_t scan_fold_split_registers = 3;
+inline constexpr std::uint32_t scan_fold_first_registers = 2;
+
 // ---- bitsets (bitplane::bitset, src/bitset/) -------------------------------------------------
 // In memory each 2048-bit block is stored as raw (256 bytes), positions (2 per set bit) or
 // runs (4 per run), the smallest of them (ties go to raw, then positions, then runs), with

@@ -6,6 +6,7 @@
 #error "define BITPLANE_KERNEL_NS before including kernels_scan.hpp (kernels_impl.hpp says why)"
 #endif
 
+#include "codec/thresholds.hpp"
 #include "simd/kernels_codec.hpp"
 
 #include <cstddef>
@@ -225,14 +226,6 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
     return _mm256_and_si256(_mm256_permute2x128_si256(u0, u1, 0x20), _mm256_permute2x128_si256(u0, u1, 0x31));
 }
 
-// Rows of at least this many 8-word registers (24 planes or more: 96-128 bytes, two cache
-// lines or more) are folded in two parts: the registers of the bottom 16 planes (ranks 0-15,
-// the planes that tell values apart soonest), then, only where some column of the 8 rows is
-// still equal, the rest. Random 32-bit values are settled by the first part at all but ~1 in
-// 250 column groups, and half of each row's bytes are never read (the fold is bound by how
-// fast the payload streams in: random32 count_eq, 32 planes, 8 KiB a block).
-constexpr std::uint32_t fold_split_registers = 3;
-constexpr std::uint32_t fold_first_registers = 2;
 
 // The columns [0, words) of an equality over an interleaved payload of Full * 8 + rest words a
 // row (see compare_interleaved_equal); want: per rank, ~0 where the target's bit is 0, and ~0
@@ -245,7 +238,9 @@ void fold_interleaved_rows(const compare_job& job, const std::uint32_t* want, st
     const __m256i rest_mask =
         _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(rest)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     const std::size_t stride = job.stride;
-    constexpr std::uint32_t first = Full >= fold_split_registers ? fold_first_registers : 0;
+    // thresholds.hpp: rows of 24+ planes settle on their bottom 16 first.
+    constexpr std::uint32_t first =
+        Full >= thresholds::scan_fold_split_registers ? thresholds::scan_fold_first_registers : 0;
     for (std::size_t c = 0; c < job.words; c += 8) {
         __m256i rows[8];
         if constexpr (first != 0) {
