@@ -276,15 +276,29 @@ struct narrow_sums {
     std::uint64_t sum_b = 0;
 };
 
-// Bytes 0..bytes-1 of a group of 8 columns of each operand (operand_reader::group_bytes),
-// unless Same (b is a).
-template <bool Placed, bool Same, unsigned Bytes>
-[[gnu::always_inline]] inline void group_operands(const operand_reader& a, const operand_reader& b, const std::uint8_t* pa,
-                                                  const std::uint8_t* pb, __m256i (&ga)[4][8], __m256i (&gb)[4][8]) noexcept {
+// The walk of the narrow, split and wide kernels: the columns a group of 8 at a time, each
+// group's bytes 0..Bytes-1 of both operands read (operand_reader::group_bytes; b's not, where
+// Same: b is a) after the next spread is prefetched; body(ga, gb, c0) with the group's first
+// column c0.
+template <bool Placed, bool Same, unsigned Bytes, class Body>
+[[gnu::always_inline]] inline void for_each_group(const operand_reader& a, const operand_reader& b,
+                                                  spread_prefetch& ahead_a, spread_prefetch& ahead_b,
+                                                  Body&& body) noexcept {
+    const std::size_t step_a = group_columns * a.column_bytes;
+    const std::size_t step_b = group_columns * b.column_bytes;
+    const std::uint8_t* pa = a.payload;
+    const std::uint8_t* pb = b.payload;
+    __m256i ga[4][8];  // the group's bytes (group_bytes order)
+    __m256i gb[4][8];
+    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
+        ahead_a.step();
+        ahead_b.step();
 #pragma GCC unroll 4
-    for (unsigned k = 0; k < Bytes; ++k) {
-        a.template group_bytes<Placed>(pa, k, ga[k]);
-        if constexpr (!Same) b.template group_bytes<Placed>(pb, k, gb[k]);
+        for (unsigned k = 0; k < Bytes; ++k) {
+            a.template group_bytes<Placed>(pa, k, ga[k]);
+            if constexpr (!Same) b.template group_bytes<Placed>(pb, k, gb[k]);
+        }
+        body(ga, gb, c0);
     }
 }
 
@@ -292,20 +306,12 @@ template <bool Placed, bool Same, bool Sums>
 narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::size_t flush, spread_prefetch& ahead_a,
                        spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
-    const std::size_t step_a = group_columns * a.column_bytes;
-    const std::size_t step_b = group_columns * b.column_bytes;
-    const std::uint8_t* pa = a.payload;
-    const std::uint8_t* pb = b.payload;
     __m256i products = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
     __m256i acc = zero;
-    __m256i ga[4][8];  // the group's bytes (group_bytes order)
-    __m256i gb[4][8];
-    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
-        ahead_a.step();
-        ahead_b.step();
-        group_operands<Placed, Same, 2>(a, b, pa, pb, ga, gb);
+    for_each_group<Placed, Same, 2>(a, b, ahead_a, ahead_b, [&](const __m256i(&ga)[4][8], const __m256i(&gb)[4][8],
+                                                              std::size_t c0) {
         // Each step takes 32 values of each operand, as a column would (the flush counts).
         for (std::size_t i = 0; i < group_columns; ++i) {
             const __m256i a0 = ga[0][i];
@@ -324,7 +330,7 @@ narrow_sums dot_narrow(const operand_reader& a, const operand_reader& b, std::si
             if constexpr (Sums) sum_a = _mm256_add_epi64(sum_a, sum_byte_pairs(a0, a1));
             accumulate_column(acc, products, x0, x1, y0, y1, c0 + i, flush);
         }
-    }
+    });
     narrow_sums s;
     s.products = lane_total(products);
     if constexpr (Sums) {
@@ -403,16 +409,8 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
     __m256i sum_uu = zero;
     __m256i sum_a = zero;
     __m256i sum_b = zero;
-    const std::size_t step_a = group_columns * a.column_bytes;
-    const std::size_t step_b = group_columns * b.column_bytes;
-    const std::uint8_t* pa = a.payload;
-    const std::uint8_t* pb = b.payload;
-    __m256i ga[4][8];  // the group's bytes (group_bytes order)
-    __m256i gb[4][8];
-    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
-        ahead_a.step();
-        ahead_b.step();
-        group_operands<Placed, Same, bytes>(a, b, pa, pb, ga, gb);
+    for_each_group<Placed, Same, bytes>(a, b, ahead_a, ahead_b, [&](const __m256i(&ga)[4][8], const __m256i(&gb)[4][8],
+                                                              std::size_t c0) {
         // Each step takes 32 values of each operand, as a column would (the flush counts).
         for (std::size_t i = 0; i < group_columns; ++i) {
             const std::size_t c = c0 + i;
@@ -442,7 +440,7 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
                 ul = lu = uu = zero;
             }
         }
-    }
+    });
     narrow_sums s;
     const wide cross = Same ? 2 * wide{lane_total(sum_cross)} : wide{lane_total(sum_cross)};
     s.products = wide{lane_total(sum_ll)} + (cross << 15) + (wide{lane_total(sum_uu)} << 30);
@@ -639,16 +637,8 @@ wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t ba
     const __m256i shift_b = _mm256_set1_epi32(static_cast<int>(base_b + bias));
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
     lane_sums s;
-    const std::size_t step_a = group_columns * a.column_bytes;
-    const std::size_t step_b = group_columns * b.column_bytes;
-    const std::uint8_t* pa = a.payload;
-    const std::uint8_t* pb = b.payload;
-    __m256i ga[4][8];  // the group's bytes (group_bytes order)
-    __m256i gb[4][8];
-    for (std::size_t c0 = 0; c0 < columns; c0 += group_columns, pa += step_a, pb += step_b) {
-        ahead_a.step();
-        ahead_b.step();
-        group_operands<Placed, Same, 4>(a, b, pa, pb, ga, gb);
+    for_each_group<Placed, Same, 4>(a, b, ahead_a, ahead_b, [&](const __m256i(&ga)[4][8], const __m256i(&gb)[4][8],
+                                                              std::size_t /*c0: no flush*/) {
         for (std::size_t i = 0; i < group_columns; ++i) {
             __m256i x[4];
             wide_bytes(ga[0][i], ga[1][i], ga[2][i], ga[3][i], shift_a, x);
@@ -662,7 +652,7 @@ wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t ba
                 for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
             }
         }
-    }
+    });
     wide total = wide{lane_total(s.lo)} + (wide{lane_total(s.hi)} << 32);
     if constexpr (Signed) {
         const wide sum_a = lane_total(s.sum_a);
