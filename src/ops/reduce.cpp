@@ -276,8 +276,20 @@ acc_t weigh_matrix(const std::uint32_t* c, const plane_set& a, const plane_set& 
     return total;
 }
 
+// The residuals' product sum of two sets of one length from their pair counts c (a's planes
+// by rows): sum_{t,u} wa_t wb_u c_tu + W1b sum la + W1a sum lb + L W1a W1b.
+acc_t residuals_from_pairs(const std::uint32_t* c, const plane_set& a, const plane_set& b) noexcept {
+    return weigh_matrix(c, a, b) + b.ones * a.live_sum() + a.ones * b.live_sum() + a.ones * b.ones * a.length;
+}
+
+// The values' product sum from the residuals' (r = value - base): sum ra rb + Bb sum ra +
+// Ba sum rb + n Ba Bb over n positions.
+acc_t with_bases(acc_t residuals, acc_t sum_ra, acc_t sum_rb, acc_t base_a, acc_t base_b, std::uint32_t n) noexcept {
+    return residuals + base_b * sum_ra + base_a * sum_rb + base_a * base_b * n;
+}
+
 // The plane-pair method on two sets of one length (aligned positions): the residuals' product
-// sum, sum_{t,u} wa_t wb_u pop(A_t AND B_u) + W1b sum la + W1a sum lb + L W1a W1b.
+// sum (residuals_from_pairs) with the pair counts from and_popcounts.
 acc_t residual_product(const plane_set& a, const plane_set& b, bool same, const kernel_table& kernels) {
     const std::size_t words = plane_words_for(a.length);
     std::uint32_t c[plane_count * plane_count];
@@ -294,7 +306,7 @@ acc_t residual_product(const plane_set& a, const plane_set& b, bool same, const 
     } else if (a.count != 0 && b.count != 0) {
         kernels.and_popcounts(a.words, a.count, b.words, b.count, words, c);
     }
-    return weigh_matrix(c, a, b) + b.ones * a.live_sum() + a.ones * b.live_sum() + a.ones * b.ones * a.length;
+    return residuals_from_pairs(c, a, b);
 }
 
 acc_t dot_decoded(const block_view& a, const block_view& b, bool same, bool is_signed, const kernel_table& kernels) {
@@ -433,7 +445,7 @@ uint128 dot_block(block_view& a, block_view& b, bool same, bool is_signed, dot_m
     plane storage_b[plane_count];
     if (compact_a) compact_planes(pa, select_a, length, storage_a, kernels);
     if (compact_b) compact_planes(pb, select_b, length, storage_b, kernels);
-    return residual_product(pa, pb, same, kernels) + fb.base * sum_ra + fa.base * sum_rb + fa.base * fb.base * a.count;
+    return with_bases(residual_product(pa, pb, same, kernels), sum_ra, sum_rb, fa.base, fb.base, a.count);
 }
 
 void force_dot_method(dot_method method) noexcept {
@@ -442,17 +454,19 @@ void force_dot_method(dot_method method) noexcept {
 
 namespace {
 
+// An interleaved block as the kernels read it, with the next block's bytes to prefetch.
+interleaved_operand interleaved_of(const raw_block& r, std::span<const std::byte> ahead) noexcept {
+    return interleaved_operand{r.payload, r.header.live, r.header.ones, static_cast<std::uint32_t>(r.form.base),
+                               as_u8(ahead), ahead.size()};
+}
+
 // Decode-and-multiply of two interleaved blocks, straight from their payloads.
 acc_t raw_dot(const raw_block& a, const raw_block& b, bool same, bool is_signed, const kernel_table& kernels,
               std::span<const std::byte> ahead_a, std::span<const std::byte> ahead_b) {
     std::uint64_t out[2];
     if (kernels.interleaved_dot != nullptr) {
-        const auto operand = [](const raw_block& r, std::span<const std::byte> ahead) {
-            return interleaved_operand{r.payload, r.header.live, r.header.ones, static_cast<std::uint32_t>(r.form.base),
-                                       as_u8(ahead), ahead.size()};
-        };
-        const interleaved_operand oa = operand(a, ahead_a);
-        const interleaved_operand ob = same ? oa : operand(b, ahead_b);
+        const interleaved_operand oa = interleaved_of(a, ahead_a);
+        const interleaved_operand ob = same ? oa : interleaved_of(b, ahead_b);
         kernels.interleaved_dot(&oa, &ob, is_signed, out);
         return (static_cast<acc_t>(out[1]) << 64) | out[0];
     }
@@ -490,27 +504,16 @@ acc_t raw_pairs_dot(const raw_block& a, const raw_block& b, bool same, const ker
     plane_set pb;
     raw_weights(a, pa);
     raw_weights(same ? a : b, pb);
-    const auto operand = [](const raw_block& r, std::span<const std::byte> ahead) {
-        return interleaved_operand{r.payload, r.header.live, r.header.ones, static_cast<std::uint32_t>(r.form.base),
-                                   as_u8(ahead), ahead.size()};
-    };
-    const interleaved_operand oa = operand(a, ahead_a);
-    const interleaved_operand ob = same ? oa : operand(b, ahead_b);
+    const interleaved_operand oa = interleaved_of(a, ahead_a);
+    const interleaved_operand ob = same ? oa : interleaved_of(b, ahead_b);
     std::uint32_t c[plane_count * plane_count];
-    acc_t pairs = 0;
-    if (pa.count >= pb.count) {
-        kernels.interleaved_and_popcounts(&oa, &ob, c, pa.pop, pb.pop);
-        pairs = weigh_matrix(c, pa, pb);
-    } else {
-        kernels.interleaved_and_popcounts(&ob, &oa, c, pb.pop, pa.pop);
-        pairs = weigh_matrix(c, pb, pa);
-    }
-    const acc_t sum_ra = pa.residual_sum();
-    const acc_t sum_rb = pb.residual_sum();
-    const acc_t residual = pairs + pb.ones * pa.live_sum() + pa.ones * pb.live_sum() + pa.ones * pb.ones * block_values;
-    const acc_t base_a = a.form.base;
-    const acc_t base_b = same ? base_a : b.form.base;
-    return residual + base_b * sum_ra + base_a * sum_rb + base_a * base_b * block_values;
+    // The operand of more planes in the kernel's lanes; the product is symmetric.
+    const bool a_wider = pa.count >= pb.count;
+    kernels.interleaved_and_popcounts(a_wider ? &oa : &ob, a_wider ? &ob : &oa, c, a_wider ? pa.pop : pb.pop,
+                                      a_wider ? pb.pop : pa.pop);
+    const acc_t residuals = a_wider ? residuals_from_pairs(c, pa, pb) : residuals_from_pairs(c, pb, pa);
+    const acc_t base_b = same ? acc_t{a.form.base} : acc_t{b.form.base};
+    return with_bases(residuals, pa.residual_sum(), pb.residual_sum(), a.form.base, base_b, block_values);
 }
 
 // One pair of interleaved blocks by `method` (planes or decode).
