@@ -6,6 +6,7 @@
 // entry points.
 #include "ops/scan_block.hpp"
 
+#include "bitset/bitset_words.hpp"
 #include "codec/block_decoding.hpp"
 #include "codec/block_format.hpp"
 #include "codec/byte_io.hpp"
@@ -175,15 +176,6 @@ struct target_walk {
     [[nodiscard]] bool all_less() const noexcept { return finish == compare_job::finish_lt; }
 };
 
-// Set bits of x, inline: std::popcount is a library call in this file (no POPCNT in its
-// SSE2 build), which cost more than the walk over a 3-plane block (scores3).
-constexpr std::uint32_t bits_set(std::uint32_t x) noexcept {
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0F0F0F0Fu;
-    return (x * 0x01010101u) >> 24;
-}
-
 // The bits of x where mask is set, packed, the topmost first: bit k of the answer is x's bit
 // at the k-th set bit of mask counted from the top. Where the set bits of mask are contiguous
 // (every live plane read, as in most blocks) a shift and a bit reversal; else one bit per
@@ -223,7 +215,7 @@ constexpr std::uint32_t walk_steps_one_by_one = 4;
         read = top == 31 ? 0u : live & (~0u << (top + 1));
         out.finish = ((ones >> top) & 1u) != 0 ? compare_job::finish_gt : compare_job::finish_lt;
     }
-    out.steps = bits_set(read);
+    out.steps = popcount64(read);  // inline: std::popcount is a library call in this SSE2 file
     if (out.steps <= walk_steps_one_by_one) {
         // A few planes (bed_strand 1, scores3 3): one at a time from the top, no reversal.
         for (std::uint32_t k = 0; read != 0; ++k) {
@@ -241,7 +233,7 @@ constexpr std::uint32_t walk_steps_one_by_one = 4;
 // first `steps` of them (how many there are is returned). Walked from the bottom (clearing the
 // lowest bit), as gather_top_down does, so that no step waits on the previous one's bit scan.
 std::uint32_t top_planes(std::uint32_t live, std::uint32_t steps, std::uint8_t* order) noexcept {
-    std::uint32_t k = bits_set(live);
+    std::uint32_t k = popcount64(live);
     const std::uint32_t taken = std::min(steps, k);
     for (std::uint32_t m = live; m != 0; m &= m - 1) {
         --k;
