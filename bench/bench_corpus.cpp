@@ -156,14 +156,25 @@ using job = std::function<std::uint64_t()>;
 
 // Median seconds of one call of each of bitplane's, the plain loop's and BitMagic's job (an empty
 // job: 0), over g_reps rounds (3 when a round takes over 0.3 s) after a warm-up round. A round
-// runs the three in turn, so that the load of the machine falls on all three alike.
+// runs the three in turn, so that the load of the machine falls on all three alike. A sample
+// repeats a job until it has run for min_sample_seconds (the mean of those calls): one call of
+// a small column's job (tz_offset's iteration: 30 us) timed alone varied 2x from run to run, as
+// it met caches the other two jobs had just filled.
+constexpr double min_sample_seconds = 1e-3;
+
 std::array<double, 3> median_seconds(const job& ours, const job& plain, const job& peer) {
     using clock = std::chrono::steady_clock;
     const job* jobs[3] = {&ours, &plain, &peer};
     auto once = [](const job& f) {
         const auto t0 = clock::now();
-        g_sink = g_sink + f();
-        return std::chrono::duration<double>(clock::now() - t0).count();
+        double elapsed = 0;
+        int calls = 0;
+        do {
+            g_sink = g_sink + f();
+            ++calls;
+            elapsed = std::chrono::duration<double>(clock::now() - t0).count();
+        } while (elapsed < min_sample_seconds);
+        return elapsed / calls;
     };
     double first = 0;
     for (const job* f : jobs)
