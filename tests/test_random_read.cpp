@@ -3,7 +3,10 @@
 // delta_checkpoint_stride positions, gap-list skip entries per bucket of positions, and long
 // gap lists as 2048-bit maps with ranks: thresholds::read_bitmap_min_gaps_bytes), against
 // the values, on every shape and SIMD path; gap lists with items at and around every bucket
-// edge, empty buckets and escapes.
+// edge, empty buckets and escapes. The block decoder, which rebuilds long lists' planes from
+// those maps (gaps_side), is checked on the same blocks with and without them.
+#include "codec/block_decoding.hpp"
+#include "codec/block_format.hpp"
 #include "codec/block_layout.hpp"
 #include "codec/direct_access.hpp"
 #include "codec/thresholds.hpp"
@@ -15,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -144,6 +148,14 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
                 << "index " << i << ", skips only";
             ASSERT_EQ(bitplane::detail::descriptor_value(d, block.data(), i, sums, nullptr), values[i])
                 << "index " << i << ", checkpoints only";
+        }
+        // The whole block decoded with the maps kept for its long lists, and without.
+        const auto parsed = bitplane::detail::expand_descriptor(d, block.data(), static_cast<std::uint32_t>(values.size()));
+        for (const std::uint32_t* side : {entries, static_cast<const std::uint32_t*>(nullptr)}) {
+            std::vector<std::uint32_t> decoded(values.size());
+            bitplane::detail::decode_parsed(parsed, block, 0, decoded, bitplane::detail::gaps_side(d, side));
+            ASSERT_TRUE(std::equal(decoded.begin(), decoded.end(), values.begin()))
+                << "decoded block differs" << (side != nullptr ? ", with the side's maps" : "");
         }
     }
     bitplane::set_simd_path(saved);

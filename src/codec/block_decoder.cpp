@@ -253,11 +253,15 @@ parsed_block expand_descriptor(const block_descriptor& d, const std::byte* bytes
 }
 
 void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes, std::uint64_t base_offset,
-                   std::uint32_t length, const plane* planes, plane& out) {
+                   std::uint32_t length, const plane* planes, plane& out, const std::uint32_t* gaps_map) {
     byte_reader reader(bytes.subspan(stored.payload_offset, stored.payload_bytes),
                        base_offset + stored.payload_offset);
     switch (stored.base) {
         case base_kind::zero:
+            if (gaps_map != nullptr) {  // the list's bits are the plane
+                std::copy_n(gaps_map, plane_words, out.begin());
+                return;
+            }
             if (stored.payload == payload_kind::raw) {
                 // The copy covers the whole plane at full length; shorter ones keep zeros after it.
                 if (length != block_values) fill_plane(out, 0);
@@ -277,14 +281,24 @@ void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes,
         case payload_kind::positions: positions_payload::apply(reader, stored.items, length, out); break;
         case payload_kind::runs: runs_payload::apply(reader, stored.items, length, out); break;
         case payload_kind::raw: raw_payload::apply(reader, length, out); break;
-        case payload_kind::gaps: gaps_payload::apply(reader, stored.items, length, out); break;
+        case payload_kind::gaps:
+            if (gaps_map != nullptr) {
+                for (std::size_t w = 0; w < plane_words; ++w) out[w] ^= gaps_map[w];
+            } else {
+                gaps_payload::apply(reader, stored.items, length, out);
+            }
+            break;
     }
 }
 
 void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
-                    plane* planes, plane& mask) {
+                    plane* planes, plane& mask, gaps_side side) {
+    // The side's maps come in gaps_skips' order: the mask's payload, then the planes'.
+    const auto map_of = [&](const stored_plane& p) {
+        return p.payload == payload_kind::gaps ? side.next_map(p.items) : nullptr;
+    };
     if (block.sparse) {
-        rebuild_plane(block.mask, bytes, base_offset, block.count, nullptr, mask);
+        rebuild_plane(block.mask, bytes, base_offset, block.count, nullptr, mask, map_of(block.mask));
         const auto stored = static_cast<std::uint32_t>(active_kernels().popcount_words(mask.data(), plane_words));
         if (stored != block.length)
             throw format_error("mask plane has " + std::to_string(stored) + " bits set, header says " +
@@ -302,7 +316,7 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
     }
     for (std::uint32_t i = 0; i < block.stored && !block.interleaved; ++i) {
         const stored_plane& stored = block.planes[i];
-        rebuild_plane(stored, bytes, base_offset, block.length, planes, planes[stored.index]);
+        rebuild_plane(stored, bytes, base_offset, block.length, planes, planes[stored.index], map_of(stored));
     }
     if (std::uint32_t ones = block.ones; ones != 0) {
         const plane all_ones = ones_plane(block.length);
@@ -326,7 +340,7 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
 }
 
 void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
-                   std::span<std::uint32_t> out) {
+                   std::span<std::uint32_t> out, gaps_side side) {
     const kernel_table& kernels = active_kernels();
     if (block.interleaved && !block.sparse && out.size() == block_values) {
         // Interleaved payloads transpose to values in place: no planes in between.
@@ -342,7 +356,7 @@ void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, 
     // Left uninitialized: only the live and all-one planes are written, and only those read.
     alignas(64) plane planes[plane_count];
     plane mask;
-    rebuild_planes(block, bytes, base_offset, planes, mask);
+    rebuild_planes(block, bytes, base_offset, planes, mask, side);
     if (!block.sparse && out.size() == block_values) {
         // A full dense block untransposes straight into the caller's buffer.
         kernels.untranspose(planes[0].data(), block.live | block.ones, out.data());

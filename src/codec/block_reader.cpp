@@ -154,6 +154,16 @@ void gaps_skips(const block_descriptor& d, const std::byte* block, std::uint32_t
                           [&](const std::byte* payload, std::uint32_t bytes) { out = payload_skips(payload, bytes, least, out); });
 }
 
+gaps_side::gaps_side(const block_descriptor& d, const std::uint32_t* skips) noexcept
+    : entries_(skips), least_(reader_portable::mapped_least(d)) {}
+
+const std::uint32_t* gaps_side::next_map(std::uint32_t bytes) noexcept {
+    if (entries_ == nullptr) return nullptr;
+    const std::uint32_t* at = entries_;
+    entries_ += skip_entries(bytes, least_);
+    return reader_portable::gaps_bitmapped(bytes, least_) ? at : nullptr;
+}
+
 std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
                          const std::uint32_t* checkpoints, const std::uint32_t* skips) noexcept {
 #if defined(BITPLANE_X86)

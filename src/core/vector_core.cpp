@@ -644,12 +644,15 @@ void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) 
         // The table's descriptor gives the plane table: no header parse (payloads are still
         // checked as planes are rebuilt).
         const std::span<const std::byte> bytes = arena_block(block);
-        const parsed_block parsed = expand_descriptor(sealed_descriptor(block), bytes.data(), block_values);
+        const std::uint32_t id = entry_of_[block];
+        const block_descriptor& d = entries_[id].descriptor;
+        const parsed_block parsed = expand_descriptor(d, bytes.data(), block_values);
+        const gaps_side side(d, skips_of(id));  // long lists' maps: no list walked
         if (out.size() == block_values) {
-            decode_parsed(parsed, bytes, 0, out);
+            decode_parsed(parsed, bytes, 0, out, side);
         } else {
             alignas(64) std::uint32_t values[block_values];
-            decode_parsed(parsed, bytes, 0, {values, block_values});
+            decode_parsed(parsed, bytes, 0, {values, block_values}, side);
             std::copy_n(values, out.size(), out.begin());
         }
     }
