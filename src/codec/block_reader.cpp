@@ -36,6 +36,9 @@ void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::u
 
 namespace {
 
+// payload_skips' buffer of decoded positions holds any list below either map bound.
+static_assert(thresholds::read_bitmap_min_delta_gaps_bytes <= thresholds::read_bitmap_min_gaps_bytes);
+
 // The map and ranks of a long gaps payload (value_reader.hpp, gaps_bitmap_words) at `out`;
 // returns the end.
 std::uint32_t* payload_bitmap(const std::byte* payload, std::uint32_t bytes, std::uint32_t* out) noexcept {
@@ -64,6 +67,18 @@ std::uint32_t* payload_bitmap(const std::byte* payload, std::uint32_t bytes, std
 std::uint32_t* payload_skips(const std::byte* payload, std::uint32_t bytes, std::uint32_t least,
                              std::uint32_t* out) noexcept {
     if (reader_portable::gaps_bitmapped(bytes, least)) return payload_bitmap(payload, bytes, out);
+    if (bytes == 0) return out;
+    if (bytes < least) {  // short lists: their positions, padded (value_reader.hpp, listed_positions)
+        const std::uint32_t n = reader_portable::listed_positions(bytes);
+        std::uint16_t listed[thresholds::read_bitmap_min_gaps_bytes + 16];
+        std::uint32_t k = 0;
+        gaps_payload::for_every_position(payload, bytes, [&](std::uint32_t p) {
+            if (k < n) listed[k++] = static_cast<std::uint16_t>(p);
+        });
+        std::fill(listed + k, listed + n, reader_portable::gaps_listed_pad);
+        std::memcpy(out, listed, 2 * n);
+        return out + n / 2;
+    }
     const std::uint32_t entries = reader_portable::bucket_entries(bytes);
     if (entries == 0) return out;
     const std::uint32_t shift = 11 - skip_shift(bytes);

@@ -83,6 +83,10 @@ inline constexpr std::uint32_t read_bitmap_min_gaps_bytes = 64;
 // mispredicted branches a read against 64, memory 14.44 -> 16.95 bits/value (BitMagic
 // 20.40); bam_pos 863 -> 781 instructions, 9.55 -> 10.24 bits/value (13.37).
 inline constexpr std::uint32_t read_bitmap_min_delta_gaps_bytes = 32;
+// Point reads (not delta windows, not masks' ranks) of position, run and gap lists of at most
+// this many payload bytes compare every item with the bit in two 16-byte SSE2 chunks
+// (value_reader.hpp, probe_*) instead of a binary search or a walk.
+inline constexpr std::uint32_t read_probe_list_bytes = 32;
 // The arena is compacted when superseded block versions take more than this share of it
 // (numerator / 4) and at least `compact_min_garbage_bytes`.
 inline constexpr unsigned compact_garbage_quarters = 2;

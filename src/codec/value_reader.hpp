@@ -158,9 +158,39 @@ constexpr std::uint32_t mapped_least(const block_descriptor& d) noexcept {
 constexpr std::uint32_t bucket_entries(std::uint32_t bytes) noexcept {
     return bytes <= gaps_short_bytes || bytes > gaps_indexed_bytes ? 0 : 1u << skip_shift(bytes);
 }
+// Shorter gaps payloads (below the map's bound) get their positions, decoded: one u16 per
+// payload byte (at least one per item), rounded up to 16 and padded with gaps_listed_pad, in
+// (bytes + 15) / 16 * 8 words. Short lists are sparse planes' and mostly hold escapes (gaps of
+// 255+: bam_mapq 98% of 8-63-byte lists), so a walk of the file's bytes branches on each
+// escape and on the item that passes the bit; the decoded positions are compared with the
+// bit 8 at a time (positions_bit), none of it depending on where the bit lies. bam_mapq
+// 11.8 -> 5.1 mispredicted branches a read (callgrind); memory in thresholds.hpp.
+inline constexpr std::uint16_t gaps_listed_pad = 0x7FFF;  // above every bit, also as signed 16-bit
+constexpr std::uint32_t listed_positions(std::uint32_t bytes) noexcept { return (bytes + 15) / 16 * 16; }
 // Side entries of a list of `bytes` bytes in a block whose mapped_least is `least`.
 constexpr std::uint32_t skip_entries(std::uint32_t bytes, std::uint32_t least) noexcept {
-    return gaps_bitmapped(bytes, least) ? gaps_bitmap_words : bucket_entries(bytes);
+    return gaps_bitmapped(bytes, least) ? gaps_bitmap_words : listed_positions(bytes) / 2;
+}
+
+// The decoded positions of a short list (`bytes` its payload bytes, at `side`): whether `bit`
+// is listed, and how many positions lie below it.
+inline const std::uint16_t* listed_of(const std::uint32_t* side) noexcept {
+    return reinterpret_cast<const std::uint16_t*>(side);  // u16 pairs in u32 words (written so)
+}
+inline bool positions_bit(const std::uint32_t* side, std::uint32_t bytes, std::uint32_t bit) noexcept {
+    const std::uint16_t* at = listed_of(side);
+    const std::uint32_t n = listed_positions(bytes);
+#if defined(__SSE2__)
+    const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
+    __m128i any = _mm_setzero_si128();
+    for (std::uint32_t k = 0; k < n; k += 8)
+        any = _mm_or_si128(any, _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at + k)), b));
+    return _mm_movemask_epi8(any) != 0;
+#else
+    bool listed = false;
+    for (std::uint32_t k = 0; k < n; ++k) listed |= at[k] == bit;
+    return listed;
+#endif
 }
 
 // Bits [from, from + 64) of a payload's map (from a multiple of 32, below 2048: the ranks
@@ -320,6 +350,29 @@ rank_bit bitmap_rank(const std::uint32_t* map, std::uint32_t bit) noexcept {
     return {rank, bitmap_bit(map, bit)};
 }
 
+rank_bit positions_rank(const std::uint32_t* side, std::uint32_t bytes, std::uint32_t bit) noexcept {
+    const std::uint16_t* at = listed_of(side);
+    const std::uint32_t n = listed_positions(bytes);
+    rank_bit out;
+#if defined(__SSE2__)
+    // Positions and the pad are below 2^15: signed 16-bit compares are exact.
+    const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
+    __m128i any = _mm_setzero_si128();
+    for (std::uint32_t k = 0; k < n; k += 8) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + k));
+        out.rank += ones_in(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmplt_epi16(x, b)))) / 2;
+        any = _mm_or_si128(any, _mm_cmpeq_epi16(x, b));
+    }
+    out.set = _mm_movemask_epi8(any) != 0;
+#else
+    for (std::uint32_t k = 0; k < n; ++k) {
+        out.rank += at[k] < bit;
+        out.set |= at[k] == bit;
+    }
+#endif
+    return out;
+}
+
 rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t bit,
                       const std::uint32_t* skips, std::uint32_t least, const std::byte* block_end) noexcept {
     rank_bit out;
@@ -350,8 +403,8 @@ rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t
             }
             break;
         case payload_kind::gaps: {
-            if (skips != nullptr && gaps_bitmapped(items, least)) return bitmap_rank(skips, bit);
-            const gaps_cursor c = gaps_seek<false>(payload, items, bit, skips, block_end);
+            if (skips != nullptr) return gaps_bitmapped(items, least) ? bitmap_rank(skips, bit) : positions_rank(skips, items, bit);
+            const gaps_cursor c = gaps_seek<false>(payload, items, bit, nullptr, block_end);
             out.rank = c.rank;
             out.set = c.set;
             break;
@@ -360,16 +413,70 @@ rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t
     return out;
 }
 
+#if defined(__SSE2__)
+// ---- point reads of short lists: every item compared with the bit at once -----------------
+// A list of at most thresholds::read_probe_list_bytes (32) bytes is loaded as two 16-byte
+// chunks and each item compared with the bit in SSE2 lanes; lanes past the list are masked off
+// the compare's bit mask. No search and no walk: neither has a branch that depends on where
+// the bit lies (binary searches stop after a number of halvings that differs from list to list,
+// walks at the item that passes the bit: each a likely mispredict on a random read).
+// `room`: bytes from the payload to the block's end (both loads must stay inside the block).
+
+// The movemask bits of the first `bytes` bytes of two chunks (bytes <= 32).
+inline std::uint32_t probe_lanes(std::uint32_t bytes) noexcept {
+    return static_cast<std::uint32_t>((std::uint64_t{1} << bytes) - 1);
+}
+
+inline std::uint32_t probe_mask(__m128i low, __m128i high) noexcept {
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(low)) | static_cast<std::uint32_t>(_mm_movemask_epi8(high)) << 16;
+}
+
+inline bool probe_room(std::uint32_t bytes, std::ptrdiff_t room) noexcept {
+    return bytes <= thresholds::read_probe_list_bytes && room >= 32;
+}
+
+// Positions (u16 each): whether one equals `bit`.
+inline bool probe_positions(const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
+    const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
+    const __m128i low = _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(payload)), b);
+    const __m128i high = _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + 16)), b);
+    return (probe_mask(low, high) & probe_lanes(2 * items)) != 0;
+}
+
+// Runs (start, end u16 pairs): their bounds are strictly increasing, so `bit` lies in a run when
+// an odd number of bounds are at or below it (starts count in, ends count out). Bounds are at
+// most 2048: signed 16-bit compares are exact.
+inline bool probe_runs(const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
+    const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
+    const __m128i low = _mm_cmpgt_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(payload)), b);
+    const __m128i high = _mm_cmpgt_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + 16)), b);
+    const std::uint32_t at_or_below = ~probe_mask(low, high) & probe_lanes(4 * items);
+    return (ones_in(at_or_below) / 2) & 1u;  // two mask bits a 16-bit lane
+}
+
+#endif
+
 bool payload_bit(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t bit,
                  const std::uint32_t* skips, std::uint32_t least, const std::byte* end) noexcept {
+#if defined(__SSE2__)
+    const std::ptrdiff_t room = end - payload;
+#endif
     switch (kind) {
         case payload_kind::none: return false;
-        case payload_kind::positions: return positions_payload::contains(payload, items, bit);
-        case payload_kind::runs: return runs_payload::contains(payload, items, bit);
+        case payload_kind::positions:
+#if defined(__SSE2__)
+            if (probe_room(positions_payload::payload_bytes(items), room)) return probe_positions(payload, items, bit);
+#endif
+            return positions_payload::contains(payload, items, bit);
+        case payload_kind::runs:
+#if defined(__SSE2__)
+            if (probe_room(runs_payload::payload_bytes(items), room)) return probe_runs(payload, items, bit);
+#endif
+            return runs_payload::contains(payload, items, bit);
         case payload_kind::raw: return raw_payload::contains(payload, bit);
         case payload_kind::gaps:
-            if (skips != nullptr && gaps_bitmapped(items, least)) return bitmap_bit(skips, bit);
-            return gaps_seek<false>(payload, items, bit, skips, end).set;
+            if (skips != nullptr) return gaps_bitmapped(items, least) ? bitmap_bit(skips, bit) : positions_bit(skips, items, bit);
+            return gaps_seek<false>(payload, items, bit, nullptr, end).set;
     }
     return false;
 }
@@ -515,9 +622,18 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
             break;
         }
         case payload_kind::gaps: {
-            if (skips != nullptr && gaps_bitmapped(items, least)) return bitmap_window(skips, from);
+            if (skips != nullptr) {
+                if (gaps_bitmapped(items, least)) return bitmap_window(skips, from);
+                // Every decoded position tested, no branch on where they lie (a short list).
+                const std::uint16_t* at = listed_of(skips);
+                for (std::uint32_t k = 0, n = listed_positions(items); k < n; ++k) {
+                    const std::uint32_t offset = at[k] - from;  // wraps below from
+                    win |= std::uint64_t{at[k] < to && offset < 64} << (offset & 63);
+                }
+                break;
+            }
             // Skip to the first position >= from, then list positions up to `to`.
-            const gaps_cursor c = gaps_seek(payload, items, from, skips, block_end);
+            const gaps_cursor c = gaps_seek(payload, items, from, nullptr, block_end);
             std::uint32_t next = c.next;
             for (std::uint32_t i = c.at; i < items;) {
                 std::uint32_t gap = static_cast<std::uint8_t>(payload[i++]);
