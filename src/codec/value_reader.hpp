@@ -120,32 +120,11 @@ inline bool gaps_resolve16(__m128i x, std::uint32_t valid, std::uint32_t bit, ga
 // 1212 / 1190 / 1092 / 979, bam_mapq 1367 / 1361 / 1255 / 1110, geoip4_size 3547 / 3547 /
 // 3435 / 3090 (without skip entries and chunks: 1125, 1379, 4445).
 constexpr std::uint32_t gaps_short_bytes = 20;
-// Payload bytes per bucket of skip entries (below), and the longest payload they index.
-constexpr std::uint32_t gaps_bucket_bytes = 32;
-constexpr std::uint32_t gaps_indexed_bytes = 2047;
-
-// Skip entries of a gaps payload (direct_access.hpp): one per bucket of positions, bucket
-// width 2048 >> shift, so that a seek finds its entry by one load instead of a scan. Entry b
-// describes the first item at or after position b * width: its byte (bits 0-10), the items
-// before it (bits 11-21), and its position minus b * width (bits 22-31; gaps_index_none when
-// it lies past the bucket).
-inline constexpr std::uint32_t gaps_index_none = 1023;
-
-// Buckets of a payload of `bytes` bytes: about one per gaps_bucket_bytes bytes, 4 to 64
-// (width 512 to 32 positions); none for short lists (walked) or ones the entry fields cannot
-// address (never written by the library: a gaps payload is below raw's 256 bytes).
-constexpr std::uint32_t skip_shift(std::uint32_t bytes) noexcept {
-    std::uint32_t shift = 2;  // the least in 2..6 with gaps_bucket_bytes << shift >= bytes
-    while (shift < 6 && (gaps_bucket_bytes << shift) < bytes) ++shift;
-    return shift;
-}
-static_assert(skip_shift(21) == 2 && skip_shift(128) == 2 && skip_shift(129) == 3 && skip_shift(256) == 3 &&
-              skip_shift(257) == 4 && skip_shift(1024) == 5 && skip_shift(1025) == 6 && skip_shift(2047) == 6);
-// Long gaps payloads (thresholds::read_bitmap_min_gaps_bytes) get, instead of skip entries,
+// Long gaps payloads (thresholds::read_bitmap_min_gaps_bytes) get, beside the block,
 // their bits as a 2048-bit map followed by the map's ranks: 64 words of bits, then 8 16-bit
 // counts (bits [0, 256 k) set, k = 0..7) in 4 words. A read then tests one bit, a rank counts
 // eight masked words, and a delta read's window is one 64-bit load, where a walk of the list
-// costs a few mispredicted branches (the list's end, the bucket's items).
+// costs a few mispredicted branches (the list's end, the escapes).
 inline constexpr std::uint32_t gaps_bitmap_words = plane_words + 4;
 constexpr bool gaps_bitmapped(std::uint32_t bytes, std::uint32_t least) noexcept { return bytes >= least; }
 // The least payload bytes of the lists kept as maps beside block `d`: delta reads count a
@@ -153,10 +132,6 @@ constexpr bool gaps_bitmapped(std::uint32_t bytes, std::uint32_t least) noexcept
 constexpr std::uint32_t mapped_least(const block_descriptor& d) noexcept {
     return d.transform() == codec::transform::delta ? thresholds::read_bitmap_min_delta_gaps_bytes
                                                     : thresholds::read_bitmap_min_gaps_bytes;
-}
-// Skip entries of a list that is not mapped.
-constexpr std::uint32_t bucket_entries(std::uint32_t bytes) noexcept {
-    return bytes <= gaps_short_bytes || bytes > gaps_indexed_bytes ? 0 : 1u << skip_shift(bytes);
 }
 // Shorter gaps payloads (below the map's bound) get their positions, decoded: one u16 per
 // payload byte (at least one per item), rounded up to 16 and padded with gaps_listed_pad, in
@@ -204,45 +179,11 @@ inline std::uint64_t bitmap_window(const std::uint32_t* map, std::uint32_t from)
 
 inline bool bitmap_bit(const std::uint32_t* map, std::uint32_t bit) noexcept { return (map[bit / 32] >> (bit % 32)) & 1u; }
 
-// The cursor on the item at byte `at` whose position is `position`.
-inline void gaps_place(const std::byte* payload, std::uint32_t at, std::uint32_t position, gaps_cursor& c) noexcept {
-    std::uint32_t gap = static_cast<std::uint8_t>(payload[at]);
-    if (gap == gaps_payload::escape) gap = load_le<std::uint16_t>(payload + at + 1);
-    c.at = at;
-    c.next = position - gap;
-}
-
-// `skips` (may be null): the payload's skip entries. Without `cursor`, only rank and set are
-// meant (a point read), and at / next may be left anywhere.
+// A seek from the list's start (short lists have their positions beside the block, long ones
+// a map: this walk serves reads without those, e.g. the checkpoints' sums).
 // `end`: the end of the block, up to which 16-byte loads may run past the payload.
-template <bool cursor = true>
-gaps_cursor gaps_seek(const std::byte* payload, std::uint32_t bytes, std::uint32_t bit, const std::uint32_t* skips,
-                      const std::byte* end) noexcept {
+gaps_cursor gaps_seek(const std::byte* payload, std::uint32_t bytes, std::uint32_t bit, const std::byte* end) noexcept {
     gaps_cursor c;
-    const std::uint32_t entries = skips != nullptr ? bucket_entries(bytes) : 0;  // never a mapped list
-    if (entries != 0) {
-        const std::uint32_t shift = 11 - skip_shift(bytes);  // log2 of the bucket width
-        std::uint32_t b = bit >> shift;
-        std::uint32_t e = skips[b];
-        // The bucket holds no item: bit is not listed. The cursor goes on to the next item.
-        while ((e >> 22) == gaps_index_none) {
-            c.rank = (e >> 11) & 0x7FFu;
-            if (!cursor) return c;
-            if (++b == entries) {
-                c.at = bytes;
-                return c;
-            }
-            e = skips[b];
-        }
-        const std::uint32_t position = (b << shift) + (e >> 22);
-        c.rank = (e >> 11) & 0x7FFu;
-        if (position >= bit) {
-            c.set = position == bit;
-            if (cursor) gaps_place(payload, e & 0x7FFu, position, c);
-            return c;
-        }
-        gaps_place(payload, e & 0x7FFu, position, c);
-    }
 #if defined(__SSE2__)
     while (c.at < bytes) {
         if (bytes - c.at <= gaps_short_bytes) {  // a few items: walking them is cheaper
@@ -404,7 +345,7 @@ rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t
             break;
         case payload_kind::gaps: {
             if (skips != nullptr) return gaps_bitmapped(items, least) ? bitmap_rank(skips, bit) : positions_rank(skips, items, bit);
-            const gaps_cursor c = gaps_seek<false>(payload, items, bit, nullptr, block_end);
+            const gaps_cursor c = gaps_seek(payload, items, bit, block_end);
             out.rank = c.rank;
             out.set = c.set;
             break;
@@ -414,12 +355,12 @@ rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t
 }
 
 #if defined(__SSE2__)
-// ---- point reads of short lists: every item compared with the bit at once -----------------
+// ---- point reads of short position and run lists: every item compared with the bit --------
 // A list of at most thresholds::read_probe_list_bytes (32) bytes is loaded as two 16-byte
 // chunks and each item compared with the bit in SSE2 lanes; lanes past the list are masked off
-// the compare's bit mask. No search and no walk: neither has a branch that depends on where
-// the bit lies (binary searches stop after a number of halvings that differs from list to list,
-// walks at the item that passes the bit: each a likely mispredict on a random read).
+// the compare's bit mask. No search: a binary search stops after a number of halvings that
+// differs from list to list, a likely mispredict on a random read. (Short gap lists are read
+// from their decoded positions: listed_positions.)
 // `room`: bytes from the payload to the block's end (both loads must stay inside the block).
 
 // The movemask bits of the first `bytes` bytes of two chunks (bytes <= 32).
@@ -476,7 +417,7 @@ bool payload_bit(payload_kind kind, const std::byte* payload, std::uint32_t item
         case payload_kind::raw: return raw_payload::contains(payload, bit);
         case payload_kind::gaps:
             if (skips != nullptr) return gaps_bitmapped(items, least) ? bitmap_bit(skips, bit) : positions_bit(skips, items, bit);
-            return gaps_seek<false>(payload, items, bit, nullptr, end).set;
+            return gaps_seek(payload, items, bit, end).set;
     }
     return false;
 }
@@ -633,7 +574,7 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
                 break;
             }
             // Skip to the first position >= from, then list positions up to `to`.
-            const gaps_cursor c = gaps_seek(payload, items, from, nullptr, block_end);
+            const gaps_cursor c = gaps_seek(payload, items, from, block_end);
             std::uint32_t next = c.next;
             for (std::uint32_t i = c.at; i < items;) {
                 std::uint32_t gap = static_cast<std::uint8_t>(payload[i++]);
