@@ -156,10 +156,19 @@ inline bool positions_bit(const std::uint32_t* side, std::uint32_t bytes, std::u
     const std::uint16_t* at = listed_of(side);
     const std::uint32_t n = listed_positions(bytes);
 #if defined(__SSE2__)
+    // Always 8 loads of 8 (the most a list below the map's bound has), the ones past the list
+    // taking its last 8 again: a loop of n / 8 steps mispredicted its end on most lists
+    // (n differs from list to list). Callgrind per random read, loop / fixed: geoip4_size 1511 /
+    // 1564 instructions and 14.3 / 8.0 mispredicted branches, bam_mapq 618 / 675 and 4.9 / 2.8,
+    // bam_ref_span 666 / 716 and 6.9 / 3.5, tz_offset 1110 / 1160 and 16.0 / 13.4.
+    static_assert(listed_positions(thresholds::read_bitmap_min_gaps_bytes - 1) == 64);
     const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
     __m128i any = _mm_setzero_si128();
-    for (std::uint32_t k = 0; k < n; k += 8)
-        any = _mm_or_si128(any, _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at + k)), b));
+    const std::uint32_t last = n - 8;
+    for (std::uint32_t k = 0; k < 64; k += 8) {
+        const std::uint32_t from = k < last ? k : last;
+        any = _mm_or_si128(any, _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at + from)), b));
+    }
     return _mm_movemask_epi8(any) != 0;
 #else
     bool listed = false;
