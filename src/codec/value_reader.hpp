@@ -139,7 +139,7 @@ constexpr std::uint32_t mapped_least(const block_descriptor& d) noexcept {
 // 255+: bam_mapq 98% of 8-63-byte lists), so a walk of the file's bytes branches on each
 // escape and on the item that passes the bit; the decoded positions are compared with the
 // bit 8 at a time (positions_bit), none of it depending on where the bit lies. bam_mapq
-// 11.8 -> 5.1 mispredicted branches a read (callgrind); memory in thresholds.hpp.
+// 11.8 -> 2.8 mispredicted branches a read (callgrind); memory in thresholds.hpp.
 inline constexpr std::uint16_t gaps_listed_pad = 0x7FFF;  // above every bit, also as signed 16-bit
 constexpr std::uint32_t listed_positions(std::uint32_t bytes) noexcept { return (bytes + 15) / 16 * 16; }
 // Side entries of a list of `bytes` bytes in a block whose mapped_least is `least`.
