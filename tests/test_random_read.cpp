@@ -1,10 +1,11 @@
 // Point reads of single blocks (codec/direct_access.hpp: read_value) with and without the
 // in-memory side tables a vector keeps beside each block (delta checkpoints every
-// delta_checkpoint_stride positions, gap-list skip entries per bucket of positions, and long
-// gap lists as 2048-bit maps with ranks: thresholds::read_bitmap_min_gaps_bytes), against
-// the values, on every shape and SIMD path; gap lists with items at and around every bucket
-// edge, empty buckets and escapes. The block decoder, which rebuilds long lists' planes from
-// those maps (gaps_side), is checked on the same blocks with and without them.
+// delta_checkpoint_stride positions, short gap lists' decoded positions, and long gap lists as
+// 2048-bit maps with ranks: thresholds::read_bitmap_min_gaps_bytes), against the values, on
+// every shape and SIMD path; gap lists with empty stretches and escapes; position and run
+// lists around the SSE2 probe's bound (thresholds::read_probe_list_bytes), some at the block's
+// end. The block decoder, which rebuilds long lists' planes from their maps (gaps_side), is
+// checked on the same blocks with and without them.
 #include "codec/block_decoding.hpp"
 #include "codec/block_format.hpp"
 #include "codec/block_layout.hpp"
@@ -32,11 +33,11 @@ using bitplane::detail::block_descriptor;
 
 struct read_counts {
     std::size_t delta_blocks = 0;
-    std::size_t indexed_blocks = 0;  // blocks with gap-list skip entries
+    std::size_t indexed_blocks = 0;  // blocks with gap-list side entries (positions or maps)
     std::size_t mixed_delta_blocks = 0;  // delta, raw planes on base zero beside list planes
     std::size_t mapped_blocks = 0;  // blocks with a gap list kept as a map in memory
     std::size_t mapped_masks = 0;   // sparse blocks whose mask is such a list (read by rank)
-    std::size_t mask_skip_blocks = 0;    // sparse blocks whose skip entries were checked one by one
+    std::size_t mask_skip_blocks = 0;    // sparse blocks whose mask's decoded positions were checked one by one
 };
 
 // Payload bytes of a gap-list plane or mask (plane_info.bytes counts its descriptor and count).
@@ -71,31 +72,25 @@ bool mixed_delta(std::span<const std::byte> block, std::size_t count) {
     return raw && other;
 }
 
-// The skip entries of a gaps payload of `bytes` bytes with `entries` buckets, one item at a
-// time (the definition in codec/value_reader.hpp: per bucket, the byte offset and rank of the
-// first item at or past its start, and that item's offset in the bucket, or 1023 when it lies
-// past the bucket), to check gaps_skips' batched walk against.
-std::vector<std::uint32_t> reference_skips(const std::byte* payload, std::uint32_t bytes, std::uint32_t entries) {
-    const std::uint32_t width = 2048 / entries;
-    std::vector<std::uint32_t> out;
-    std::uint32_t at = 0, rank = 0, next = 0, b = 0;
-    while (at < bytes && b < entries) {
+// The side entries of a short gaps payload of `bytes` bytes, one item at a time (the definition
+// in codec/value_reader.hpp, listed_positions: its positions as u16, one slot per payload byte
+// rounded up to 16, the rest 0x7FFF, two to a word), to check gaps_skips' batched decode against.
+std::vector<std::uint32_t> reference_listed(const std::byte* payload, std::uint32_t bytes) {
+    std::vector<std::uint16_t> listed((bytes + 15) / 16 * 16, 0x7FFF);
+    std::uint32_t at = 0, rank = 0, next = 0;
+    while (at < bytes) {
         std::uint32_t gap = static_cast<std::uint8_t>(payload[at]);
         std::uint32_t step = 1;
         if (gap == 255) {
             gap = static_cast<std::uint32_t>(payload[at + 1]) | static_cast<std::uint32_t>(payload[at + 2]) << 8;
             step = 3;
         }
-        const std::uint32_t position = next + gap;
-        for (; b < entries && b * width <= position; ++b) {
-            const std::uint32_t offset = position - b * width;
-            out.push_back(at | rank << 11 | (offset < width ? offset : 1023u) << 22);
-        }
+        listed[rank++] = static_cast<std::uint16_t>(next + gap);
+        next += gap + 1;
         at += step;
-        ++rank;
-        next = position + 1;
     }
-    for (; b < entries; ++b) out.push_back(bytes | rank << 11 | 1023u << 22);
+    std::vector<std::uint32_t> out(listed.size() / 2);
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = listed[2 * k] | std::uint32_t{listed[2 * k + 1]} << 16;
     return out;
 }
 
@@ -121,16 +116,15 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
     if (!skips.empty()) {
         bitplane::detail::gaps_skips(d, block.data(), skips.data());
         ++counts.indexed_blocks;
-        // A sparse block whose only gap list is its mask, not kept as a map: its entries, entry
-        // by entry.
+        // A sparse block whose only gap list is its mask, not kept as a map: its decoded
+        // positions, one by one.
         const std::uint32_t mapped_from = d.transform() == bitplane::codec::transform::delta
                                               ? bitplane::detail::thresholds::read_bitmap_min_delta_gaps_bytes
                                               : bitplane::detail::thresholds::read_bitmap_min_gaps_bytes;
         if (d.sparse() && d.mask_payload() == bitplane::codec::payload_kind::gaps && (d.stored == 0 || d.all_raw()) &&
             d.mask_items < mapped_from) {
-            const auto expected = reference_skips(block.data() + d.mask_at, d.mask_items,
-                                                  static_cast<std::uint32_t>(skips.size()));
-            ASSERT_EQ(skips, expected) << "skip entries of the mask's gap list of " << d.mask_items << " bytes";
+            const auto expected = reference_listed(block.data() + d.mask_at, d.mask_items);
+            ASSERT_EQ(skips, expected) << "decoded positions of the mask's gap list of " << d.mask_items << " bytes";
             ++counts.mask_skip_blocks;
         }
     }
@@ -175,14 +169,14 @@ TEST(RandomRead, EveryShapeAndSizeWithAndWithoutSideTables) {
         }
     }
     EXPECT_GT(counts.delta_blocks, 0u) << "no shape gave a delta block";
-    EXPECT_GT(counts.indexed_blocks, 0u) << "no shape gave gap-list skip entries";
+    EXPECT_GT(counts.indexed_blocks, 0u) << "no shape gave gap-list side entries";
 }
 
-// Bits at, just before and just after bucket edges of every width the skip entries use (32
-// .. 512 positions), stretches without any (empty buckets, escapes of 255+ positions), as the
-// residual planes of plain blocks, a sparse block's mask, and the steps of delta blocks
-// (increasing, and with negative steps).
-TEST(RandomRead, GapListsAroundBucketEdges) {
+// Bits at, just before and just after edges of every width 32 .. 512 positions (where the
+// skip entries that decoded positions replaced had their buckets), stretches without any
+// (escapes of 255+ positions), as the residual planes of plain blocks, a sparse block's mask,
+// and the steps of delta blocks (increasing, and with negative steps).
+TEST(RandomRead, GapListsAtEdgesHolesAndEscapes) {
     BITPLANE_SEED_TRACE();
     std::mt19937_64 rng(case_seed("random-read-gaps"));
     read_counts counts;
@@ -236,10 +230,63 @@ TEST(RandomRead, GapListsAroundBucketEdges) {
         if (::testing::Test::HasFatalFailure()) return;
     }
     EXPECT_GT(counts.delta_blocks, 0u) << "no round gave a delta block";
-    EXPECT_GT(counts.indexed_blocks, 10u) << "the rounds should give gap-list skip entries";
+    EXPECT_GT(counts.indexed_blocks, 10u) << "the rounds should give gap-list side entries";
     EXPECT_GT(counts.mapped_blocks, 5u) << "the rounds should give gap lists kept as maps";
     EXPECT_GT(counts.mapped_masks, 2u) << "the rounds should give sparse masks kept as maps";
-    EXPECT_GT(counts.mask_skip_blocks, 3u) << "the rounds should give sparse blocks with indexed masks";
+    EXPECT_GT(counts.mask_skip_blocks, 3u) << "the rounds should give sparse blocks with short gap-list masks";
+}
+
+// Plain blocks of a few planes, each a short list of 1 to 24 items: positions (bits 256+
+// apart), runs, or gap lists (bits close together, or far apart: escapes), so that position
+// lists (up to 8 items: gaps are smaller unless most of them escape) and run lists of up to 8
+// (thresholds::read_probe_list_bytes) are probed and longer run lists searched, gap lists of 1 to 63 bytes are read from their decoded
+// positions, and some list is the block's last payload (the probe's loads then may not run
+// past the block: the buffer is the block's size, for ASan).
+TEST(RandomRead, ShortListsAroundTheProbeBound) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("random-read-short-lists"));
+    read_counts counts;
+    std::vector<bool> positions_seen(40), runs_seen(40), gaps_seen(64);
+    for (int round = 0; round < 120; ++round) {
+        const std::uint32_t length = round % 6 == 5 ? 200 + static_cast<std::uint32_t>(rng() % 1848) : 2048;
+        std::vector<std::uint32_t> values(length, 0);
+        const unsigned planes = 1 + static_cast<unsigned>(rng() % 4);
+        for (unsigned plane = 0; plane < planes; ++plane) {
+            const std::uint32_t items = 1 + static_cast<std::uint32_t>(rng() % 24);
+            const std::uint32_t kind = static_cast<std::uint32_t>(rng() % 4);
+            const std::uint32_t bit = 1u << (3 * plane + static_cast<unsigned>(rng() % 3));
+            const std::uint32_t spread = kind == 0 ? 256 + static_cast<std::uint32_t>(rng() % 120)  // positions
+                                         : kind == 1 ? 2 + static_cast<std::uint32_t>(rng() % 60)  // gaps
+                                                     : 40 + static_cast<std::uint32_t>(rng() % 60); // runs, far gaps
+            std::uint32_t at = static_cast<std::uint32_t>(rng() % (spread + 1));
+            for (std::uint32_t k = 0; k < items && at < length; ++k) {
+                const std::uint32_t run = kind == 2 ? 2 + static_cast<std::uint32_t>(rng() % 20) : 1;
+                for (std::uint32_t i = at; i < at + run && i < length; ++i) values[i] |= bit;
+                at += run + 1 + static_cast<std::uint32_t>(rng() % spread);
+            }
+        }
+        std::vector<std::byte> out(bitplane::codec::max_block_bytes);
+        const std::size_t n = bitplane::codec::encode_block(values, false, out);
+        const auto info = bitplane::codec::describe_block(std::span<const std::byte>(out).first(n), values.size());
+        for (const auto& p : info.planes) {
+            if (p.payload == bitplane::codec::payload_kind::positions && p.items < positions_seen.size()) positions_seen[p.items] = true;
+            if (p.payload == bitplane::codec::payload_kind::runs && p.items < runs_seen.size()) runs_seen[p.items] = true;
+            if (p.payload == bitplane::codec::payload_kind::gaps && p.items < gaps_seen.size()) gaps_seen[p.items] = true;
+        }
+        expect_reads(values, false, counts, "round " + std::to_string(round) + " length " + std::to_string(length));
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    // Position lists of several lengths, both sides of the run lists' bound (8), and gap
+    // lists of many sizes below the map's bound.
+    const auto seen = [](const std::vector<bool>& v, std::size_t from, std::size_t to) {
+        std::size_t n = 0;
+        for (std::size_t k = from; k <= to && k < v.size(); ++k) n += v[k] ? 1 : 0;
+        return n;
+    };
+    EXPECT_GE(seen(positions_seen, 1, 16), 2u);
+    EXPECT_GE(seen(runs_seen, 1, 8), 5u);
+    EXPECT_GE(seen(runs_seen, 9, 39), 2u);
+    EXPECT_GE(seen(gaps_seen, 1, 63), 20u);
 }
 
 // Delta blocks as sorted read positions give them (bam_pos): random low bits of each step

@@ -19,9 +19,7 @@ std::uint32_t read_value_avx2(const block_descriptor& d, const std::byte* block,
 #endif
 
 using codec::payload_kind;
-using reader_portable::gaps_index_none;
 using reader_portable::skip_entries;
-using reader_portable::skip_shift;
 using reader_portable::window_sum;
 
 void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
@@ -35,6 +33,9 @@ void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::u
 }
 
 namespace {
+
+// payload_skips' buffer of decoded positions holds any list below either map bound.
+static_assert(thresholds::read_bitmap_min_delta_gaps_bytes <= thresholds::read_bitmap_min_gaps_bytes);
 
 // The map and ranks of a long gaps payload (value_reader.hpp, gaps_bitmap_words) at `out`;
 // returns the end.
@@ -54,78 +55,22 @@ std::uint32_t* payload_bitmap(const std::byte* payload, std::uint32_t bytes, std
     return out + reader_portable::gaps_bitmap_words;
 }
 
-// Appends the side entries of one gaps payload at `out` (skip_entries above: a map for long
-// lists, skip entries for the others); returns the end. Skip entries in one pass over the items
-// (not a walk per bucket): where 16 gaps hold no escape, their positions come at once from
-// gaps_payload::positions_of_16_gaps, and a chunk that ends before the next bucket starts is
-// passed whole. Every appended block with a gap list (a sparse block's mask, gap-list planes)
-// pays this: walking the list a byte at a time was ~12 instructions an item, 10% of AND with a
-// sparse column (callgrind, bench_bitwise's shapes).
+// Appends the side entries of one gaps payload at `out` (skip_entries in value_reader.hpp: a
+// map for long lists, the decoded positions of the others); returns the end. Every appended
+// block with a gap list (a sparse block's mask, gap-list planes) pays this, 16 gaps at a time
+// (gaps_payload::for_every_position).
 std::uint32_t* payload_skips(const std::byte* payload, std::uint32_t bytes, std::uint32_t least,
                              std::uint32_t* out) noexcept {
     if (reader_portable::gaps_bitmapped(bytes, least)) return payload_bitmap(payload, bytes, out);
-    const std::uint32_t entries = reader_portable::bucket_entries(bytes);
-    if (entries == 0) return out;
-    const std::uint32_t shift = 11 - skip_shift(bytes);
-    const std::uint32_t width = 1u << shift;
-    std::uint32_t b = 0;  // the next bucket to write
-    // The item at byte `at`, the `rank`-th, at `position`: the entry of every bucket not
-    // written yet that starts at or before it (items before such a bucket are all passed).
-    const auto reach = [&](std::uint32_t at, std::uint32_t rank, std::uint32_t position) {
-        for (; b < entries && (b << shift) <= position; ++b) {
-            const std::uint32_t offset = position - (b << shift);
-            *out++ = at | rank << 11 | (offset < width ? offset : gaps_index_none) << 22;
-        }
-    };
-    std::uint32_t at = 0, rank = 0, next = 0;
-    const auto one_gap = [&] {
-        std::uint32_t gap = static_cast<std::uint8_t>(payload[at]);
-        std::uint32_t step = 1;
-        if (gap == gaps_payload::escape) [[unlikely]] {
-            gap = load_le<std::uint16_t>(payload + at + 1);
-            step = 3;
-        }
-        const std::uint32_t position = next + gap;
-        reach(at, rank, position);
-        at += step;
-        ++rank;
-        next = position + 1;
-    };
-#if defined(__SSE2__)
-    while (at + 16 <= bytes && b < entries) {
-        const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + at));
-        const auto escapes = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(-1))));
-        if (escapes != 0) {
-            // The gaps before the first escape and the escape itself, one at a time.
-            const std::uint32_t stop = at + static_cast<std::uint32_t>(std::countr_zero(escapes));
-            while (at <= stop) one_gap();
-            continue;
-        }
-        std::uint16_t positions[16];
-        gaps_payload::positions_of_16_gaps(chunk, next, positions);
-        if (std::uint32_t{positions[15]} >= (b << shift)) {
-            // The first of the 16 at or past each bucket start they reach (positions < 2048:
-            // signed 16-bit compares are exact).
-            const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(positions));
-            const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i*>(positions + 8));
-            for (; b < entries && (b << shift) <= positions[15]; ++b) {
-                const __m128i before = _mm_set1_epi16(static_cast<short>((b << shift) - 1));
-                const auto past = static_cast<std::uint32_t>(_mm_movemask_epi8(
-                    _mm_packs_epi16(_mm_cmpgt_epi16(low, before), _mm_cmpgt_epi16(high, before))));
-                const auto k = static_cast<std::uint32_t>(std::countr_zero(past));
-                const std::uint32_t offset = positions[k] - (b << shift);
-                *out++ = (at + k) | (rank + k) << 11 | (offset < width ? offset : gaps_index_none) << 22;
-            }
-        }
-        next = std::uint32_t{positions[15]} + 1;
-        at += 16;
-        rank += 16;
-    }
-#endif
-    while (at < bytes && b < entries) one_gap();
-    // Buckets after the last item: no item in or after them.
-    for (; b < entries; ++b) *out++ = bytes | rank << 11 | gaps_index_none << 22;
-    return out;
+    const std::uint32_t n = reader_portable::listed_positions(bytes);
+    std::uint16_t listed[thresholds::read_bitmap_min_gaps_bytes + 16];
+    std::uint32_t k = 0;
+    gaps_payload::for_every_position(payload, bytes, [&](std::uint32_t p) {
+        if (k < n) listed[k++] = static_cast<std::uint16_t>(p);
+    });
+    std::fill(listed + k, listed + n, reader_portable::gaps_listed_pad);
+    std::memcpy(out, listed, 2 * n);
+    return out + n / 2;
 }
 
 template <class Visit>

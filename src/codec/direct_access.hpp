@@ -28,14 +28,13 @@ inline constexpr std::uint32_t delta_checkpoint_count = block_values / delta_che
 /// Fills out[0..delta_checkpoint_count) for a delta block (block_reader.cpp).
 void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;
 
-/// Gaps payloads (plane_gaps.hpp): skip entries a container may keep beside a block (the
+/// Gaps payloads (plane_gaps.hpp): side entries a container may keep beside a block (the
 /// mask's payload first, then the planes' in descriptor order), so that finding a bit does not
-/// walk the whole list: each payload longer than a few bytes has 4 to 64 entries, one per
-/// bucket of positions (about one per 16 payload bytes), each the walk's state at the first
-/// item at or after the bucket's start (block_reader.cpp); a long payload
-/// (thresholds::read_bitmap_min_gaps_bytes, in delta blocks read_bitmap_min_delta_gaps_bytes)
-/// has instead its bits as a 2048-bit map and the map's ranks (value_reader.hpp,
-/// gaps_bitmap_words), so that a read tests a bit. In memory only.
+/// walk the list: a long payload (thresholds::read_bitmap_min_gaps_bytes, in delta blocks
+/// read_bitmap_min_delta_gaps_bytes) has its bits as a 2048-bit map and the map's ranks
+/// (value_reader.hpp, gaps_bitmap_words), so that a read tests a bit; a shorter one its
+/// positions, decoded and padded (value_reader.hpp, listed_positions), so that a read compares
+/// them with the bit. In memory only.
 std::uint32_t gaps_skip_count(const block_descriptor& d, const std::byte* block) noexcept;
 /// Fills out[0..gaps_skip_count(d, block)).
 void gaps_skips(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;

@@ -66,11 +66,16 @@ inline constexpr unsigned zero_preserving_max_sixteenths = 14;
 inline constexpr unsigned zero_preserving_min_zero_sixteenths = 14;
 
 // ---- vector storage -----------------------------------------------------------------------
-// (The gap-list skip entries of random reads are sized in codec/value_reader.hpp,
-// gaps_bucket_bytes: one bucket of positions per ~32 payload bytes.)
 // Gap lists of at least this many payload bytes are kept in memory beside their block as a
-// 2048-bit map and its ranks (272 bytes, value_reader.hpp's gaps_bitmap_words) instead of skip
-// entries, so that a random read tests a bit instead of walking the list. Memory only: files
+// 2048-bit map and its ranks (272 bytes, value_reader.hpp's gaps_bitmap_words), so that a
+// random read tests a bit instead of walking the list. Shorter ones (1 byte and up) are kept as
+// their decoded positions, 2 bytes per payload byte rounded up to 32 (value_reader.hpp,
+// listed_positions; they replaced skip entries of 16 bytes for 21-63-byte lists): extra memory
+// on the corpus (bits/value) bam_mapq +0.75 (2.87 -> 3.62, BitMagic 4.59), geoip4_size +1.83
+// (13.99 -> 15.82, 17.63), bam_ref_span +0.79 (0.90 -> 1.69, 2.77), word_length +0.16
+// (5.18 -> 5.34, 5.38: the closest to BitMagic), tz_offset +0.73; callgrind per random read:
+// bam_mapq 916 -> 618 instructions and 11.8 -> 4.9 mispredicted branches, geoip4_size
+// 2050 -> 1511 and 24.6 -> 14.3, bam_ref_span 963 -> 666 and 15.6 -> 6.9. Memory only: files
 // and every other operation read the block's bytes. The bound is memory: on the corpus
 // (bench_corpus, memory row, bits/value) 64 takes geoip4_size 8.51 -> 13.99 (BitMagic 17.63),
 // word_length 4.65 -> 5.18 (5.37), geoip4_country 8.09 -> 8.25 (8.51), bam_mapq 1.92 -> 2.87
@@ -83,6 +88,13 @@ inline constexpr std::uint32_t read_bitmap_min_gaps_bytes = 64;
 // mispredicted branches a read against 64, memory 14.44 -> 16.95 bits/value (BitMagic
 // 20.40); bam_pos 863 -> 781 instructions, 9.55 -> 10.24 bits/value (13.37).
 inline constexpr std::uint32_t read_bitmap_min_delta_gaps_bytes = 32;
+// Point reads (not delta windows, not masks' ranks) of position and run lists of at most this
+// many payload bytes compare every item with the bit in two 16-byte SSE2 chunks
+// (value_reader.hpp, probe_*) instead of a binary search, whose number of halvings differs from
+// list to list. Callgrind per random read, with / without: tz_transition 1733 / 1685
+// instructions and 10.6 / 11.2 mispredicted branches, bam_ref_span 666 / 647 and 6.9 / 7.8,
+// geoip4_size 1511 / 1471 and 14.3 / 15.8.
+inline constexpr std::uint32_t read_probe_list_bytes = 32;
 // The arena is compacted when superseded block versions take more than this share of it
 // (numerator / 4) and at least `compact_min_garbage_bytes`.
 inline constexpr unsigned compact_garbage_quarters = 2;

@@ -120,32 +120,11 @@ inline bool gaps_resolve16(__m128i x, std::uint32_t valid, std::uint32_t bit, ga
 // 1212 / 1190 / 1092 / 979, bam_mapq 1367 / 1361 / 1255 / 1110, geoip4_size 3547 / 3547 /
 // 3435 / 3090 (without skip entries and chunks: 1125, 1379, 4445).
 constexpr std::uint32_t gaps_short_bytes = 20;
-// Payload bytes per bucket of skip entries (below), and the longest payload they index.
-constexpr std::uint32_t gaps_bucket_bytes = 32;
-constexpr std::uint32_t gaps_indexed_bytes = 2047;
-
-// Skip entries of a gaps payload (direct_access.hpp): one per bucket of positions, bucket
-// width 2048 >> shift, so that a seek finds its entry by one load instead of a scan. Entry b
-// describes the first item at or after position b * width: its byte (bits 0-10), the items
-// before it (bits 11-21), and its position minus b * width (bits 22-31; gaps_index_none when
-// it lies past the bucket).
-inline constexpr std::uint32_t gaps_index_none = 1023;
-
-// Buckets of a payload of `bytes` bytes: about one per gaps_bucket_bytes bytes, 4 to 64
-// (width 512 to 32 positions); none for short lists (walked) or ones the entry fields cannot
-// address (never written by the library: a gaps payload is below raw's 256 bytes).
-constexpr std::uint32_t skip_shift(std::uint32_t bytes) noexcept {
-    std::uint32_t shift = 2;  // the least in 2..6 with gaps_bucket_bytes << shift >= bytes
-    while (shift < 6 && (gaps_bucket_bytes << shift) < bytes) ++shift;
-    return shift;
-}
-static_assert(skip_shift(21) == 2 && skip_shift(128) == 2 && skip_shift(129) == 3 && skip_shift(256) == 3 &&
-              skip_shift(257) == 4 && skip_shift(1024) == 5 && skip_shift(1025) == 6 && skip_shift(2047) == 6);
-// Long gaps payloads (thresholds::read_bitmap_min_gaps_bytes) get, instead of skip entries,
+// Long gaps payloads (thresholds::read_bitmap_min_gaps_bytes) get, beside the block,
 // their bits as a 2048-bit map followed by the map's ranks: 64 words of bits, then 8 16-bit
 // counts (bits [0, 256 k) set, k = 0..7) in 4 words. A read then tests one bit, a rank counts
 // eight masked words, and a delta read's window is one 64-bit load, where a walk of the list
-// costs a few mispredicted branches (the list's end, the bucket's items).
+// costs a few mispredicted branches (the list's end, the escapes).
 inline constexpr std::uint32_t gaps_bitmap_words = plane_words + 4;
 constexpr bool gaps_bitmapped(std::uint32_t bytes, std::uint32_t least) noexcept { return bytes >= least; }
 // The least payload bytes of the lists kept as maps beside block `d`: delta reads count a
@@ -154,13 +133,48 @@ constexpr std::uint32_t mapped_least(const block_descriptor& d) noexcept {
     return d.transform() == codec::transform::delta ? thresholds::read_bitmap_min_delta_gaps_bytes
                                                     : thresholds::read_bitmap_min_gaps_bytes;
 }
-// Skip entries of a list that is not mapped.
-constexpr std::uint32_t bucket_entries(std::uint32_t bytes) noexcept {
-    return bytes <= gaps_short_bytes || bytes > gaps_indexed_bytes ? 0 : 1u << skip_shift(bytes);
-}
+// Shorter gaps payloads (below the map's bound) get their positions, decoded: one u16 per
+// payload byte (at least one per item), rounded up to 16 and padded with gaps_listed_pad, in
+// (bytes + 15) / 16 * 8 words. Short lists are sparse planes' and mostly hold escapes (gaps of
+// 255+: bam_mapq 98% of 8-63-byte lists), so a walk of the file's bytes branches on each
+// escape and on the item that passes the bit; the decoded positions are compared with the
+// bit 8 at a time (positions_bit), none of it depending on where the bit lies. bam_mapq
+// 11.8 -> 2.8 mispredicted branches a read (callgrind); memory in thresholds.hpp.
+inline constexpr std::uint16_t gaps_listed_pad = 0x7FFF;  // above every bit, also as signed 16-bit
+constexpr std::uint32_t listed_positions(std::uint32_t bytes) noexcept { return (bytes + 15) / 16 * 16; }
 // Side entries of a list of `bytes` bytes in a block whose mapped_least is `least`.
 constexpr std::uint32_t skip_entries(std::uint32_t bytes, std::uint32_t least) noexcept {
-    return gaps_bitmapped(bytes, least) ? gaps_bitmap_words : bucket_entries(bytes);
+    return gaps_bitmapped(bytes, least) ? gaps_bitmap_words : listed_positions(bytes) / 2;
+}
+
+// The decoded positions of a short list (`bytes` its payload bytes, at `side`): whether `bit`
+// is listed, and how many positions lie below it.
+inline const std::uint16_t* listed_of(const std::uint32_t* side) noexcept {
+    return reinterpret_cast<const std::uint16_t*>(side);  // u16 pairs in u32 words (written so)
+}
+inline bool positions_bit(const std::uint32_t* side, std::uint32_t bytes, std::uint32_t bit) noexcept {
+    const std::uint16_t* at = listed_of(side);
+    const std::uint32_t n = listed_positions(bytes);
+#if defined(__SSE2__)
+    // Always 8 loads of 8 (the most a list below the map's bound has), the ones past the list
+    // taking its last 8 again: a loop of n / 8 steps mispredicted its end on most lists
+    // (n differs from list to list). Callgrind per random read, loop / fixed: geoip4_size 1511 /
+    // 1564 instructions and 14.3 / 8.0 mispredicted branches, bam_mapq 618 / 675 and 4.9 / 2.8,
+    // bam_ref_span 666 / 716 and 6.9 / 3.5, tz_offset 1110 / 1160 and 16.0 / 13.4.
+    static_assert(listed_positions(thresholds::read_bitmap_min_gaps_bytes - 1) == 64);
+    const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
+    __m128i any = _mm_setzero_si128();
+    const std::uint32_t last = n - 8;
+    for (std::uint32_t k = 0; k < 64; k += 8) {
+        const std::uint32_t from = k < last ? k : last;
+        any = _mm_or_si128(any, _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at + from)), b));
+    }
+    return _mm_movemask_epi8(any) != 0;
+#else
+    bool listed = false;
+    for (std::uint32_t k = 0; k < n; ++k) listed |= at[k] == bit;
+    return listed;
+#endif
 }
 
 // Bits [from, from + 64) of a payload's map (from a multiple of 32, below 2048: the ranks
@@ -174,45 +188,11 @@ inline std::uint64_t bitmap_window(const std::uint32_t* map, std::uint32_t from)
 
 inline bool bitmap_bit(const std::uint32_t* map, std::uint32_t bit) noexcept { return (map[bit / 32] >> (bit % 32)) & 1u; }
 
-// The cursor on the item at byte `at` whose position is `position`.
-inline void gaps_place(const std::byte* payload, std::uint32_t at, std::uint32_t position, gaps_cursor& c) noexcept {
-    std::uint32_t gap = static_cast<std::uint8_t>(payload[at]);
-    if (gap == gaps_payload::escape) gap = load_le<std::uint16_t>(payload + at + 1);
-    c.at = at;
-    c.next = position - gap;
-}
-
-// `skips` (may be null): the payload's skip entries. Without `cursor`, only rank and set are
-// meant (a point read), and at / next may be left anywhere.
+// A seek from the list's start (short lists have their positions beside the block, long ones
+// a map: this walk serves reads without those, e.g. the checkpoints' sums).
 // `end`: the end of the block, up to which 16-byte loads may run past the payload.
-template <bool cursor = true>
-gaps_cursor gaps_seek(const std::byte* payload, std::uint32_t bytes, std::uint32_t bit, const std::uint32_t* skips,
-                      const std::byte* end) noexcept {
+gaps_cursor gaps_seek(const std::byte* payload, std::uint32_t bytes, std::uint32_t bit, const std::byte* end) noexcept {
     gaps_cursor c;
-    const std::uint32_t entries = skips != nullptr ? bucket_entries(bytes) : 0;  // never a mapped list
-    if (entries != 0) {
-        const std::uint32_t shift = 11 - skip_shift(bytes);  // log2 of the bucket width
-        std::uint32_t b = bit >> shift;
-        std::uint32_t e = skips[b];
-        // The bucket holds no item: bit is not listed. The cursor goes on to the next item.
-        while ((e >> 22) == gaps_index_none) {
-            c.rank = (e >> 11) & 0x7FFu;
-            if (!cursor) return c;
-            if (++b == entries) {
-                c.at = bytes;
-                return c;
-            }
-            e = skips[b];
-        }
-        const std::uint32_t position = (b << shift) + (e >> 22);
-        c.rank = (e >> 11) & 0x7FFu;
-        if (position >= bit) {
-            c.set = position == bit;
-            if (cursor) gaps_place(payload, e & 0x7FFu, position, c);
-            return c;
-        }
-        gaps_place(payload, e & 0x7FFu, position, c);
-    }
 #if defined(__SSE2__)
     while (c.at < bytes) {
         if (bytes - c.at <= gaps_short_bytes) {  // a few items: walking them is cheaper
@@ -320,6 +300,29 @@ rank_bit bitmap_rank(const std::uint32_t* map, std::uint32_t bit) noexcept {
     return {rank, bitmap_bit(map, bit)};
 }
 
+rank_bit positions_rank(const std::uint32_t* side, std::uint32_t bytes, std::uint32_t bit) noexcept {
+    const std::uint16_t* at = listed_of(side);
+    const std::uint32_t n = listed_positions(bytes);
+    rank_bit out;
+#if defined(__SSE2__)
+    // Positions and the pad are below 2^15: signed 16-bit compares are exact.
+    const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
+    __m128i any = _mm_setzero_si128();
+    for (std::uint32_t k = 0; k < n; k += 8) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + k));
+        out.rank += ones_in(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmplt_epi16(x, b)))) / 2;
+        any = _mm_or_si128(any, _mm_cmpeq_epi16(x, b));
+    }
+    out.set = _mm_movemask_epi8(any) != 0;
+#else
+    for (std::uint32_t k = 0; k < n; ++k) {
+        out.rank += at[k] < bit;
+        out.set |= at[k] == bit;
+    }
+#endif
+    return out;
+}
+
 rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t bit,
                       const std::uint32_t* skips, std::uint32_t least, const std::byte* block_end) noexcept {
     rank_bit out;
@@ -350,8 +353,8 @@ rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t
             }
             break;
         case payload_kind::gaps: {
-            if (skips != nullptr && gaps_bitmapped(items, least)) return bitmap_rank(skips, bit);
-            const gaps_cursor c = gaps_seek<false>(payload, items, bit, skips, block_end);
+            if (skips != nullptr) return gaps_bitmapped(items, least) ? bitmap_rank(skips, bit) : positions_rank(skips, items, bit);
+            const gaps_cursor c = gaps_seek(payload, items, bit, block_end);
             out.rank = c.rank;
             out.set = c.set;
             break;
@@ -360,16 +363,70 @@ rank_bit payload_rank(payload_kind kind, const std::byte* payload, std::uint32_t
     return out;
 }
 
+#if defined(__SSE2__)
+// ---- point reads of short position and run lists: every item compared with the bit --------
+// A list of at most thresholds::read_probe_list_bytes (32) bytes is loaded as two 16-byte
+// chunks and each item compared with the bit in SSE2 lanes; lanes past the list are masked off
+// the compare's bit mask. No search: a binary search stops after a number of halvings that
+// differs from list to list, a likely mispredict on a random read. (Short gap lists are read
+// from their decoded positions: listed_positions.)
+// `room`: bytes from the payload to the block's end (both loads must stay inside the block).
+
+// The movemask bits of the first `bytes` bytes of two chunks (bytes <= 32).
+inline std::uint32_t probe_lanes(std::uint32_t bytes) noexcept {
+    return static_cast<std::uint32_t>((std::uint64_t{1} << bytes) - 1);
+}
+
+inline std::uint32_t probe_mask(__m128i low, __m128i high) noexcept {
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(low)) | static_cast<std::uint32_t>(_mm_movemask_epi8(high)) << 16;
+}
+
+inline bool probe_room(std::uint32_t bytes, std::ptrdiff_t room) noexcept {
+    return bytes <= thresholds::read_probe_list_bytes && room >= 32;
+}
+
+// Positions (u16 each): whether one equals `bit`.
+inline bool probe_positions(const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
+    const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
+    const __m128i low = _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(payload)), b);
+    const __m128i high = _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + 16)), b);
+    return (probe_mask(low, high) & probe_lanes(2 * items)) != 0;
+}
+
+// Runs (start, end u16 pairs): their bounds are strictly increasing, so `bit` lies in a run when
+// an odd number of bounds are at or below it (starts count in, ends count out). Bounds are at
+// most 2048: signed 16-bit compares are exact.
+inline bool probe_runs(const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
+    const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
+    const __m128i low = _mm_cmpgt_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(payload)), b);
+    const __m128i high = _mm_cmpgt_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(payload + 16)), b);
+    const std::uint32_t at_or_below = ~probe_mask(low, high) & probe_lanes(4 * items);
+    return (ones_in(at_or_below) / 2) & 1u;  // two mask bits a 16-bit lane
+}
+
+#endif
+
 bool payload_bit(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t bit,
                  const std::uint32_t* skips, std::uint32_t least, const std::byte* end) noexcept {
+#if defined(__SSE2__)
+    const std::ptrdiff_t room = end - payload;
+#endif
     switch (kind) {
         case payload_kind::none: return false;
-        case payload_kind::positions: return positions_payload::contains(payload, items, bit);
-        case payload_kind::runs: return runs_payload::contains(payload, items, bit);
+        case payload_kind::positions:
+#if defined(__SSE2__)
+            if (probe_room(positions_payload::payload_bytes(items), room)) return probe_positions(payload, items, bit);
+#endif
+            return positions_payload::contains(payload, items, bit);
+        case payload_kind::runs:
+#if defined(__SSE2__)
+            if (probe_room(runs_payload::payload_bytes(items), room)) return probe_runs(payload, items, bit);
+#endif
+            return runs_payload::contains(payload, items, bit);
         case payload_kind::raw: return raw_payload::contains(payload, bit);
         case payload_kind::gaps:
-            if (skips != nullptr && gaps_bitmapped(items, least)) return bitmap_bit(skips, bit);
-            return gaps_seek<false>(payload, items, bit, skips, end).set;
+            if (skips != nullptr) return gaps_bitmapped(items, least) ? bitmap_bit(skips, bit) : positions_bit(skips, items, bit);
+            return gaps_seek(payload, items, bit, end).set;
     }
     return false;
 }
@@ -472,6 +529,20 @@ constexpr std::uint64_t window_range(std::uint32_t from, std::uint32_t first, st
     return (span == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << span) - 1) << (first - from);
 }
 
+// The first of `items` sorted u16 keys (item i's at payload + stride i + offset) that is >= key,
+// or items: halving by a select, whose steps depend on `items` alone.
+inline std::uint32_t first_not_below(const std::byte* payload, std::uint32_t stride, std::uint32_t offset,
+                                     std::uint32_t items, std::uint32_t key) noexcept {
+    if (items == 0) return 0;
+    const std::byte* keys = payload + offset;
+    std::uint32_t lo = 0;
+    for (std::uint32_t n = items; n > 1; n -= n / 2) {
+        const std::uint32_t mid = lo + n / 2;
+        lo = load_le<std::uint16_t>(keys + stride * mid) < key ? mid : lo;
+    }
+    return lo + (load_le<std::uint16_t>(keys + stride * lo) < key ? 1u : 0u);
+}
+
 // The payload's bits at positions [from, to) (to - from <= 64), bit k = position from + k.
 std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t length,
                              std::uint32_t from, std::uint32_t to, const std::uint32_t* skips, std::uint32_t least,
@@ -488,11 +559,9 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
             break;
         }
         case payload_kind::positions: {
-            std::uint32_t lo = 0, hi = items;  // first position >= from
-            while (lo < hi) {
-                const std::uint32_t mid = (lo + hi) / 2;
-                if (load_le<std::uint16_t>(payload + 2 * mid) < from) lo = mid + 1; else hi = mid;
-            }
+            // The first position >= from, halving by a select (a branch on each comparison
+            // mispredicted about half of them: geoip4_start 2.6 a read in these two searches).
+            const std::uint32_t lo = first_not_below(payload, 2, 0, items, from);
             for (std::uint32_t i = lo; i < items; ++i) {
                 const std::uint32_t p = load_le<std::uint16_t>(payload + 2 * i);
                 if (p >= to) break;
@@ -501,11 +570,7 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
             break;
         }
         case payload_kind::runs: {
-            std::uint32_t lo = 0, hi = items;  // first run ending after from
-            while (lo < hi) {
-                const std::uint32_t mid = (lo + hi) / 2;
-                if (load_le<std::uint16_t>(payload + 4 * mid + 2) <= from) lo = mid + 1; else hi = mid;
-            }
+            const std::uint32_t lo = first_not_below(payload, 4, 2, items, from + 1);  // first run ending after from
             for (std::uint32_t r = lo; r < items; ++r) {
                 const std::uint32_t start = load_le<std::uint16_t>(payload + 4 * r);
                 const std::uint32_t end = load_le<std::uint16_t>(payload + 4 * r + 2);
@@ -515,9 +580,18 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
             break;
         }
         case payload_kind::gaps: {
-            if (skips != nullptr && gaps_bitmapped(items, least)) return bitmap_window(skips, from);
+            if (skips != nullptr) {
+                if (gaps_bitmapped(items, least)) return bitmap_window(skips, from);
+                // Every decoded position tested, no branch on where they lie (a short list).
+                const std::uint16_t* at = listed_of(skips);
+                for (std::uint32_t k = 0, n = listed_positions(items); k < n; ++k) {
+                    const std::uint32_t offset = at[k] - from;  // wraps below from
+                    win |= std::uint64_t{at[k] < to && offset < 64} << (offset & 63);
+                }
+                break;
+            }
             // Skip to the first position >= from, then list positions up to `to`.
-            const gaps_cursor c = gaps_seek(payload, items, from, skips, block_end);
+            const gaps_cursor c = gaps_seek(payload, items, from, block_end);
             std::uint32_t next = c.next;
             for (std::uint32_t i = c.at; i < items;) {
                 std::uint32_t gap = static_cast<std::uint8_t>(payload[i++]);

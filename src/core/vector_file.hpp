@@ -30,7 +30,7 @@ inline constexpr std::uint64_t blocks_per_file_byte = 256;
 /// And at most this many bytes of blocks per byte of file, counting a stored block once for
 /// every block that names it (the size of the blocks expanded, as version 1 stored them):
 /// the loaded vector keeps some per-block data in proportion to a block's size (gap-list
-/// skip entries, 1/8 of the block), so repeating a large block must cost file bytes too.
+/// side entries, up to about 8 times the block), so repeating a large block must cost file bytes too.
 inline constexpr std::uint64_t expanded_bytes_per_file_byte = 4096;
 
 /// The smallest file that a vector of `blocks` blocks, `expanded` bytes of blocks expanded,
