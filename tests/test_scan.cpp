@@ -492,6 +492,86 @@ TEST(ScanKernels, InterleavedEqualityOverEveryPlaneOnEveryPath) {
     }
 }
 
+// The optional equal_interleaved kernel (where a path has one) against the definition, word by
+// word: every plane count 0..32, payloads at odd addresses that end where the buffer ends,
+// targets taken from a position (some residuals equal), random ones (usually none) and, for
+// few planes, every target; the popcount it returns against the words it wrote.
+TEST(ScanKernels, EqualInterleavedMatchesReferenceOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const int rounds = quick_mode() ? 2 : 6;
+    bool ran = false;
+    for (const simd_path path : bitplane_test::paths_to_sweep()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        const auto& kernels = bitplane::detail::active_kernels();
+        if (kernels.equal_interleaved == nullptr) continue;
+        ran = true;
+        std::mt19937_64 rng(case_seed("equal-interleaved", static_cast<std::uint64_t>(path)));
+        for (std::uint32_t stored = 0; stored <= 32; ++stored) {
+            for (int round = 0; round < rounds; ++round) {
+                // Planes of every density; the low planes near-constant in some rounds, so that
+                // many columns stay equal through the first registers of a row.
+                std::vector<std::uint32_t> words(std::size_t{stored} * plane_words);
+                for (std::uint32_t p = 0; p < stored; ++p) {
+                    const unsigned density = static_cast<unsigned>((rng() + round) % 4);
+                    for (std::uint32_t c = 0; c < plane_words; ++c) {
+                        std::uint32_t w = static_cast<std::uint32_t>(rng());
+                        if (density == 0) w &= static_cast<std::uint32_t>(rng()) & static_cast<std::uint32_t>(rng());
+                        if (density == 1) w |= static_cast<std::uint32_t>(rng()) | static_cast<std::uint32_t>(rng());
+                        if (density == 3) w = rng() % 8 == 0 ? w : (p % 2 == 0 ? 0u : ~0u);
+                        words[std::size_t{p} * plane_words + c] = w;
+                    }
+                }
+                const std::uint32_t lead = 1 + static_cast<std::uint32_t>(rng() % 7);
+                std::vector<std::uint8_t> storage(lead + std::size_t{stored} * plane_words * 4);
+                for (std::uint32_t c = 0; c < plane_words; ++c)
+                    for (std::uint32_t p = 0; p < stored; ++p)
+                        std::memcpy(storage.data() + lead + (std::size_t{c} * stored + p) * 4,
+                                    &words[std::size_t{p} * plane_words + c], 4);
+                const std::uint8_t* payload = storage.data() + lead;
+                const auto bit_of = [&](std::uint32_t p, std::uint32_t position) {
+                    return (words[std::size_t{p} * plane_words + position / 32] >> (position % 32)) & 1u;
+                };
+                std::vector<std::uint32_t> targets;
+                const auto from = static_cast<std::uint32_t>(rng() % block_values);
+                std::uint32_t at_position = 0;
+                for (std::uint32_t p = 0; p < stored; ++p) at_position |= bit_of(p, from) << p;
+                targets.push_back(at_position);
+                targets.push_back(static_cast<std::uint32_t>(rng()) & (stored == 32 ? ~0u : (1u << stored) - 1u));
+                if (stored <= 3)
+                    for (std::uint32_t t = 0; t < (1u << stored); ++t) targets.push_back(t);
+                for (const std::uint32_t bits : targets) {
+                    SCOPED_TRACE("planes " + std::to_string(stored) + " round " + std::to_string(round) + " target " +
+                                 std::to_string(bits));
+                    std::vector<std::uint32_t> eq(plane_words, 0x5EC7E7u);
+                    const std::uint32_t n = kernels.equal_interleaved(payload, stored, bits, eq.data());
+                    std::uint32_t set = 0;
+                    for (std::uint32_t c = 0; c < plane_words; ++c) {
+                        std::uint32_t want = 0;
+                        for (std::uint32_t i = 0; i < 32; ++i) {
+                            bool equal = true;
+                            for (std::uint32_t p = 0; p < stored && equal; ++p)
+                                equal = bit_of(p, 32 * c + i) == ((bits >> p) & 1u);
+                            want |= static_cast<std::uint32_t>(equal) << i;
+                        }
+                        ASSERT_EQ(eq[c], want) << "word " << c;
+                        set += static_cast<std::uint32_t>(std::popcount(want));
+                    }
+                    ASSERT_EQ(n, set);
+                    if (bits == at_position) {
+                        ASSERT_GT(n, 0u) << "the value at position " << from << " is equal to itself";
+                    }
+                }
+            }
+        }
+    }
+    const std::vector<simd_path> swept = bitplane_test::paths_to_sweep();
+    if (std::find(swept.begin(), swept.end(), simd_path::avx2) != swept.end()) {
+        EXPECT_TRUE(ran) << "the AVX2 path has an equal_interleaved kernel";
+    }
+}
+
 TEST(ScanKernels, TestValuesMatchesReferenceOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;

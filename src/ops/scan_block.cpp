@@ -1210,6 +1210,36 @@ bool run_interleaved(const std::byte* payload, std::uint32_t stored, compare_job
     return true;
 }
 
+// An equality on a dense interleaved block through the equal_interleaved kernel (not null):
+// the target's bits by rank straight from the descriptor, no compare_job, and the kernel's
+// popcount, which also answers none and all (find_eq rare: most blocks hand the builder
+// nothing). compare_residuals' contract otherwise: `out` or *count for `some`.
+compact_answer equal_interleaved_block(const block_descriptor& d, const std::byte* bytes, const residual_test& rt,
+                                       plane& out, std::uint32_t* count) {
+    const std::uint32_t target = rt.lo;
+    const auto constant = [&](bool pass) { return pass == rt.inside ? compact_answer::all : compact_answer::none; };
+    // A constant plane (all ones, or all zeros: neither live nor one) that disagrees with the
+    // target leaves no residual equal to it.
+    if (((target ^ d.ones) & ~d.live) != 0) return constant(false);
+    if (d.live == 0) return constant(true);
+    const int low = std::countr_zero(d.live);
+    const std::uint32_t shifted = d.live >> low;
+    // Rank r is the r-th live plane from the bottom: the target's bits there, packed.
+    const std::uint32_t bits = (shifted & (shifted + 1)) == 0 ? (target >> low) & shifted
+                                                              : extract32_portable(target, d.live);
+    const std::uint32_t n = active_kernels().equal_interleaved(
+        reinterpret_cast<const std::uint8_t*>(bytes + d.payloads_at), d.stored, bits, out.data());
+    if (n == 0) return constant(false);
+    if (n == block_values) return constant(true);
+    if (count != nullptr) {
+        *count = rt.inside ? n : static_cast<std::uint32_t>(block_values) - n;
+        return compact_answer::some;
+    }
+    if (!rt.inside)
+        for (std::uint32_t& w : out) w = ~w;
+    return compact_answer::some;
+}
+
 // The test on a dense block of direct planes, from the vector's descriptor: false where it
 // does not apply (sparse, delta, interleaved, planes stored against planes, zigzag order tests).
 // With `count`, *count may be set instead of `out` (compare_residuals says when).
@@ -1218,6 +1248,10 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const sca
     residual_test rt;
     if (!residual_form(d.transform(), d.for_base(), test, rt)) return false;
     if (d.interleaved() && !d.sparse()) {
+        if (rt.lo == rt.hi && active_kernels().equal_interleaved != nullptr) {
+            answer = equal_interleaved_block(d, bytes, rt, out, count);
+            return true;
+        }
         answer = compare_residuals(
             plane_shape{d.live, d.ones, d.length, false},
             [&](compare_job& job) { return run_interleaved(bytes + d.payloads_at, d.stored, job, s); }, rt, s,

@@ -246,6 +246,14 @@ struct kernel_table {
     void (*test_values)(const std::uint32_t* values, std::size_t count, const value_test* test,
                         std::uint32_t* out) = nullptr;
 
+    /// Optional (null: the scans run compare_planes, then popcount_words): an equality over
+    /// the interleaved payload of an all-raw 2048-value block of `stored` planes (0..32; 64
+    /// columns of `stored` little-endian words, any alignment, nothing read past it). eq[c],
+    /// c < 64, gets bit i set where residual 32 c + i has, in the r-th stored plane, bit r of
+    /// `bits`, for every r < stored; returns the set bits of eq[0..64).
+    std::uint32_t (*equal_interleaved)(const std::uint8_t* payload, std::uint32_t stored, std::uint32_t bits,
+                                       std::uint32_t* eq) = nullptr;
+
     /// Optional (null: ops/bitwise.cpp's portable loop, kernels_compact.hpp): extract_plane
     /// for the planes `live` at once, stored column by column: word c of the r-th plane of
     /// `live` is the little-endian word at words + c * column_stride + 4 r (an interleaved

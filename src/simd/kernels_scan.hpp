@@ -227,25 +227,45 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
 }
 
 
-// The columns [0, words) of an equality over an interleaved payload of Full * 8 + rest words a
-// row (see compare_interleaved_equal); want: per rank, ~0 where the target's bit is 0, and ~0
-// past the last rank up to the next multiple of 8.
-template <std::uint32_t Full>
-void fold_interleaved_rows(const compare_job& job, const std::uint32_t* want, std::uint32_t rest,
-                           std::uint32_t* eq) noexcept {
+// acc + the set bits of each byte of v (a nibble table; each byte of acc grows by at most 8,
+// so 31 calls cannot overflow it). The AVX2 path has no vector popcount instruction.
+[[gnu::always_inline]] inline __m256i add_byte_popcounts(__m256i acc, __m256i v) noexcept {
+    const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,  //
+                                           0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    const __m256i low = _mm256_shuffle_epi8(table, _mm256_and_si256(v, nibble));
+    const __m256i high = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+    return _mm256_add_epi8(acc, _mm256_add_epi8(low, high));
+}
+
+// The sum of the 32 bytes of acc.
+[[gnu::always_inline]] inline std::uint32_t sum_bytes(__m256i acc) noexcept {
+    const __m256i sums = _mm256_sad_epu8(acc, _mm256_setzero_si256());  // 4 x 64-bit sums
+    const __m128i pair = _mm_add_epi64(_mm256_castsi256_si128(sums), _mm256_extracti128_si256(sums, 1));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si64(pair) + _mm_extract_epi64(pair, 1));
+}
+
+// The columns [0, words) of an equality over an interleaved payload (`stride` bytes a row) of
+// Full * 8 + rest words a row (see compare_interleaved_equal); want: per rank, ~0 where the
+// target's bit is 0, and ~0 past the last rank up to the next multiple of 8. With Count, returns
+// the set bits of eq[0, words) (words <= 248), counted in registers as the words are folded
+// (a popcount pass after it read the 256 bytes again: equal_interleaved); else 0.
+template <std::uint32_t Full, bool Count = false>
+std::uint32_t fold_interleaved_rows(const std::uint8_t* base, std::size_t stride, std::size_t words,
+                                    const std::uint32_t* want, std::uint32_t rest, std::uint32_t* eq) noexcept {
+    [[maybe_unused]] __m256i counts = _mm256_setzero_si256();
     __m256i wants[Full + 1];
     for (std::uint32_t v = 0; v <= Full; ++v) wants[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(want + 8 * v));
     const __m256i rest_mask =
         _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(rest)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    const std::size_t stride = job.stride;
     // thresholds.hpp: rows of 24+ planes settle on their bottom 16 first.
     constexpr std::uint32_t first =
         Full >= thresholds::scan_fold_split_registers ? thresholds::scan_fold_first_registers : 0;
-    for (std::size_t c = 0; c < job.words; c += 8) {
+    for (std::size_t c = 0; c < words; c += 8) {
         __m256i rows[8];
         if constexpr (first != 0) {
             for (std::size_t i = 0; i < 8; ++i) {
-                const std::uint8_t* row = job.base + (c + i) * stride;
+                const std::uint8_t* row = base + (c + i) * stride;
                 __m256i acc = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row)), wants[0]);
                 for (std::uint32_t v = 1; v < first; ++v) {
                     const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 32 * v));
@@ -260,7 +280,7 @@ void fold_interleaved_rows(const compare_job& job, const std::uint32_t* want, st
             }
         }
         for (std::size_t i = 0; i < 8; ++i) {
-            const std::uint8_t* row = job.base + (c + i) * stride;
+            const std::uint8_t* row = base + (c + i) * stride;
             __m256i acc;
             if constexpr (first != 0) {
                 acc = rows[i];
@@ -277,7 +297,25 @@ void fold_interleaved_rows(const compare_job& job, const std::uint32_t* want, st
             }
             rows[i] = acc;
         }
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(eq + c), and_lanes8(rows));
+        const __m256i folded = and_lanes8(rows);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(eq + c), folded);
+        if constexpr (Count) counts = add_byte_popcounts(counts, folded);
+    }
+    if constexpr (Count) return sum_bytes(counts);
+    return 0;
+}
+
+// fold_interleaved_rows for rows of `stored` words (1..32), want as it takes it.
+template <bool Count>
+std::uint32_t fold_interleaved(const std::uint8_t* base, std::size_t stride, std::size_t words,
+                               const std::uint32_t* want, std::uint32_t stored, std::uint32_t* eq) noexcept {
+    const std::uint32_t rest = stored % 8;
+    switch (stored / 8) {
+        case 0: return fold_interleaved_rows<0, Count>(base, stride, words, want, rest, eq);
+        case 1: return fold_interleaved_rows<1, Count>(base, stride, words, want, rest, eq);
+        case 2: return fold_interleaved_rows<2, Count>(base, stride, words, want, rest, eq);
+        case 3: return fold_interleaved_rows<3, Count>(base, stride, words, want, rest, eq);
+        default: return fold_interleaved_rows<4, Count>(base, stride, words, want, rest, eq);
     }
 }
 
@@ -311,17 +349,105 @@ inline bool compare_interleaved_equal(const compare_job& job, std::uint32_t* eq,
         }
         if (seen != (std::uint64_t{1} << stored) - 1) return false;  // a rank read twice, another never
     }
-    const std::uint32_t full = stored / 8;
-    const std::uint32_t rest = stored % 8;
-    for (std::uint32_t r = stored; r < 8 * full + 8; ++r) want[r] = ~0u;
-    switch (full) {
-        case 0: fold_interleaved_rows<0>(job, want, rest, eq); break;
-        case 1: fold_interleaved_rows<1>(job, want, rest, eq); break;
-        case 2: fold_interleaved_rows<2>(job, want, rest, eq); break;
-        case 3: fold_interleaved_rows<3>(job, want, rest, eq); break;
-        default: fold_interleaved_rows<4>(job, want, rest, eq); break;
-    }
+    for (std::uint32_t r = stored; r < stored / 8 * 8 + 8; ++r) want[r] = ~0u;
+    fold_interleaved<false>(job.base, job.stride, job.words, want, stored, eq);
     return true;
+}
+
+// The equality of equal_interleaved on rows of S = 1..4 words: 8 rows are S whole registers,
+// loaded as they lie (fold_interleaved_rows takes a masked load per row, 8 of them for 8 rows,
+// and an 8 x 8 AND-transpose: scores3 and bed_strand, 3 planes and 1). want[r]: ~0 where the
+// target's bit r is 0. Returns the set bits of eq[0..64).
+template <std::uint32_t S>
+std::uint32_t fold_short_rows(const std::uint8_t* base, const std::uint32_t* want, std::uint32_t* eq) noexcept {
+    static_assert(S >= 1 && S <= 4);
+    // want by lane, for the registers as loaded (S = 1, 2, 4: every register alike); for S = 3,
+    // want[r] broadcast, applied once the rows are split into planes.
+    [[maybe_unused]] const __m256i lanes = _mm256_setr_epi32(static_cast<int>(want[0]), static_cast<int>(want[1 % S]),
+                                            static_cast<int>(want[2 % S]), static_cast<int>(want[3 % S]),
+                                            static_cast<int>(want[4 % S]), static_cast<int>(want[5 % S]),
+                                            static_cast<int>(want[6 % S]), static_cast<int>(want[7 % S]));
+    __m256i counts = _mm256_setzero_si256();
+    for (std::size_t c = 0; c < plane_words; c += 8) {
+        __m256i x[S];
+        for (std::uint32_t v = 0; v < S; ++v)
+            x[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 4 * (S * c + 8 * v)));
+        __m256i folded;
+        if constexpr (S == 1) {
+            folded = _mm256_xor_si256(x[0], lanes);
+        } else if constexpr (S == 2) {
+            // Rows of 2 words: AND each row's words into its even lane, then gather the even lanes
+            // (per half: rows 0, 1 of x0, rows 0, 1 of x1; then the halves' 64-bit pairs in order).
+            const __m256i a0 = _mm256_xor_si256(x[0], lanes);
+            const __m256i a1 = _mm256_xor_si256(x[1], lanes);
+            const __m256i e0 = _mm256_and_si256(a0, _mm256_srli_epi64(a0, 32));
+            const __m256i e1 = _mm256_and_si256(a1, _mm256_srli_epi64(a1, 32));
+            const __m256i pairs = _mm256_castps_si256(
+                _mm256_shuffle_ps(_mm256_castsi256_ps(e0), _mm256_castsi256_ps(e1), _MM_SHUFFLE(2, 0, 2, 0)));
+            folded = _mm256_permute4x64_epi64(pairs, _MM_SHUFFLE(3, 1, 2, 0));
+        } else if constexpr (S == 3) {
+            // Word 3 c + r of the 24 is plane r of row c: each plane's 8 words come from the
+            // three registers by one permutation each, blended by lane.
+            const __m256i idx0 = _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5);
+            const __m256i idx1 = _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6);
+            const __m256i idx2 = _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7);
+            const auto plane = [&](__m256i idx, auto from1, auto from2) {
+                const __m256i p0 = _mm256_permutevar8x32_epi32(x[0], idx);
+                const __m256i p1 = _mm256_permutevar8x32_epi32(x[1], idx);
+                const __m256i p2 = _mm256_permutevar8x32_epi32(x[2], idx);
+                return _mm256_blend_epi32(_mm256_blend_epi32(p0, p1, decltype(from1)::value), p2,
+                                          decltype(from2)::value);
+            };
+            const __m256i p0 = plane(idx0, std::integral_constant<int, 0x38>{}, std::integral_constant<int, 0xC0>{});
+            const __m256i p1 = plane(idx1, std::integral_constant<int, 0x18>{}, std::integral_constant<int, 0xE0>{});
+            const __m256i p2 = plane(idx2, std::integral_constant<int, 0x1C>{}, std::integral_constant<int, 0xE0>{});
+            const __m256i w0 = _mm256_set1_epi32(static_cast<int>(want[0]));
+            const __m256i w1 = _mm256_set1_epi32(static_cast<int>(want[1]));
+            const __m256i w2 = _mm256_set1_epi32(static_cast<int>(want[2]));
+            folded = _mm256_and_si256(_mm256_and_si256(_mm256_xor_si256(p0, w0), _mm256_xor_si256(p1, w1)),
+                                      _mm256_xor_si256(p2, w2));
+        } else {
+            // Rows of 4 words: each 128-bit half is one row, ANDed across its lanes; then one
+            // lane of each row, in order.
+            __m256i t[4];
+            for (std::uint32_t v = 0; v < 4; ++v) {
+                const __m256i a = _mm256_xor_si256(x[v], lanes);
+                const __m256i b = _mm256_and_si256(a, _mm256_shuffle_epi32(a, _MM_SHUFFLE(2, 3, 0, 1)));
+                t[v] = _mm256_and_si256(b, _mm256_shuffle_epi32(b, _MM_SHUFFLE(1, 0, 3, 2)));
+            }
+            const __m256i u01 = _mm256_blend_epi32(t[0], t[1], 0xAA);  // rows 0 2 0 2 | 1 3 1 3
+            const __m256i u23 = _mm256_blend_epi32(t[2], t[3], 0xAA);  // rows 4 6 4 6 | 5 7 5 7
+            const __m256i rows = _mm256_blend_epi32(u01, u23, 0xCC);   // rows 0 2 4 6 | 1 3 5 7
+            folded = _mm256_permutevar8x32_epi32(rows, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(eq + c), folded);
+        counts = add_byte_popcounts(counts, folded);
+    }
+    return sum_bytes(counts);
+}
+
+// equal_interleaved of the kernel table (kernels.hpp): the fold above over a whole payload,
+// from the target's bits by rank, with its popcount. An equality on an interleaved block
+// (ops/scan_block.cpp) called compare_planes with a compare_job (200 bytes to fill, and the
+// order of its planes checked), then popcount_words over the result: as many instructions a
+// block as the fold itself on 3 to 10 planes (scores3, uniform10: callgrind).
+inline std::uint32_t equal_interleaved(const std::uint8_t* payload, std::uint32_t stored, std::uint32_t bits,
+                                       std::uint32_t* eq) noexcept {
+    if (stored == 0 || stored > plane_count) {  // no plane: every residual is equal
+        for (std::size_t c = 0; c < plane_words; ++c) eq[c] = ~0u;
+        return static_cast<std::uint32_t>(block_values);
+    }
+    alignas(32) std::uint32_t want[plane_count + 8];
+    for (std::uint32_t r = 0; r < stored; ++r) want[r] = ((bits >> r) & 1u) - 1u;
+    for (std::uint32_t r = stored; r < stored / 8 * 8 + 8; ++r) want[r] = ~0u;
+    switch (stored) {
+        case 1: return fold_short_rows<1>(payload, want, eq);
+        case 2: return fold_short_rows<2>(payload, want, eq);
+        case 3: return fold_short_rows<3>(payload, want, eq);
+        case 4: return fold_short_rows<4>(payload, want, eq);
+        default: break;
+    }
+    return fold_interleaved<true>(payload, 4 * std::size_t{stored}, plane_words, want, stored, eq);
 }
 #endif
 
