@@ -208,11 +208,15 @@ TYPED_TEST(BitwiseTest, EveryUniformWidthAgainstEveryOther) {
 // ORed into every non-zero value (an all-one plane of the stored values); with `thin_top`
 // the top bit is set in one value of 50 only (a plane with few bits: not stored raw).
 std::vector<std::uint32_t> sparse_values(std::size_t n, unsigned bits, std::uint32_t ones, bool thin_top, bool rare,
-                                         std::uint64_t seed) {
+                                         std::uint64_t seed, bool clustered = false) {
     std::mt19937_64 rng(seed);
     std::vector<std::uint32_t> out(n, 0u);
     const std::uint32_t width = bits == 32 ? ~0u : (1u << bits) - 1;
-    for (auto& x : out) {
+    for (std::size_t i = 0; i < n; ++i) {
+        auto& x = out[i];
+        // clustered: stretches of 90 in every 700 positions, so the mask's gap list escapes
+        // (gaps of 255 and more) between them
+        if (clustered && i % 700 >= 90) continue;
         if (rare ? rng() % 1000 != 0 : rng() % 10 != 0) continue;
         std::uint32_t v = static_cast<std::uint32_t>(rng()) & width;
         if (thin_top && bits < 32) v = (v & (width >> 1)) | (rng() % 50 == 0 ? 1u << (bits - 1) : 0u);
@@ -269,13 +273,16 @@ TYPED_TEST(BitwiseTest, SparseOperandAgainstDenseOnEveryPath) {
         std::uint32_t ones;
         bool thin_top;
         bool rare;
+        bool clustered = false;
     };
     const sparse_case sparse_cases[] = {{"sparse20", 20, 0, false, false},
                                         {"sparse20 with an all-one plane", 20, 0x100u, false, false},
                                         {"sparse20 with a thin top plane", 20, 0, true, false},
                                         {"sparse32", 32, 0, false, false},
                                         {"sparse3", 3, 0, false, false},
-                                        {"sparse20 rare", 20, 0, false, true}};
+                                        {"sparse20 rare", 20, 0, false, true},
+                                        {"sparse20 in clusters", 20, 0, false, false, true},
+                                        {"sparse1 in clusters", 1, 0, false, false, true}};
     struct dense_case {
         const char* name;
         unsigned bits;
@@ -297,7 +304,8 @@ TYPED_TEST(BitwiseTest, SparseOperandAgainstDenseOnEveryPath) {
         bitplane::set_simd_path(path);
         for (const sparse_case& sc : sparse_cases) {
             const std::vector<T> rs =
-                as_typed<T>(sparse_values(n, sc.bits, sc.ones, sc.thin_top, sc.rare, case_seed("sparse-op", sc.bits, sc.ones)));
+                as_typed<T>(sparse_values(n, sc.bits, sc.ones, sc.thin_top, sc.rare,
+                                          case_seed("sparse-op", sc.bits, sc.ones, sc.clustered), sc.clustered));
             const bvec<T> sparse = from(rs);
             for (const dense_case& dc : dense_cases) {
                 SCOPED_TRACE(std::string(sc.name) + " with " + dc.name);

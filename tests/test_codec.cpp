@@ -1399,4 +1399,72 @@ TEST(Codec, GapListBatchDecodeMatchesOneByOne) {
     gaps_payload::for_every_position(nullptr, 0, [](std::uint32_t) { ADD_FAILURE() << "a position in an empty list"; });
 }
 
+// gaps_payload::write (each later gap of a word its trailing zeros after the bits before are
+// shifted out) and payload_bytes (zero words found with SSE2 where the host has it) against a
+// plain encoder of the format: one byte a gap, 255 and a u16 from 255 on; planes of every
+// density, runs of zero words around the 7-word escape threshold, bits at both ends, the empty
+// and the full plane.
+TEST(Codec, GapListWriteAndSizeMatchReference) {
+    BITPLANE_SEED_TRACE();
+    using namespace bitplane::detail;
+    const auto reference = [](const bitplane::plane& p) {
+        std::vector<std::byte> out;
+        std::uint32_t next = 0;
+        for (std::uint32_t bit = 0; bit < block_values; ++bit) {
+            if (((p[bit / 32] >> (bit % 32)) & 1u) == 0) continue;
+            const std::uint32_t gap = bit - next;
+            if (gap >= 255) {
+                out.push_back(std::byte{255});
+                out.push_back(static_cast<std::byte>(gap & 0xFF));
+                out.push_back(static_cast<std::byte>(gap >> 8));
+            } else {
+                out.push_back(static_cast<std::byte>(gap));
+            }
+            next = bit + 1;
+        }
+        return out;
+    };
+    std::vector<bitplane::plane> planes;
+    planes.push_back({});
+    bitplane::plane full;
+    full.fill(~0u);
+    planes.push_back(full);
+    for (const std::uint32_t bit : {0u, 31u, 32u, 254u, 255u, 256u, 2047u}) {
+        bitplane::plane p{};
+        p[bit / 32] |= 1u << (bit % 32);
+        planes.push_back(p);
+        p[63] |= 1u << 31;
+        planes.push_back(p);
+    }
+    std::mt19937_64 rng(case_seed("gap-write"));
+    for (int round = 0; round < 3000; ++round) {
+        bitplane::plane p{};
+        const int style = round % 5;
+        for (std::uint32_t w = 0; w < bitplane::plane_words; ++w) {
+            auto word = static_cast<std::uint32_t>(rng());
+            switch (style) {
+                case 0: break;                                                              // dense words
+                case 1: word &= static_cast<std::uint32_t>(rng()) & static_cast<std::uint32_t>(rng()); break;  // ~1/8
+                case 2: word = rng() % 10 == 0 ? 1u << (rng() % 32) : 0u; break;            // a bit now and then
+                case 3: word = (w / 6) % 2 == 0 ? word : 0u; break;                          // 6 zero words: no escape
+                default: word = (w / 8) % 2 == 0 ? word & 0x80000001u : 0u; break;           // 8: escapes at word edges
+            }
+            p[w] = word;
+        }
+        planes.push_back(p);
+    }
+    std::vector<std::byte> scratch(gaps_payload::max_payload_bytes(block_values));
+    for (std::size_t i = 0; i < planes.size(); ++i) {
+        const bitplane::plane& p = planes[i];
+        std::uint32_t set = 0;
+        for (const std::uint32_t w : p) set += static_cast<std::uint32_t>(std::popcount(w));
+        const std::vector<std::byte> expected = reference(p);
+        const std::uint32_t size = gaps_payload::write(p, scratch.data());
+        ASSERT_EQ(std::vector<std::byte>(scratch.begin(), scratch.begin() + size), expected) << "plane " << i;
+        ASSERT_EQ(gaps_payload::payload_bytes(p, set), expected.size()) << "plane " << i;
+        ASSERT_EQ(gaps_payload::payload_bytes_of([&](std::uint32_t w) { return p[w]; }, set), expected.size())
+            << "plane " << i;
+    }
+}
+
 }  // namespace

@@ -112,15 +112,17 @@ BITPLANE_HOST_DEVICE inline void size_gaps(plane_choice& c, const plane& value, 
     const bool referenced = c.base == codec::base_kind::plane || c.base == codec::base_kind::complement;
     const bool flipped = c.base == codec::base_kind::one || c.base == codec::base_kind::complement;
     const plane& reference = planes.planes[c.reference];
-    const std::uint32_t bytes = gaps_payload::payload_bytes_of(
-        [&](std::uint32_t w) {
-            const std::uint32_t x = value[w] ^ (referenced ? reference[w] : 0u);
-            if (!flipped) return x;
-            const std::uint32_t first = w * 32;
-            const std::uint32_t within = first >= length ? 0u : length - first >= 32 ? ~0u : (1u << (length - first)) - 1;
-            return ~x & within;
-        },
-        c.items);
+    const auto difference = [&](std::uint32_t w) {
+        const std::uint32_t x = value[w] ^ (referenced ? reference[w] : 0u);
+        if (!flipped) return x;
+        const std::uint32_t first = w * 32;
+        const std::uint32_t within = first >= length ? 0u : length - first >= 32 ? ~0u : (1u << (length - first)) - 1;
+        return ~x & within;
+    };
+    // A plane stored against zero (usually a sparse block's mask) is its own difference:
+    // payload_bytes counts its zero words with SIMD where the host has it.
+    const std::uint32_t bytes = referenced || flipped ? gaps_payload::payload_bytes_of(difference, c.items)
+                                                      : gaps_payload::payload_bytes(value, c.items);
     const std::uint32_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
     if (bytes > positions_payload::payload_bytes(c.items)) {
         c.payload = codec::payload_kind::positions;

@@ -49,6 +49,20 @@ BITPLANE_HOST_DEVICE inline std::uint32_t payload_bytes_of(WordOf&& word_of, std
 }
 
 BITPLANE_HOST_DEVICE inline std::uint32_t payload_bytes(const plane& diff, std::uint32_t set_bits) noexcept {
+#if defined(__SSE2__) && !defined(__CUDA_ARCH__)
+    // The zero words four at a time (compare, movemask): the scalar pass took ~9 instructions
+    // a word, ~570 a plane, for every sparse block's mask (callgrind, AND with a sparse column).
+    std::uint64_t zero_words = 0;
+    for (std::uint32_t w = 0; w < plane_words; w += 4) {
+        const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(diff.data() + w));
+        const auto zero = static_cast<std::uint64_t>(
+            _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(words, _mm_setzero_si128()))));
+        zero_words |= zero << w;
+    }
+    std::uint64_t seven = zero_words;
+    for (unsigned k = 1; k < 7; ++k) seven &= zero_words >> k;
+    if (seven == 0) return set_bits;
+#endif
     return payload_bytes_of([&](std::uint32_t w) { return diff[w]; }, set_bits);
 }
 
@@ -56,16 +70,21 @@ BITPLANE_HOST_DEVICE inline std::uint32_t payload_bytes(const plane& diff, std::
 BITPLANE_HOST_DEVICE constexpr std::uint32_t max_payload_bytes(std::uint32_t len) noexcept { return len + 2 * (len / escape + 1); }
 
 /// Only a word's first set bit can need an escape (a later one follows another bit of the same
-/// word: a gap below 31), so the rest are written without the test (a sparse block's mask is
-/// written for every result of AND with a sparse column: ~13 instructions an item before, ~8).
+/// word: a gap below 31), so the rest are written without the test; and each of those is the
+/// trailing zeros of the word shifted past the bit before, so no position is kept (a sparse
+/// block's mask is written for every result of AND with a sparse column: ~13 instructions an
+/// item at first, ~12 with the escape test hoisted, ~9 now: callgrind).
 BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::byte* out) noexcept {
     std::byte* p = out;
-    std::uint32_t next = 0;
+    std::uint32_t zeros = 0;  // clear bits since the last set bit (or the plane start)
     for (std::uint32_t w = 0; w < plane_words; ++w) {
         std::uint32_t word = diff[w];
-        if (word == 0) continue;
-        std::uint32_t bit = w * 32 + countr_zero32(word);
-        const std::uint32_t gap = bit - next;
+        if (word == 0) {
+            zeros += 32;
+            continue;
+        }
+        const std::uint32_t first = countr_zero32(word);
+        const std::uint32_t gap = zeros + first;
         if (gap >= escape) {
             *p++ = static_cast<std::byte>(escape);
             put_le<std::uint16_t>(p, static_cast<std::uint16_t>(gap));
@@ -73,12 +92,9 @@ BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::byte* ou
         } else {
             *p++ = static_cast<std::byte>(gap);
         }
-        for (word &= word - 1; word; word &= word - 1) {
-            const std::uint32_t following = w * 32 + countr_zero32(word);
-            *p++ = static_cast<std::byte>(following - bit - 1);
-            bit = following;
-        }
-        next = bit + 1;
+        zeros = countl_zero32(word);
+        for (word = (word >> first) >> 1; word != 0; word = (word >> countr_zero32(word)) >> 1)
+            *p++ = static_cast<std::byte>(countr_zero32(word));
     }
     return static_cast<std::uint32_t>(p - out);
 }

@@ -138,8 +138,8 @@ void expand_nonzero(const std::uint32_t* stored, std::size_t readable, const std
 }
 
 void extract_planes(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
-                    const std::uint32_t* select, std::uint32_t* out) noexcept {
-    extract_planes_with(words, column_stride, live, select, out,
+                    const std::uint32_t* select, std::size_t columns, std::uint32_t* out) noexcept {
+    extract_planes_with(words, column_stride, live, select, columns, out,
                         [](std::uint32_t bits, std::uint32_t mask) { return extract32(bits, mask, xsimd::avx2{}); });
 }
 

@@ -20,11 +20,11 @@ namespace {
 /// their windows in registers.
 template <std::uint32_t N, class Extract>
 inline void extract_group(const std::uint8_t* words, std::size_t column_stride, const std::uint32_t* select,
-                          std::uint32_t* const* target, Extract extract) noexcept {
+                          std::size_t columns, std::uint32_t* const* target, Extract extract) noexcept {
     std::uint64_t window[N] = {};
     std::uint32_t filled = 0;  // bits in every window
     std::size_t written = 0;   // words written to every target
-    for (std::size_t c = 0; c < plane_words; ++c) {
+    for (std::size_t c = 0; c < columns; ++c) {
         const std::uint32_t m = select[c];
         if (m == 0) continue;
         const std::uint8_t* column = words + c * column_stride;
@@ -53,13 +53,15 @@ inline void extract_group(const std::uint8_t* words, std::size_t column_stride, 
 /// 32 bits at a time.
 template <class Extract>
 inline void extract_planes_with(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
-                                const std::uint32_t* select, std::uint32_t* out, Extract extract) noexcept {
+                                const std::uint32_t* select, std::size_t columns, std::uint32_t* out,
+                                Extract extract) noexcept {
+    columns = columns < plane_words ? columns : plane_words;
     std::uint32_t* target[plane_count];
     std::uint32_t stored = 0;
     for (std::uint32_t bits = live; bits; bits &= bits - 1)
         target[stored++] = out + static_cast<std::size_t>(std::countr_zero(bits)) * plane_words;
     // Groups of at most six planes, as even as they come (10 planes: 5 + 5, not 4 + 4 + 2):
-    // each group walks the 64 selector words once, so fewer groups pay that walk fewer times
+    // each group walks the selector words once, so fewer groups pay that walk fewer times
     // (AND of uniform 10-bit with a 90%-sparse column: 5.6K -> 4.5K instructions a block on
     // AVX2, callgrind); six windows and the loop's own values still fit x86-64's registers.
     constexpr std::uint32_t most = 6;
@@ -69,12 +71,12 @@ inline void extract_planes_with(const std::uint8_t* words, std::size_t column_st
         const std::uint32_t n = (stored - r + (groups - g) - 1) / (groups - g);
         const std::uint8_t* first = words + 4 * r;
         switch (n) {
-            case 6: extract_group<6>(first, column_stride, select, target + r, extract); break;
-            case 5: extract_group<5>(first, column_stride, select, target + r, extract); break;
-            case 4: extract_group<4>(first, column_stride, select, target + r, extract); break;
-            case 3: extract_group<3>(first, column_stride, select, target + r, extract); break;
-            case 2: extract_group<2>(first, column_stride, select, target + r, extract); break;
-            default: extract_group<1>(first, column_stride, select, target + r, extract); break;
+            case 6: extract_group<6>(first, column_stride, select, columns, target + r, extract); break;
+            case 5: extract_group<5>(first, column_stride, select, columns, target + r, extract); break;
+            case 4: extract_group<4>(first, column_stride, select, columns, target + r, extract); break;
+            case 3: extract_group<3>(first, column_stride, select, columns, target + r, extract); break;
+            case 2: extract_group<2>(first, column_stride, select, columns, target + r, extract); break;
+            default: extract_group<1>(first, column_stride, select, columns, target + r, extract); break;
         }
         r += n;
     }
