@@ -25,12 +25,15 @@
 //     (frame of reference) stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb,
 //     ra = residual | ones. When both operands' planes fit 8 lanes together (4 x 4 bits), they
 //     share one column transpose.
-//   - split operands (values of 16 to 30 bits): each value is cut into its low 15 bits and the
+//   - split operands (values of 16 to 24 bits): each value is cut into its low 15 bits and the
 //     rest, both below 2^15, and pmaddwd multiplies the four pairs of parts (dot_split): half
 //     the unpacks of 32-bit values and no 64-bit product halves.
-//   - wide operands (anything else: 31-32 bits, bases that wrap around 2^32): four bytes
-//     interleave into 32-bit values, (r | ones) + base, multiplied by pmuludq into 64-bit lanes
-//     as 32-bit halves, as the AVX-512 kernel does.
+//   - wide operands (anything else: 25-32 bits, bases that wrap around 2^32): two columns at a
+//     time go through a 32 x 32 bit transpose whose byte moves are byte unpacks (pair_values),
+//     so each 32-bit lane ends up holding a whole value, multiplied by pmuludq into 64-bit
+//     lanes. Callgrind, two 64-block uniform columns: the wide kernel costs 3.58-3.64M
+//     instructions at 25-30 bits where the split one cost 3.88-4.22M (3.32-3.37M at 17-24),
+//     and 3.55M at 32 bits where group transposes of 4 bytes cost 4.09M.
 // Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; only the AVX2 table points here.
 #include "simd/dot_fused.hpp"
 
@@ -587,9 +590,10 @@ narrow_sums dot_narrow_top(const operand_reader& a, const operand_reader& b, uns
 
 // ---- wide: any 32-bit values -----------------------------------------------------------------
 //
-// Exactness as in the AVX-512 kernel: each 32 x 32-bit product is split into its low and high
-// 32-bit halves, summed in 64-bit lanes (a block adds 512 halves of < 2^32 to a lane). Signed
-// values are biased to unsigned (a' = a + 2^31) and corrected at the end:
+// Exactness: each 32 x 32-bit product's high 32-bit half is summed in 64-bit lanes, and the
+// products themselves mod 2^64 (a block adds 512 products to a lane; multiply_add says why
+// that gives the low halves' sum). Signed values are biased to unsigned (a' = a + 2^31) and
+// corrected at the end:
 //   sum a b = sum a' b' - 2^31 (sum a' + sum b') + 2048 * 2^62.
 struct lane_sums {
     __m256i wrapped = _mm256_setzero_si256();  // the products' sum mod 2^64
