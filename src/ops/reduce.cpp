@@ -370,9 +370,15 @@ dot_method choose_raw_dot_method(std::uint32_t planes_a, std::uint32_t planes_b,
         case fused_dot::none:
             decode_cost = transpose(planes_a) + (same ? 0 : transpose(planes_b)) + t::dot_multiply_ns;
             break;
-        case fused_dot::avx512:
-            decode_cost = t::dot_fused_block_ns;
+        case fused_dot::avx512: {
+            // Narrow operands take the AVX2 kernel there (kernels_avx512.cpp).
+            const bool narrow = width(planes_a) <= t::dot_fused_avx2_on_avx512_bits &&
+                                width(planes_b) <= t::dot_fused_avx2_on_avx512_bits;
+            decode_cost = narrow ? t::dot_fused_avx2_on_avx512_block_ns +
+                                       (bytes(planes_a) + (same ? 0 : bytes(planes_b))) * t::dot_fused_avx2_on_avx512_byte_ns
+                                 : t::dot_fused_block_ns;
             break;
+        }
         case fused_dot::avx2: {
             const bool wide = width(planes_a) > t::dot_fused_avx2_split_bits ||
                               (!same && width(planes_b) > t::dot_fused_avx2_split_bits);

@@ -34,7 +34,8 @@
 //     lanes. Callgrind, two 64-block uniform columns: the wide kernel costs 3.58-3.64M
 //     instructions at 25-30 bits where the split one cost 3.88-4.22M (3.32-3.37M at 17-24),
 //     and 3.55M at 32 bits where group transposes of 4 bytes cost 4.09M.
-// Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; only the AVX2 table points here.
+// Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; the AVX2 table points here, and the
+// AVX-512 kernel calls it for operands of up to 16 bits (kernels_avx512.cpp, thresholds::dot_fused_avx2_on_avx512_bits).
 #include "simd/dot_fused.hpp"
 
 #include "simd/spread_prefetch.hpp"
