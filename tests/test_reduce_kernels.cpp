@@ -579,7 +579,7 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceOnSplitOperands) {
         }
         // Scattered live planes below 2^w (bytes of a few planes, loaded by lane masks and
         // permuted to their planes' lanes, beside full ones that the AVX2 kernel loads whole),
-        // with all-one planes among them; above 30 bits, the wide kernel's.
+        // with all-one planes among them; above 24 bits, the wide kernel's (on AVX2).
         for (std::uint32_t w = 9; w <= 32; ++w) {
             const std::uint32_t below = w == 32 ? 0xFFFFFFFFu : (1u << w) - 1u;
             const auto scattered = [&] {

@@ -199,7 +199,20 @@ inline constexpr std::uint32_t dot_fused_block_ns = 700;
 inline constexpr std::uint32_t dot_fused_avx2_block_ns = 100;
 inline constexpr std::uint32_t dot_fused_avx2_byte_ns = 120;
 inline constexpr std::uint32_t dot_fused_avx2_wide_ns = 480;
+// Since stop 32 the kernel itself takes 25-30-bit operands through its wide kernel (a column-pair
+// transpose, cheaper there than the split: dot_fused_avx2.cpp's header); the surcharge stays on
+// 31-32 bits only (not re-timed: it decides nothing there, where plane pairs cost far more).
 inline constexpr std::uint32_t dot_fused_avx2_split_bits = 30;
+// On the avx512 path, operands of at most 16 bits each (live and all-one planes) go to the AVX2
+// fused kernel (kernels_avx512.cpp), faster there than the 32 x 32 GFNI transposes: stop 32,
+// BM_ReduceDot dense_avx2 / bitplane, development VM, avx512 kernel vs AVX2 kernel: 6 bits
+// 2.42 vs 3.89x, 8 2.88 vs 3.58, 10 1.95 vs 2.61, 16 1.68 vs 1.74; 17 1.59 vs 1.28. Its cost
+// in the units of the avx512 plane-pair constants below (100 per ms of BM_ReduceDotMethod's
+// 8192 block pairs, where AVX2 decode took 4.9 / 5.3 / 7.5 ms at 3 / 6 / 10 bits): 290 + 100
+// per byte of width of each operand, so plane pairs keep 1-4 bits and the kernel takes 5-16.
+inline constexpr std::uint32_t dot_fused_avx2_on_avx512_bits = 16;
+inline constexpr std::uint32_t dot_fused_avx2_on_avx512_block_ns = 290;
+inline constexpr std::uint32_t dot_fused_avx2_on_avx512_byte_ns = 100;
 inline constexpr std::uint32_t dot_compact_plane_ns = 60;       // a plane compacted to shared positions
 // Interleaved blocks' plane pairs read in place (kernel_table::interleaved_and_popcounts: the
 // operand of more stored planes in lanes, each word of the other broadcast against them): a

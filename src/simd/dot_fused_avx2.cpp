@@ -25,13 +25,17 @@
 //     (frame of reference) stays outside: sum a b = sum ra rb + bb sum ra + ba sum rb + n ba bb,
 //     ra = residual | ones. When both operands' planes fit 8 lanes together (4 x 4 bits), they
 //     share one column transpose.
-//   - split operands (values of 16 to 30 bits): each value is cut into its low 15 bits and the
+//   - split operands (values of 16 to 24 bits): each value is cut into its low 15 bits and the
 //     rest, both below 2^15, and pmaddwd multiplies the four pairs of parts (dot_split): half
 //     the unpacks of 32-bit values and no 64-bit product halves.
-//   - wide operands (anything else: 31-32 bits, bases that wrap around 2^32): four bytes
-//     interleave into 32-bit values, (r | ones) + base, multiplied by pmuludq into 64-bit lanes
-//     as 32-bit halves, as the AVX-512 kernel does.
-// Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; only the AVX2 table points here.
+//   - wide operands (anything else: 25-32 bits, bases that wrap around 2^32): two columns at a
+//     time go through a 32 x 32 bit transpose whose byte moves are byte unpacks (pair_values),
+//     so each 32-bit lane ends up holding a whole value, multiplied by pmuludq into 64-bit
+//     lanes. Callgrind, two 64-block uniform columns: the wide kernel costs 3.58-3.64M
+//     instructions at 25-30 bits where the split one cost 3.88-4.22M (3.32-3.37M at 17-24),
+//     and 3.55M at 32 bits where group transposes of 4 bytes cost 4.09M.
+// Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; the AVX2 table points here, and the
+// AVX-512 kernel calls it for operands of up to 16 bits (kernels_avx512.cpp, thresholds::dot_fused_avx2_on_avx512_bits).
 #include "simd/dot_fused.hpp"
 
 #include "simd/spread_prefetch.hpp"
@@ -53,8 +57,8 @@ namespace {
 
 constexpr std::size_t columns = plane_words;  // 64 columns of 32 values
 constexpr std::uint32_t narrow_bits = 15;     // pmaddwd multiplies signed 16-bit lanes
-constexpr std::uint32_t split_bits = 30;      // values of two such parts (dot_split; the cost
-                                              // model's thresholds::dot_fused_avx2_split_bits)
+constexpr std::uint32_t split_bits = 24;      // widest values dot_split takes; above, dot_wide
+                                              // (thresholds::dot_fused_avx2_split_bits says why)
 constexpr std::size_t prefetch_every = 8;     // columns per step of the next block's prefetch
 constexpr std::size_t group_columns = 8;      // columns transposed together (operand_reader::group_bytes):
                                               // a step of the prefetch too
@@ -587,14 +591,15 @@ narrow_sums dot_narrow_top(const operand_reader& a, const operand_reader& b, uns
 
 // ---- wide: any 32-bit values -----------------------------------------------------------------
 //
-// Exactness as in the AVX-512 kernel: each 32 x 32-bit product is split into its low and high
-// 32-bit halves, summed in 64-bit lanes (a block adds 512 halves of < 2^32 to a lane). Signed
-// values are biased to unsigned (a' = a + 2^31) and corrected at the end:
+// Exactness: each 32 x 32-bit product's high 32-bit half is summed in 64-bit lanes, and the
+// products themselves mod 2^64 (a block adds 512 products to a lane; multiply_add says why
+// that gives the low halves' sum). Signed values are biased to unsigned (a' = a + 2^31) and
+// corrected at the end:
 //   sum a b = sum a' b' - 2^31 (sum a' + sum b') + 2048 * 2^62.
 struct lane_sums {
-    __m256i lo = _mm256_setzero_si256();
-    __m256i hi = _mm256_setzero_si256();
-    __m256i sum_a = _mm256_setzero_si256();  // sum of a' (signed only)
+    __m256i wrapped = _mm256_setzero_si256();  // the products' sum mod 2^64
+    __m256i hi = _mm256_setzero_si256();       // the sum of their high halves
+    __m256i sum_a = _mm256_setzero_si256();    // sum of a' (signed only)
     __m256i sum_b = _mm256_setzero_si256();
 };
 
@@ -602,11 +607,14 @@ struct lane_sums {
     return _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_and_si256(x, low), _mm256_srli_epi64(x, 32)));
 }
 
+// The products' 64-bit lanes are added as they are (wrapping) and their high halves apart: a
+// lane's exact sum is 2^32 hi + lo, lo the sum of the low halves, below 2^64 (512 products a
+// block), so lo = wrapped - 2^32 hi mod 2^64 (wide_total) and the low halves need no mask.
 template <bool Signed, bool Same>
 [[gnu::always_inline]] inline void multiply_add(__m256i x, __m256i y, lane_sums& s, __m256i low) noexcept {
     const __m256i even = _mm256_mul_epu32(x, y);
     const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(y, 32));
-    s.lo = _mm256_add_epi64(s.lo, _mm256_add_epi64(_mm256_and_si256(even, low), _mm256_and_si256(odd, low)));
+    s.wrapped = _mm256_add_epi64(s.wrapped, _mm256_add_epi64(even, odd));
     s.hi = _mm256_add_epi64(s.hi, _mm256_add_epi64(_mm256_srli_epi64(even, 32), _mm256_srli_epi64(odd, 32)));
     if constexpr (Signed) {
         s.sum_a = add_halves(s.sum_a, x, low);
@@ -614,46 +622,105 @@ template <bool Signed, bool Same>
     }
 }
 
-// 32 values (r | ones) + base from their bytes b0..b3, in 4 registers, in an order that
-// depends on nothing but the position (the same for both operands).
-[[gnu::always_inline]] inline void wide_bytes(__m256i b0, __m256i b1, __m256i b2, __m256i b3, __m256i base,
-                                              __m256i (&v)[4]) noexcept {
-    const __m256i t0 = _mm256_unpacklo_epi8(b0, b1);
-    const __m256i t1 = _mm256_unpackhi_epi8(b0, b1);
-    const __m256i t2 = _mm256_unpacklo_epi8(b2, b3);
-    const __m256i t3 = _mm256_unpackhi_epi8(b2, b3);
-    v[0] = _mm256_add_epi32(_mm256_unpacklo_epi16(t0, t2), base);
-    v[1] = _mm256_add_epi32(_mm256_unpackhi_epi16(t0, t2), base);
-    v[2] = _mm256_add_epi32(_mm256_unpacklo_epi16(t1, t3), base);
-    v[3] = _mm256_add_epi32(_mm256_unpackhi_epi16(t1, t3), base);
+wide wide_total(const lane_sums& s) noexcept {
+    alignas(32) std::uint64_t wrapped[4];
+    alignas(32) std::uint64_t hi[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(wrapped), s.wrapped);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(hi), s.hi);
+    wide total = 0;
+    for (unsigned i = 0; i < 4; ++i) {
+        const std::uint64_t lo = wrapped[i] - (hi[i] << 32);
+        total += (wide{hi[i]} << 32) + lo;
+    }
+    return total;
+}
+
+// Planes 8k..8k+7 of the column at `column` in lanes 0..7 (zero where a plane is not live),
+// without a branch: a byte with no live plane has an empty load mask, which reads nothing.
+template <bool Placed>
+[[gnu::always_inline]] inline __m256i byte_words(const operand_reader& op, const std::uint8_t* column,
+                                                 unsigned k) noexcept {
+    const __m256i r = _mm256_maskload_epi32(reinterpret_cast<const int*>(column + op.offset[k]), op.load_mask[k]);
+    if constexpr (Placed) return r;
+    return _mm256_permutevar8x32_epi32(r, op.place[k]);
+}
+
+// The 64 values r + shift of two columns from `first`, as 32-bit lanes of out[0..7], in an
+// order that depends on nothing but the position (the same for both operands).
+//
+// A 32 x 32 bit transpose per column, with bytes moved as bytes: a column's 4 registers of 8
+// planes (register q, lane j: plane 8q + j) go through a 4 x 4 byte transpose (4 byte and 4
+// word unpacks) to u[m], whose 32-bit lane (half, h) holds byte h of planes j, 8 + j, 16 + j,
+// 24 + j, j = m + 4 half; a lane permute per pair of registers joins the two columns' halves
+// of the same j, so that register j holds plane j of every byte; then three delta swaps
+// between pairs of registers (transpose_group's) exchange j with the bit in the byte, and
+// every 32-bit lane holds a whole value. ~104 operations for 64 values and no stores, where
+// group transposes of 4 bytes and the unpacking of their bytes into values took ~150 and
+// kept the bytes on the stack.
+template <bool Placed>
+[[gnu::always_inline]] inline void pair_values(const operand_reader& op, const std::uint8_t* first, __m256i shift,
+                                               __m256i (&out)[8]) noexcept {
+    __m256i u[2][4];
+    const std::uint8_t* column = first;
+#pragma GCC unroll 2
+    for (unsigned c = 0; c < 2; ++c, column += op.column_bytes) {
+        const __m256i v0 = byte_words<Placed>(op, column, 0);
+        const __m256i v1 = byte_words<Placed>(op, column, 1);
+        const __m256i v2 = byte_words<Placed>(op, column, 2);
+        const __m256i v3 = byte_words<Placed>(op, column, 3);
+        const __m256i t0 = _mm256_unpacklo_epi8(v0, v1);  // lanes 0, 1 of each half
+        const __m256i t1 = _mm256_unpackhi_epi8(v0, v1);  // lanes 2, 3
+        const __m256i t2 = _mm256_unpacklo_epi8(v2, v3);
+        const __m256i t3 = _mm256_unpackhi_epi8(v2, v3);
+        u[c][0] = _mm256_unpacklo_epi16(t0, t2);  // j = 0 | 4 (by half), bytes h = 0..3
+        u[c][1] = _mm256_unpackhi_epi16(t0, t2);  // j = 1 | 5
+        u[c][2] = _mm256_unpacklo_epi16(t1, t3);  // j = 2 | 6
+        u[c][3] = _mm256_unpackhi_epi16(t1, t3);  // j = 3 | 7
+    }
+#pragma GCC unroll 4
+    for (unsigned m = 0; m < 4; ++m) {
+        out[m] = _mm256_permute2x128_si256(u[0][m], u[1][m], 0x20);
+        out[m + 4] = _mm256_permute2x128_si256(u[0][m], u[1][m], 0x31);
+    }
+    swap_registers<1>(out, _mm256_set1_epi8(0x55));
+    swap_registers<2>(out, _mm256_set1_epi8(0x33));
+    swap_registers<4>(out, _mm256_set1_epi8(0x0F));
+#pragma GCC unroll 8
+    for (unsigned i = 0; i < 8; ++i) out[i] = _mm256_add_epi32(out[i], shift);
 }
 
 template <bool Placed, bool Signed, bool Same>
-wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t base_a, std::uint32_t base_b,
-              spread_prefetch& ahead_a, spread_prefetch& ahead_b) noexcept {
-    // The bias of signed values folds into the base: (r | ones) + base + 2^31.
+wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t ones_a, std::uint32_t ones_b,
+              std::uint32_t base_a, std::uint32_t base_b, spread_prefetch& ahead_a, spread_prefetch& ahead_b) noexcept {
+    // A value is (r | ones) + base, and r + ones + base as well (the all-one planes are not
+    // live: r is 0 there); the bias of signed values folds in too: r + ones + base + 2^31.
     const std::uint32_t bias = Signed ? 0x80000000u : 0u;
-    const __m256i shift_a = _mm256_set1_epi32(static_cast<int>(base_a + bias));
-    const __m256i shift_b = _mm256_set1_epi32(static_cast<int>(base_b + bias));
+    const __m256i shift_a = _mm256_set1_epi32(static_cast<int>(ones_a + base_a + bias));
+    const __m256i shift_b = _mm256_set1_epi32(static_cast<int>(ones_b + base_b + bias));
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
+    const std::size_t step_a = 2 * a.column_bytes;
+    const std::size_t step_b = 2 * b.column_bytes;
+    const std::uint8_t* pa = a.payload;
+    const std::uint8_t* pb = b.payload;
     lane_sums s;
-    for_each_group<Placed, Same, 4>(a, b, ahead_a, ahead_b, [&](const __m256i(&ga)[4][8], const __m256i(&gb)[4][8],
-                                                              std::size_t /*c0: no flush*/) {
-        for (std::size_t i = 0; i < group_columns; ++i) {
-            __m256i x[4];
-            wide_bytes(ga[0][i], ga[1][i], ga[2][i], ga[3][i], shift_a, x);
-            if constexpr (Same) {
-#pragma GCC unroll 4
-                for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, true>(x[r], x[r], s, low);
-            } else {
-                __m256i y[4];
-                wide_bytes(gb[0][i], gb[1][i], gb[2][i], gb[3][i], shift_b, y);
-#pragma GCC unroll 4
-                for (std::size_t r = 0; r < 4; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
-            }
+    for (std::size_t c = 0; c < columns; c += 2, pa += step_a, pb += step_b) {
+        if (c % prefetch_every == 0) {
+            ahead_a.step();
+            ahead_b.step();
         }
-    });
-    wide total = wide{lane_total(s.lo)} + (wide{lane_total(s.hi)} << 32);
+        __m256i x[8];
+        pair_values<Placed>(a, pa, shift_a, x);
+        if constexpr (Same) {
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < 8; ++r) multiply_add<Signed, true>(x[r], x[r], s, low);
+        } else {
+            __m256i y[8];
+            pair_values<Placed>(b, pb, shift_b, y);
+#pragma GCC unroll 8
+            for (std::size_t r = 0; r < 8; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
+        }
+    }
+    wide total = wide_total(s);
     if constexpr (Signed) {
         const wide sum_a = lane_total(s.sum_a);
         const wide sum_b = Same ? sum_a : wide{lane_total(s.sum_b)};
@@ -690,8 +757,8 @@ using narrow_fn = narrow_sums (*)(const operand_reader&, const operand_reader&, 
                                   spread_prefetch&) noexcept;
 using split_fn = narrow_sums (*)(const operand_reader&, const operand_reader&, split_flush, spread_prefetch&,
                                  spread_prefetch&) noexcept;
-using wide_fn = wide (*)(const operand_reader&, const operand_reader&, std::uint32_t, std::uint32_t, spread_prefetch&,
-                         spread_prefetch&) noexcept;
+using wide_fn = wide (*)(const operand_reader&, const operand_reader&, std::uint32_t, std::uint32_t, std::uint32_t,
+                         std::uint32_t, spread_prefetch&, spread_prefetch&) noexcept;
 
 template <bool... Flags>
 narrow_fn pick_narrow(bool placed, bool same, bool sums) noexcept {
@@ -787,7 +854,7 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
                                   ba * signed_wide{s.sum_b} + signed_wide{block_values} * ba * bb;
         return static_cast<wide>(total);
     }
-    return wide_kernel(ra.placed && rb.placed, is_signed, same)(ra, rb, a.base, b.base, ahead_a, ahead_b);
+    return wide_kernel(ra.placed && rb.placed, is_signed, same)(ra, rb, a.ones, b.ones, a.base, b.base, ahead_a, ahead_b);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 //
 // Built with -mavx512f -mavx512bw -mavx512vbmi -mavx512vpopcntdq -mgfni (plus the AVX2 flags); dispatch.cpp hands
 // the table out only when the CPU and OS support all of them (simd.hpp: simd_path::avx512).
+#include "codec/thresholds.hpp"
+#include "simd/dot_fused.hpp"
 #include "simd/kernels.hpp"
 #include "simd/spread_prefetch.hpp"
 
@@ -253,8 +255,20 @@ void dot_signedness(const interleaved_operand& a, const interleaved_operand& b, 
     dot_columns<false, false, Signed>(a, b, out);
 }
 
+// Operands of up to thresholds::dot_fused_avx2_on_avx512_bits on both sides go to the AVX2
+// path's fused kernel (simd/dot_fused_avx2.cpp): its transposes a byte of width at a time and
+// 16-bit products beat the whole 32 x 32 transposes below there (thresholds.hpp has the figures).
+std::uint32_t operand_width(const interleaved_operand& op) noexcept {
+    return 32u - static_cast<std::uint32_t>(std::countl_zero(op.live | op.ones));
+}
+
 void interleaved_dot(const interleaved_operand* a, const interleaved_operand* b, bool is_signed,
                      std::uint64_t* out) noexcept {
+    if (operand_width(*a) <= thresholds::dot_fused_avx2_on_avx512_bits &&
+        operand_width(*b) <= thresholds::dot_fused_avx2_on_avx512_bits) {
+        dot_fused_avx2::interleaved_dot(a, b, is_signed, out);
+        return;
+    }
     if (is_signed) {
         dot_signedness<true>(*a, *b, out);
     } else {
