@@ -700,13 +700,17 @@ struct direct_plane {
     std::uint8_t ref;      // the plane stored against (plane, complement), else no_ref
     std::uint16_t items;   // positions, runs; gaps: bytes
     std::uint32_t offset;  // of the payload in the block
+    // Gaps payloads whose 2048-bit map the vector keeps beside the block (gaps_side): the
+    // plane is read as raw words from there, no list walked; else null.
+    const std::uint32_t* map;
 };
 
 class direct_planes {
 public:
     /// False where a plane is stored against another plane (or the block is not dense,
-    /// interleaved or delta): such blocks take block_planes_source.
-    bool load(const block_descriptor& d, const std::byte* bytes) noexcept {
+    /// interleaved or delta): such blocks take block_planes_source. `side`: the maps kept
+    /// beside the block (a dense block's side entries are its planes', in descriptor order).
+    bool load(const block_descriptor& d, const std::byte* bytes, gaps_side side) noexcept {
         if (d.sparse() || d.all_raw() || d.transform() == codec::transform::delta) return false;
         bytes_ = bytes;
         length_ = d.length;
@@ -728,6 +732,7 @@ public:
             p.one_base = base == codec::base_kind::one || base == codec::base_kind::complement;
             p.items = static_cast<std::uint16_t>(e.items);
             p.offset = e.payload_offset;
+            p.map = p.payload == codec::payload_kind::gaps ? side.next_map(e.items) : nullptr;
         }
         return true;
     }
@@ -757,7 +762,7 @@ public:
     /// only its own bits (few), 1 = a raw plane, 2 = a list plane that clears its bits.
     [[nodiscard]] int narrowing(std::uint32_t j, bool bit) const noexcept {
         const direct_plane& p = planes_[j];
-        if (p.payload == codec::payload_kind::raw) return 1;
+        if (p.payload == codec::payload_kind::raw || p.map != nullptr) return 1;
         return bit != p.one_base ? 0 : 2;
     }
 
@@ -769,6 +774,16 @@ public:
         const direct_plane& p = planes_[j];
         const bool keep = bit != p.one_base;  // eq &= payload bits (else eq &= ~payload bits)
         const std::byte* at = bytes_ + p.offset;
+        if (p.map != nullptr) {  // a raw plane, kept beside the block (its bits past length_ clear)
+            const std::uint32_t flip = keep ? 0u : ~0u;
+            std::uint32_t acc = 0;
+            if (fresh) {
+                for (std::uint32_t w = 0; w < words; ++w) acc |= eq[w] = p.map[w] ^ flip;
+            } else {
+                for (std::uint32_t w = 0; w < words; ++w) acc |= eq[w] &= p.map[w] ^ flip;
+            }
+            return acc != 0;
+        }
         switch (p.payload) {
             case codec::payload_kind::none:  // the plane is its base
                 if (keep) return false;
@@ -843,6 +858,7 @@ public:
             std::memset(reinterpret_cast<std::byte*>(out) + bytes, 0, 4 * words - bytes);
             return out;
         }
+        if (p.map != nullptr) return p.map;
         if (p.items > marked_list) {
             list_bits(j, out, words, marks);
             return out;
@@ -852,8 +868,10 @@ public:
         return out;
     }
 
-    /// Whether plane j is a list (positions, runs, gaps).
+    /// Whether plane j is a list (positions, runs, gaps) read as a list (a gaps payload with a
+    /// map is read as raw words).
     [[nodiscard]] bool is_list(std::uint32_t j) const noexcept {
+        if (planes_[j].map != nullptr) return false;
         const codec::payload_kind k = planes_[j].payload;
         return k == codec::payload_kind::positions || k == codec::payload_kind::runs || k == codec::payload_kind::gaps;
     }
@@ -1243,8 +1261,10 @@ compact_answer equal_interleaved_block(const block_descriptor& d, const std::byt
 // The test on a dense block of direct planes, from the vector's descriptor: false where it
 // does not apply (sparse, delta, interleaved, planes stored against planes, zigzag order tests).
 // With `count`, *count may be set instead of `out` (compare_residuals says when).
-bool compare_direct(const block_descriptor& d, const std::byte* bytes, const scan_test& test, scan_scratch& s,
-                    plane& out, compact_answer& answer, std::uint32_t* count = nullptr) {
+// `skips`: the side entries the vector keeps beside the block (null: none, lists are walked).
+bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std::uint32_t* skips,
+                    const scan_test& test, scan_scratch& s, plane& out, compact_answer& answer,
+                    std::uint32_t* count = nullptr) {
     residual_test rt;
     if (!residual_form(d.transform(), d.for_base(), test, rt)) return false;
     if (d.interleaved() && !d.sparse()) {
@@ -1259,7 +1279,7 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const sca
         return true;
     }
     direct_planes dp;
-    if (!dp.load(d, bytes)) return false;
+    if (!dp.load(d, bytes, gaps_side(d, skips))) return false;
     if (dp.references()) {
         if (rt.lo != rt.hi) return false;
         // The target's bit in every plane: the residual's, or the constant plane's where the
@@ -1316,7 +1336,7 @@ block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> b
                          scan_scratch& scratch, plane& out, bool try_direct = true) {
     const std::uint32_t count = block.count;
     compact_answer direct;
-    if (try_direct && compare_direct(block.descriptor, bytes.data(), test, scratch, out, direct)) {
+    if (try_direct && compare_direct(block.descriptor, bytes.data(), nullptr, test, scratch, out, direct)) {
         if (direct == compact_answer::none) return block_answer::none;
         if (direct == compact_answer::all) return block_answer::all;
         return classify(out, count);
@@ -1358,7 +1378,7 @@ std::uint32_t count_parsed(const parsed_block& block, std::span<const std::byte>
     const std::uint32_t count = block.count;
     compact_answer direct;
     std::uint32_t n = no_count;
-    if (try_direct && compare_direct(block.descriptor, bytes.data(), test, scratch, scratch.compact, direct, &n)) {
+    if (try_direct && compare_direct(block.descriptor, bytes.data(), nullptr, test, scratch, scratch.compact, direct, &n)) {
         if (direct == compact_answer::none) return 0;
         if (direct == compact_answer::all) return block.length;
         return n != no_count ? n : block_popcount(scratch.compact);
@@ -1405,7 +1425,7 @@ block_answer scan_block(const vector_core& v, std::size_t block, const scan_test
     if (!values.empty()) return scan_values(values, test, out);
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
-    if (compare_direct(v.sealed_descriptor(block), bytes.data(), test, scratch, out, direct)) {
+    if (compare_direct(v.sealed_descriptor(block), bytes.data(), v.sealed_gaps_skips(block), test, scratch, out, direct)) {
         if (direct == compact_answer::none) return block_answer::none;
         if (direct == compact_answer::all) return block_answer::all;
         return exact ? classify(out, static_cast<std::uint32_t>(block_values)) : block_answer::some;
@@ -1428,7 +1448,7 @@ std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_te
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
     std::uint32_t n = no_count;
-    if (compare_direct(v.sealed_descriptor(block), bytes.data(), test, scratch, scratch.compact, direct, &n)) {
+    if (compare_direct(v.sealed_descriptor(block), bytes.data(), v.sealed_gaps_skips(block), test, scratch, scratch.compact, direct, &n)) {
         if (direct == compact_answer::none) return 0;
         if (direct == compact_answer::all) return static_cast<std::uint32_t>(block_values);
         return n != no_count ? n : block_popcount(scratch.compact);
