@@ -245,9 +245,11 @@ std::uint32_t top_planes(std::uint32_t live, std::uint32_t steps, std::uint8_t* 
 // Words [0, words) of a stored plane from its base and payload. The bytes are trusted (a
 // vector's blocks were validated when it got them, or written by the encoder): no rule is
 // checked, but positions are masked to the plane, so that even forged bytes stay inside it.
-// Planes referred to must be built (at least `words` words) in `planes`.
+// Planes referred to must be built (at least `words` words) in `planes`. `map`: a gaps
+// payload's bits as the vector keeps them beside the block (gaps_side), XORed in instead of
+// walking the list; null where there is none.
 void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint32_t length, std::uint32_t words,
-                 const block_planes& planes, std::uint32_t* out) noexcept {
+                 const block_planes& planes, std::uint32_t* out, const std::uint32_t* map = nullptr) noexcept {
     constexpr std::uint32_t last_bit = block_values - 1;
     const std::uint32_t* ref = planes.planes[sp.reference & 31u].data();
     // Bits at or beyond length: clear after a base of ones (whole words first, vectorized).
@@ -298,7 +300,11 @@ void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint
             break;
         }
         case codec::payload_kind::gaps:
-            gaps_payload::for_every_position(p, sp.payload_bytes, flip);
+            if (map != nullptr) {
+                for (std::uint32_t w = 0; w < words; ++w) out[w] ^= map[w];
+            } else {
+                gaps_payload::for_every_position(p, sp.payload_bytes, flip);
+            }
             break;
     }
 }
@@ -306,13 +312,21 @@ void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint
 // Planes of a parsed block, each built when first needed (only its first `words()` words:
 // the compact planes of a sparse block are short): interleaved all-raw payloads are read in
 // place; other layouts are built into the scratch planes. Reads go from the top live plane
-// down, so a test that is settled by the top planes never builds the others.
+// down, so a test that is settled by the top planes never builds the others. Gaps payloads
+// whose map the vector keeps beside the block (`side`) are built from the map.
 class block_planes_source {
 public:
-    block_planes_source(const parsed_block& block, std::span<const std::byte> bytes, scan_scratch& scratch) noexcept
+    block_planes_source(const parsed_block& block, std::span<const std::byte> bytes, scan_scratch& scratch,
+                        gaps_side side = {}) noexcept
         : block_(block), bytes_(bytes), scratch_(scratch) {
         words_ = std::min<std::uint32_t>(plane_words, ((block.length + 31) / 32 + 7) / 8 * 8);
+        // The side's maps come in gaps_skips' order: the mask's payload, then the planes'.
+        const auto map_of = [&side](const stored_plane& p) {
+            return p.payload == codec::payload_kind::gaps ? side.next_map(p.items) : nullptr;
+        };
+        if (block.sparse) mask_map_ = map_of(block.mask);
         if (block.interleaved) return;  // read by rank, in place
+        for (std::uint32_t i = 0; i < block.stored; ++i) maps_[i] = map_of(block.planes[i]);
         top_planes(block.live, plane_count, order_);
         for (std::uint32_t i = 0; i < block.stored; ++i) descriptor_[block.planes[i].index & 31u] = static_cast<std::uint8_t>(i);
     }
@@ -351,7 +365,8 @@ public:
     const plane& mask() {
         if (!mask_built_) {
             const auto* bytes = bytes_.data();
-            build_plane(block_.mask, bytes, block_.count, plane_words, scratch_.planes, scratch_.mask.data());
+            build_plane(block_.mask, bytes, block_.count, plane_words, scratch_.planes, scratch_.mask.data(),
+                        mask_map_);
             mask_built_ = true;
         }
         return scratch_.mask;
@@ -444,7 +459,11 @@ private:
                 break;
             }
             case codec::payload_kind::gaps:
-                gaps_payload::for_every_position(p, sp.payload_bytes, [&n](std::uint32_t) { ++n; });
+                if (const std::uint32_t* map = maps_[descriptor_[j]]; map != nullptr) {
+                    n = static_cast<std::uint32_t>(active_kernels().popcount_words(map, plane_words));
+                } else {
+                    gaps_payload::for_every_position(p, sp.payload_bytes, [&n](std::uint32_t) { ++n; });
+                }
                 break;
         }
         return sp.base == codec::base_kind::one ? block_.length - n : n;
@@ -458,7 +477,8 @@ private:
         if ((sp.base == codec::base_kind::plane || sp.base == codec::base_kind::complement) && ref != j &&
             ((block_.live >> ref) & 1u) != 0)
             build(ref);
-        build_plane(sp, bytes_.data(), block_.length, words_, scratch_.planes, scratch_.planes.planes[j].data());
+        build_plane(sp, bytes_.data(), block_.length, words_, scratch_.planes, scratch_.planes.planes[j].data(),
+                    maps_[descriptor_[j]]);
         built_ |= 1u << j;
     }
 
@@ -468,6 +488,8 @@ private:
     std::uint32_t words_ = plane_words;
     std::uint32_t built_ = 0;
     bool mask_built_ = false;
+    const std::uint32_t* mask_map_ = nullptr;
+    const std::uint32_t* maps_[plane_count] = {};  // by entry in block.planes: gaps payloads' maps
     std::uint8_t order_[plane_count];       // live planes, top down (not interleaved)
     std::uint8_t descriptor_[plane_count];  // plane -> its entry in block.planes (not interleaved)
 };
@@ -1339,8 +1361,10 @@ std::span<const std::uint32_t> unsealed_values(const vector_core& v, std::size_t
     return block == v.sealed_block_count() ? v.tail() : v.write_back_values(block);
 }
 
+// `skips`: the side entries the vector keeps beside the block (null: none).
 block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> bytes, const scan_test& test,
-                         scan_scratch& scratch, plane& out, bool try_direct = true) {
+                         scan_scratch& scratch, plane& out, bool try_direct = true,
+                         const std::uint32_t* skips = nullptr) {
     const std::uint32_t count = block.count;
     compact_answer direct;
     if (try_direct && compare_direct(block.descriptor, bytes.data(), nullptr, test, scratch, out, direct)) {
@@ -1348,7 +1372,7 @@ block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> b
         if (direct == compact_answer::all) return block_answer::all;
         return classify(out, count);
     }
-    block_planes_source source(block, bytes, scratch);
+    block_planes_source source(block, bytes, scratch, gaps_side(block.descriptor, skips));
     encoded_result r;
     if (!compare_encoded(block, source, test, scratch, r)) {
         const compact_answer bound = delta_bound(block, source, test);
@@ -1381,7 +1405,7 @@ block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> b
 constexpr std::uint32_t no_count = ~0u;
 
 std::uint32_t count_parsed(const parsed_block& block, std::span<const std::byte> bytes, const scan_test& test,
-                           scan_scratch& scratch, bool try_direct = true) {
+                           scan_scratch& scratch, bool try_direct = true, const std::uint32_t* skips = nullptr) {
     const std::uint32_t count = block.count;
     compact_answer direct;
     std::uint32_t n = no_count;
@@ -1390,7 +1414,7 @@ std::uint32_t count_parsed(const parsed_block& block, std::span<const std::byte>
         if (direct == compact_answer::all) return block.length;
         return n != no_count ? n : block_popcount(scratch.compact);
     }
-    block_planes_source source(block, bytes, scratch);
+    block_planes_source source(block, bytes, scratch, gaps_side(block.descriptor, skips));
     encoded_result r;
     if (!compare_encoded(block, source, test, scratch, r)) {
         const compact_answer bound = delta_bound(block, source, test);
@@ -1439,7 +1463,7 @@ block_answer scan_block(const vector_core& v, std::size_t block, const scan_test
     }
     const parsed_block parsed =
         expand_descriptor(v.sealed_descriptor(block), bytes.data(), static_cast<std::uint32_t>(block_values));
-    return scan_parsed(parsed, bytes, test, scratch, out, false);
+    return scan_parsed(parsed, bytes, test, scratch, out, false, v.sealed_gaps_skips(block));
 }
 
 std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch) {
@@ -1462,7 +1486,7 @@ std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_te
     }
     const parsed_block parsed =
         expand_descriptor(v.sealed_descriptor(block), bytes.data(), static_cast<std::uint32_t>(block_values));
-    return count_parsed(parsed, bytes, test, scratch, false);
+    return count_parsed(parsed, bytes, test, scratch, false, v.sealed_gaps_skips(block));
 }
 
 }  // namespace bitplane::detail
