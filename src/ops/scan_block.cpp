@@ -1073,29 +1073,27 @@ private:
 
 
 // Lists that clear their bits, of more items (positions, runs, gap bytes) than this in all,
-// are marked in one byte map and packed once (bam_mapq, geoip4_size read without their side
-// entries: about five gap lists of 100-250 positions per block; count_eq of the frequent value
-// 1.3-1.4x faster than one plane per list, Xeon, AVX2), where one of them at least is longer
-// than this too. Gap lists with a map (gaps_side) are raw planes, and shorter lists are
-// applied word by word: with its one long list mapped, a bam_mapq block's five short lists
-// (8-25 bytes) went through the byte map (more than 32 items in all), 4.01M -> 3.54M
-// instructions per count_eq frequent without it (callgrind, AVX2); its blocks read without
-// side entries still mark their lists (5.37M; 5.83M where only two long lists were marked).
+// are marked in one byte map and packed once (bam_mapq, geoip4_size: about five gap lists of
+// 100-250 positions per block; count_eq of the frequent value 1.3-1.4x faster than one plane
+// per list, Xeon, AVX2). Gap lists with a map kept beside the block (gaps_side) are raw planes,
+// not marked. Marking only where one list alone is longer than this (so that bam_mapq's five
+// short lists, 8-25 bytes of mostly escapes, go word by word once its long list is mapped) took
+// bam_mapq count_eq frequent from 4.01M to 3.54M instructions but bam_ref_span's (lists of
+// 15-40 bytes) from 3.21M to 3.44M (callgrind, AVX2); a bound of 64 items in all, 3.71M and
+// 3.36M. Not done: the byte count does not tell how many positions a gap list holds.
 constexpr std::uint32_t marked_clear_items = 32;
 
 // Whether the planes not yet applied (those that clear their bits) are lists to mark together:
-// two or more, of more than marked_clear_items items in all, one of them alone more than that.
-// After a list that keeps its bits, clearing lists one at a time may stop early, so the caller
-// asks only when none was applied.
+// two or more, of more than marked_clear_items items in all. After a list that keeps its bits,
+// clearing lists one at a time may stop early, so the caller asks only when none was applied.
 bool marked_clears(const direct_planes& dp, const std::uint8_t* order, std::uint32_t steps, std::uint32_t done) {
-    std::uint32_t items = 0, lists = 0, longest = 0;
+    std::uint32_t items = 0, lists = 0;
     for (std::uint32_t k = 0; k < steps; ++k) {
         if (((done >> k) & 1u) != 0 || !dp.is_list(order[k])) continue;
         items += dp.items_of(order[k]);
-        longest = std::max(longest, dp.items_of(order[k]));
         ++lists;
     }
-    return lists > 1 && items > marked_clear_items && longest > marked_clear_items;
+    return lists > 1 && items > marked_clear_items;
 }
 
 // An equality (one target, no finish) on direct planes, into s.eq: every plane read narrows eq,
