@@ -9,6 +9,7 @@
 #include "test_support.hpp"
 
 #include "codec/plane_bits.hpp"
+#include "codec/thresholds.hpp"
 #include "ops/scan_block.hpp"
 #include "simd/kernels.hpp"
 
@@ -27,6 +28,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <span>
 #include <tuple>
 #include <string>
 #include <type_traits>
@@ -242,6 +244,18 @@ positions scan_by_blocks(const bitplane::vector<T>& v, const bitplane::detail::s
         }
         EXPECT_TRUE(same_positions(p, block_positions(loose, bits, first, count))) << "block " << b;
         counted += bitplane::detail::count_block(core, b, test, scratch);
+        // The same block's bytes without the side entries the vector keeps beside them (gap
+        // lists' maps and positions, as a block read from a file has none): every list walked.
+        if (b < core.sealed_block_count() && core.write_back_values(b).empty()) {
+            const std::span<const std::byte> bytes = core.sealed_block(b, {});
+            const auto n = static_cast<std::uint32_t>(count);
+            bits.fill(0xA5A5A5A5u);
+            const positions bare =
+                block_positions(bitplane::detail::scan_encoded_block(bytes, n, test, scratch, bits), bits, first, count);
+            EXPECT_TRUE(same_positions(p, bare)) << "block " << b << " without its side entries";
+            EXPECT_EQ(bitplane::detail::count_encoded_block(bytes, n, test, scratch), p.size())
+                << "block " << b << " without its side entries";
+        }
     }
     return out;
 }
@@ -1031,7 +1045,7 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
     const std::vector<simd_path> paths = bitplane_test::paths_to_sweep();
-    bool marked = false, runs = false;
+    bool marked = false, runs = false, mapped = false;
     std::size_t turn = 0;
     for (const double density : {0.005, 0.03, 0.12, 0.3}) {
         for (const bool in_runs : {false, true}) {
@@ -1060,6 +1074,11 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
                                           p.payload == bitplane::codec::payload_kind::runs;
                         long_lists += list && p.items > 64 ? 1 : 0;
                         runs |= p.payload == bitplane::codec::payload_kind::runs;
+                        // A gap list the scan reads from the map kept beside the block.
+                        mapped |= p.payload == bitplane::codec::payload_kind::gaps &&
+                                  p.items >= bitplane::detail::thresholds::read_bitmap_min_gaps_bytes &&
+                                  info.value_transform != bitplane::codec::transform::delta &&
+                                  packed.core().sealed_gaps_skips(b) != nullptr;
                     }
                     marked |= long_lists >= 2;
                 }
@@ -1081,6 +1100,7 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
     }
     EXPECT_TRUE(marked) << "no block with two long list planes: the byte map is no longer covered";
     EXPECT_TRUE(runs) << "no block with a runs plane";
+    EXPECT_TRUE(mapped) << "no gap list read from its map: the scans' side-entry path is no longer covered";
 }
 
 TEST(Scan, DeltaBlocksWithPlanesStoredAgainstConstantPlanes) {

@@ -245,9 +245,11 @@ std::uint32_t top_planes(std::uint32_t live, std::uint32_t steps, std::uint8_t* 
 // Words [0, words) of a stored plane from its base and payload. The bytes are trusted (a
 // vector's blocks were validated when it got them, or written by the encoder): no rule is
 // checked, but positions are masked to the plane, so that even forged bytes stay inside it.
-// Planes referred to must be built (at least `words` words) in `planes`.
+// Planes referred to must be built (at least `words` words) in `planes`. `map`: a gaps
+// payload's bits as the vector keeps them beside the block (gaps_side), XORed in instead of
+// walking the list; null where there is none.
 void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint32_t length, std::uint32_t words,
-                 const block_planes& planes, std::uint32_t* out) noexcept {
+                 const block_planes& planes, std::uint32_t* out, const std::uint32_t* map = nullptr) noexcept {
     constexpr std::uint32_t last_bit = block_values - 1;
     const std::uint32_t* ref = planes.planes[sp.reference & 31u].data();
     // Bits at or beyond length: clear after a base of ones (whole words first, vectorized).
@@ -298,7 +300,11 @@ void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint
             break;
         }
         case codec::payload_kind::gaps:
-            gaps_payload::for_every_position(p, sp.payload_bytes, flip);
+            if (map != nullptr) {
+                for (std::uint32_t w = 0; w < words; ++w) out[w] ^= map[w];
+            } else {
+                gaps_payload::for_every_position(p, sp.payload_bytes, flip);
+            }
             break;
     }
 }
@@ -306,13 +312,21 @@ void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint
 // Planes of a parsed block, each built when first needed (only its first `words()` words:
 // the compact planes of a sparse block are short): interleaved all-raw payloads are read in
 // place; other layouts are built into the scratch planes. Reads go from the top live plane
-// down, so a test that is settled by the top planes never builds the others.
+// down, so a test that is settled by the top planes never builds the others. Gaps payloads
+// whose map the vector keeps beside the block (`side`) are built from the map.
 class block_planes_source {
 public:
-    block_planes_source(const parsed_block& block, std::span<const std::byte> bytes, scan_scratch& scratch) noexcept
+    block_planes_source(const parsed_block& block, std::span<const std::byte> bytes, scan_scratch& scratch,
+                        gaps_side side = {}) noexcept
         : block_(block), bytes_(bytes), scratch_(scratch) {
         words_ = std::min<std::uint32_t>(plane_words, ((block.length + 31) / 32 + 7) / 8 * 8);
+        // The side's maps come in gaps_skips' order: the mask's payload, then the planes'.
+        const auto map_of = [&side](const stored_plane& p) {
+            return p.payload == codec::payload_kind::gaps ? side.next_map(p.items) : nullptr;
+        };
+        if (block.sparse) mask_map_ = map_of(block.mask);
         if (block.interleaved) return;  // read by rank, in place
+        for (std::uint32_t i = 0; i < block.stored; ++i) maps_[i] = map_of(block.planes[i]);
         top_planes(block.live, plane_count, order_);
         for (std::uint32_t i = 0; i < block.stored; ++i) descriptor_[block.planes[i].index & 31u] = static_cast<std::uint8_t>(i);
     }
@@ -351,7 +365,8 @@ public:
     const plane& mask() {
         if (!mask_built_) {
             const auto* bytes = bytes_.data();
-            build_plane(block_.mask, bytes, block_.count, plane_words, scratch_.planes, scratch_.mask.data());
+            build_plane(block_.mask, bytes, block_.count, plane_words, scratch_.planes, scratch_.mask.data(),
+                        mask_map_);
             mask_built_ = true;
         }
         return scratch_.mask;
@@ -444,7 +459,11 @@ private:
                 break;
             }
             case codec::payload_kind::gaps:
-                gaps_payload::for_every_position(p, sp.payload_bytes, [&n](std::uint32_t) { ++n; });
+                if (const std::uint32_t* map = maps_[descriptor_[j]]; map != nullptr) {
+                    n = static_cast<std::uint32_t>(active_kernels().popcount_words(map, plane_words));
+                } else {
+                    gaps_payload::for_every_position(p, sp.payload_bytes, [&n](std::uint32_t) { ++n; });
+                }
                 break;
         }
         return sp.base == codec::base_kind::one ? block_.length - n : n;
@@ -458,7 +477,8 @@ private:
         if ((sp.base == codec::base_kind::plane || sp.base == codec::base_kind::complement) && ref != j &&
             ((block_.live >> ref) & 1u) != 0)
             build(ref);
-        build_plane(sp, bytes_.data(), block_.length, words_, scratch_.planes, scratch_.planes.planes[j].data());
+        build_plane(sp, bytes_.data(), block_.length, words_, scratch_.planes, scratch_.planes.planes[j].data(),
+                    maps_[descriptor_[j]]);
         built_ |= 1u << j;
     }
 
@@ -468,6 +488,8 @@ private:
     std::uint32_t words_ = plane_words;
     std::uint32_t built_ = 0;
     bool mask_built_ = false;
+    const std::uint32_t* mask_map_ = nullptr;
+    const std::uint32_t* maps_[plane_count] = {};  // by entry in block.planes: gaps payloads' maps
     std::uint8_t order_[plane_count];       // live planes, top down (not interleaved)
     std::uint8_t descriptor_[plane_count];  // plane -> its entry in block.planes (not interleaved)
 };
@@ -700,13 +722,17 @@ struct direct_plane {
     std::uint8_t ref;      // the plane stored against (plane, complement), else no_ref
     std::uint16_t items;   // positions, runs; gaps: bytes
     std::uint32_t offset;  // of the payload in the block
+    // Gaps payloads whose 2048-bit map the vector keeps beside the block (gaps_side): the
+    // plane is read as raw words from there, no list walked; else null.
+    const std::uint32_t* map;
 };
 
 class direct_planes {
 public:
     /// False where a plane is stored against another plane (or the block is not dense,
-    /// interleaved or delta): such blocks take block_planes_source.
-    bool load(const block_descriptor& d, const std::byte* bytes) noexcept {
+    /// interleaved or delta): such blocks take block_planes_source. `side`: the maps kept
+    /// beside the block (a dense block's side entries are its planes', in descriptor order).
+    bool load(const block_descriptor& d, const std::byte* bytes, gaps_side side) noexcept {
         if (d.sparse() || d.all_raw() || d.transform() == codec::transform::delta) return false;
         bytes_ = bytes;
         length_ = d.length;
@@ -728,6 +754,7 @@ public:
             p.one_base = base == codec::base_kind::one || base == codec::base_kind::complement;
             p.items = static_cast<std::uint16_t>(e.items);
             p.offset = e.payload_offset;
+            p.map = p.payload == codec::payload_kind::gaps ? side.next_map(e.items) : nullptr;
         }
         return true;
     }
@@ -757,7 +784,7 @@ public:
     /// only its own bits (few), 1 = a raw plane, 2 = a list plane that clears its bits.
     [[nodiscard]] int narrowing(std::uint32_t j, bool bit) const noexcept {
         const direct_plane& p = planes_[j];
-        if (p.payload == codec::payload_kind::raw) return 1;
+        if (p.payload == codec::payload_kind::raw || p.map != nullptr) return 1;
         return bit != p.one_base ? 0 : 2;
     }
 
@@ -769,6 +796,16 @@ public:
         const direct_plane& p = planes_[j];
         const bool keep = bit != p.one_base;  // eq &= payload bits (else eq &= ~payload bits)
         const std::byte* at = bytes_ + p.offset;
+        if (p.map != nullptr) {  // a raw plane, kept beside the block (its bits past length_ clear)
+            const std::uint32_t flip = keep ? 0u : ~0u;
+            std::uint32_t acc = 0;
+            if (fresh) {
+                for (std::uint32_t w = 0; w < words; ++w) acc |= eq[w] = p.map[w] ^ flip;
+            } else {
+                for (std::uint32_t w = 0; w < words; ++w) acc |= eq[w] &= p.map[w] ^ flip;
+            }
+            return acc != 0;
+        }
         switch (p.payload) {
             case codec::payload_kind::none:  // the plane is its base
                 if (keep) return false;
@@ -843,6 +880,7 @@ public:
             std::memset(reinterpret_cast<std::byte*>(out) + bytes, 0, 4 * words - bytes);
             return out;
         }
+        if (p.map != nullptr) return p.map;
         if (p.items > marked_list) {
             list_bits(j, out, words, marks);
             return out;
@@ -852,8 +890,10 @@ public:
         return out;
     }
 
-    /// Whether plane j is a list (positions, runs, gaps).
+    /// Whether plane j is a list (positions, runs, gaps) read as a list (a gaps payload with a
+    /// map is read as raw words).
     [[nodiscard]] bool is_list(std::uint32_t j) const noexcept {
+        if (planes_[j].map != nullptr) return false;
         const codec::payload_kind k = planes_[j].payload;
         return k == codec::payload_kind::positions || k == codec::payload_kind::runs || k == codec::payload_kind::gaps;
     }
@@ -1035,7 +1075,12 @@ private:
 // Lists that clear their bits, of more items (positions, runs, gap bytes) than this in all,
 // are marked in one byte map and packed once (bam_mapq, geoip4_size: about five gap lists of
 // 100-250 positions per block; count_eq of the frequent value 1.3-1.4x faster than one plane
-// per list, Xeon, AVX2).
+// per list, Xeon, AVX2). Gap lists with a map kept beside the block (gaps_side) are raw planes,
+// not marked. Marking only where one list alone is longer than this (so that bam_mapq's five
+// short lists, 8-25 bytes of mostly escapes, go word by word once its long list is mapped) took
+// bam_mapq count_eq frequent from 4.01M to 3.54M instructions but bam_ref_span's (lists of
+// 15-40 bytes) from 3.21M to 3.44M (callgrind, AVX2); a bound of 64 items in all, 3.71M and
+// 3.36M. Not done: the byte count does not tell how many positions a gap list holds.
 constexpr std::uint32_t marked_clear_items = 32;
 
 // Whether the planes not yet applied (those that clear their bits) are lists to mark together:
@@ -1243,8 +1288,10 @@ compact_answer equal_interleaved_block(const block_descriptor& d, const std::byt
 // The test on a dense block of direct planes, from the vector's descriptor: false where it
 // does not apply (sparse, delta, interleaved, planes stored against planes, zigzag order tests).
 // With `count`, *count may be set instead of `out` (compare_residuals says when).
-bool compare_direct(const block_descriptor& d, const std::byte* bytes, const scan_test& test, scan_scratch& s,
-                    plane& out, compact_answer& answer, std::uint32_t* count = nullptr) {
+// `skips`: the side entries the vector keeps beside the block (null: none, lists are walked).
+bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std::uint32_t* skips,
+                    const scan_test& test, scan_scratch& s, plane& out, compact_answer& answer,
+                    std::uint32_t* count = nullptr) {
     residual_test rt;
     if (!residual_form(d.transform(), d.for_base(), test, rt)) return false;
     if (d.interleaved() && !d.sparse()) {
@@ -1259,7 +1306,7 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const sca
         return true;
     }
     direct_planes dp;
-    if (!dp.load(d, bytes)) return false;
+    if (!dp.load(d, bytes, gaps_side(d, skips))) return false;
     if (dp.references()) {
         if (rt.lo != rt.hi) return false;
         // The target's bit in every plane: the residual's, or the constant plane's where the
@@ -1312,16 +1359,18 @@ std::span<const std::uint32_t> unsealed_values(const vector_core& v, std::size_t
     return block == v.sealed_block_count() ? v.tail() : v.write_back_values(block);
 }
 
+// `skips`: the side entries the vector keeps beside the block (null: none).
 block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> bytes, const scan_test& test,
-                         scan_scratch& scratch, plane& out, bool try_direct = true) {
+                         scan_scratch& scratch, plane& out, bool try_direct = true,
+                         const std::uint32_t* skips = nullptr) {
     const std::uint32_t count = block.count;
     compact_answer direct;
-    if (try_direct && compare_direct(block.descriptor, bytes.data(), test, scratch, out, direct)) {
+    if (try_direct && compare_direct(block.descriptor, bytes.data(), nullptr, test, scratch, out, direct)) {
         if (direct == compact_answer::none) return block_answer::none;
         if (direct == compact_answer::all) return block_answer::all;
         return classify(out, count);
     }
-    block_planes_source source(block, bytes, scratch);
+    block_planes_source source(block, bytes, scratch, gaps_side(block.descriptor, skips));
     encoded_result r;
     if (!compare_encoded(block, source, test, scratch, r)) {
         const compact_answer bound = delta_bound(block, source, test);
@@ -1354,16 +1403,16 @@ block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> b
 constexpr std::uint32_t no_count = ~0u;
 
 std::uint32_t count_parsed(const parsed_block& block, std::span<const std::byte> bytes, const scan_test& test,
-                           scan_scratch& scratch, bool try_direct = true) {
+                           scan_scratch& scratch, bool try_direct = true, const std::uint32_t* skips = nullptr) {
     const std::uint32_t count = block.count;
     compact_answer direct;
     std::uint32_t n = no_count;
-    if (try_direct && compare_direct(block.descriptor, bytes.data(), test, scratch, scratch.compact, direct, &n)) {
+    if (try_direct && compare_direct(block.descriptor, bytes.data(), nullptr, test, scratch, scratch.compact, direct, &n)) {
         if (direct == compact_answer::none) return 0;
         if (direct == compact_answer::all) return block.length;
         return n != no_count ? n : block_popcount(scratch.compact);
     }
-    block_planes_source source(block, bytes, scratch);
+    block_planes_source source(block, bytes, scratch, gaps_side(block.descriptor, skips));
     encoded_result r;
     if (!compare_encoded(block, source, test, scratch, r)) {
         const compact_answer bound = delta_bound(block, source, test);
@@ -1405,14 +1454,14 @@ block_answer scan_block(const vector_core& v, std::size_t block, const scan_test
     if (!values.empty()) return scan_values(values, test, out);
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
-    if (compare_direct(v.sealed_descriptor(block), bytes.data(), test, scratch, out, direct)) {
+    if (compare_direct(v.sealed_descriptor(block), bytes.data(), v.sealed_gaps_skips(block), test, scratch, out, direct)) {
         if (direct == compact_answer::none) return block_answer::none;
         if (direct == compact_answer::all) return block_answer::all;
         return exact ? classify(out, static_cast<std::uint32_t>(block_values)) : block_answer::some;
     }
     const parsed_block parsed =
         expand_descriptor(v.sealed_descriptor(block), bytes.data(), static_cast<std::uint32_t>(block_values));
-    return scan_parsed(parsed, bytes, test, scratch, out, false);
+    return scan_parsed(parsed, bytes, test, scratch, out, false, v.sealed_gaps_skips(block));
 }
 
 std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch) {
@@ -1428,14 +1477,14 @@ std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_te
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
     std::uint32_t n = no_count;
-    if (compare_direct(v.sealed_descriptor(block), bytes.data(), test, scratch, scratch.compact, direct, &n)) {
+    if (compare_direct(v.sealed_descriptor(block), bytes.data(), v.sealed_gaps_skips(block), test, scratch, scratch.compact, direct, &n)) {
         if (direct == compact_answer::none) return 0;
         if (direct == compact_answer::all) return static_cast<std::uint32_t>(block_values);
         return n != no_count ? n : block_popcount(scratch.compact);
     }
     const parsed_block parsed =
         expand_descriptor(v.sealed_descriptor(block), bytes.data(), static_cast<std::uint32_t>(block_values));
-    return count_parsed(parsed, bytes, test, scratch, false);
+    return count_parsed(parsed, bytes, test, scratch, false, v.sealed_gaps_skips(block));
 }
 
 }  // namespace bitplane::detail

@@ -29,6 +29,10 @@
 //   none waiting on another; gap lists decoded 16 gaps at a time) and packed into one plane. Order tests build list planes one at a
 //   time (long ones through the byte map) and compare as the kernel does;
 //   blocks with planes stored against planes take the staged way below for them.
+//   Gap lists whose 2048-bit map the vector keeps beside the block (gaps_side,
+//   vector_core::sealed_gaps_skips) are raw planes here, read from the map (no list walked,
+//   none marked), on every way below too; blocks scanned without a vector (scan_encoded_block,
+//   file views) walk their lists.
 // - Interleaved all-raw payloads: the compare_planes kernel over the payload in place, in one
 //   pass; on AVX2 and AVX-512 an equality goes to the equal_interleaved kernel instead (the
 //   target's bits by rank from the descriptor, no compare_job; its popcount answers count_eq

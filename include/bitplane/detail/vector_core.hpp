@@ -109,6 +109,12 @@ public:
     /// adopted as bytes (block_summary.hpp says why). Not for the write-back block: like its
     /// bytes, its summary is stale until flushed (see write_back_values).
     [[nodiscard]] const block_summary& sealed_summary(std::size_t block) const noexcept { return summaries_[entry_of_[block]]; }
+    /// The side entries kept in memory for the gaps payloads of sealed block `block`
+    /// (src/codec/direct_access.hpp: gaps_skips; read them through gaps_side), or null where
+    /// it has none. Not for the write-back block.
+    [[nodiscard]] const std::uint32_t* sealed_gaps_skips(std::size_t block) const noexcept {
+        return skips_of(entry_of_[block]);
+    }
     [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
         return {tail_.data(), tail_.size()};
     }
