@@ -132,6 +132,23 @@ std::vector<std::size_t> test_sizes() {
     return sizes;
 }
 
+// dot(a, b) and sum_of_squares(a) on every SIMD path under every dot method (the dot method
+// is left automatic).
+template <class T, class Wide>
+void expect_dot_and_squares_everywhere(const bvec<T>& a, const bvec<T>& b, const Wide& dot, const uint128& squares) {
+    for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        for (const dot_method m : all_methods) {
+            SCOPED_TRACE(name_of(m));
+            bitplane::detail::force_dot_method(m);
+            EXPECT_TRUE(same_wide("dot", dot, bitplane::dot(a, b)));
+            EXPECT_TRUE(same_wide("sum_of_squares", squares, bitplane::sum_of_squares(a)));
+        }
+    }
+    bitplane::detail::force_dot_method(dot_method::automatic);
+}
+
 // Every operation on (a, b) against the references, under every dot method.
 template <class T>
 void check_all(const bvec<T>& a, const bvec<T>& b, const std::vector<T>& ra, const std::vector<T>& rb) {
@@ -297,16 +314,10 @@ TEST(Reduce, DotOfValuesNearTheTopNeeds128Bits) {
     const bvec<std::uint32_t> a = from(ra), b = from(rb);
     const uint128 expected = ref_dot(ra, rb);
     EXPECT_GT(expected >> 64, uint128{0}) << "the test must exceed 64 bits";
+    expect_dot_and_squares_everywhere(a, b, expected, ref_squares(ra));
     for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
-        for (const dot_method m : all_methods) {
-            SCOPED_TRACE(name_of(m));
-            bitplane::detail::force_dot_method(m);
-            EXPECT_TRUE(same_wide("dot", expected, bitplane::dot(a, b)));
-            EXPECT_TRUE(same_wide("sum_of_squares", ref_squares(ra), bitplane::sum_of_squares(a)));
-        }
-        bitplane::detail::force_dot_method(dot_method::automatic);
         EXPECT_TRUE(same_wide("sum", ref_sum(ra), bitplane::sum(a)));
     }
     // A closed form as a second witness: n * (2^32 - 1)^2 for all-ones values.
@@ -342,18 +353,8 @@ void check_wide_dots() {
             const std::vector<T> ra = column(bits, offset, keep);
             const std::vector<T> rb = column(other, static_cast<std::uint32_t>(rng() % 1000), 0xFFFFFFFFu);
             const bvec<T> a = from(ra), b = from(rb);
-            const wide<T> expected = ref_dot(ra, rb);
-            const uint128 squares = ref_squares(ra);
-            for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
-                SCOPED_TRACE(std::string(bitplane::to_string(path)));
-                bitplane::set_simd_path(path);
-                for (const dot_method m : all_methods) {
-                    SCOPED_TRACE(name_of(m));
-                    bitplane::detail::force_dot_method(m);
-                    ASSERT_TRUE(same_wide("dot", expected, bitplane::dot(a, b)));
-                    ASSERT_TRUE(same_wide("sum_of_squares", squares, bitplane::sum_of_squares(a)));
-                }
-            }
+            expect_dot_and_squares_everywhere(a, b, ref_dot(ra, rb), ref_squares(ra));
+            if (::testing::Test::HasFailure()) return;
         }
     }
 }
