@@ -294,9 +294,7 @@ void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes,
 void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
                     plane* planes, plane& mask, gaps_side side) {
     // The side's maps come in gaps_skips' order: the mask's payload, then the planes'.
-    const auto map_of = [&](const stored_plane& p) {
-        return p.payload == payload_kind::gaps ? side.next_map(p.items) : nullptr;
-    };
+    const auto map_of = [&](const stored_plane& p) { return side.next_map(p.payload, p.items); };
     if (block.sparse) {
         rebuild_plane(block.mask, bytes, base_offset, block.count, nullptr, mask, map_of(block.mask));
         const auto stored = static_cast<std::uint32_t>(active_kernels().popcount_words(mask.data(), plane_words));

@@ -48,8 +48,9 @@ public:
     gaps_side() = default;
     /// `skips`: the block's gaps_skips entries (null: none kept, every list is walked).
     gaps_side(const block_descriptor& d, const std::uint32_t* skips) noexcept;
-    /// The map of the next gaps payload, `bytes` bytes long, or null; moves past its entries.
-    const std::uint32_t* next_map(std::uint32_t bytes) noexcept;
+    /// The map of the next stored payload, of `kind` with `items` (for gaps: its bytes), or
+    /// null; a gaps payload moves past its entries, any other kind has none.
+    const std::uint32_t* next_map(codec::payload_kind kind, std::uint32_t items) noexcept;
 
 private:
     const std::uint32_t* entries_ = nullptr;

@@ -321,9 +321,7 @@ public:
         : block_(block), bytes_(bytes), scratch_(scratch) {
         words_ = std::min<std::uint32_t>(plane_words, ((block.length + 31) / 32 + 7) / 8 * 8);
         // The side's maps come in gaps_skips' order: the mask's payload, then the planes'.
-        const auto map_of = [&side](const stored_plane& p) {
-            return p.payload == codec::payload_kind::gaps ? side.next_map(p.items) : nullptr;
-        };
+        const auto map_of = [&side](const stored_plane& p) { return side.next_map(p.payload, p.items); };
         if (block.sparse) mask_map_ = map_of(block.mask);
         if (block.interleaved) return;  // read by rank, in place
         for (std::uint32_t i = 0; i < block.stored; ++i) maps_[i] = map_of(block.planes[i]);
@@ -754,7 +752,7 @@ public:
             p.one_base = base == codec::base_kind::one || base == codec::base_kind::complement;
             p.items = static_cast<std::uint16_t>(e.items);
             p.offset = e.payload_offset;
-            p.map = p.payload == codec::payload_kind::gaps ? side.next_map(e.items) : nullptr;
+            p.map = side.next_map(p.payload, e.items);
         }
         return true;
     }
