@@ -39,6 +39,7 @@
 #include "codec/block_format.hpp"
 #include "codec/block_writer.hpp"
 #include "codec/byte_io.hpp"
+#include "codec/direct_access.hpp"
 #include "codec/thresholds.hpp"
 #include "ops/block_view.hpp"
 #include "ops/reduce_support.hpp"
@@ -293,9 +294,11 @@ void compact_planes(const block_view& view, const plane& within, std::size_t wor
 // codec::encode_sparse_planes would store them all raw (references and runs are not
 // planned there). The bytes are then those encode_sparse_planes writes, without measuring
 // 64-word planes or copying them through write_plan. Returns 0 where the plan is not plain
-// (the caller encodes with encode_sparse_planes).
+// (the caller encodes with encode_sparse_planes). `raw_mask`: the mask is a subset of one the
+// planner stored as a gap list or raw, so that a mask of thresholds::bitwise_raw_mask_min_values
+// or more set bits is written raw, unplanned (no list written, nor mapped on append).
 std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_planes& planes,
-                             std::uint32_t candidates, block_plan& plan, std::span<std::byte> out) {
+                             std::uint32_t candidates, bool raw_mask, block_plan& plan, std::span<std::byte> out) {
     const kernel_table& k = active_kernels();
     const std::size_t words = plane_words_for(kept);
     const std::uint32_t raw = raw_payload::payload_bytes(kept);
@@ -312,12 +315,26 @@ std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_
         if (std::min(set, kept - set) + listed < raw) return 0;
         live |= 1u << j;
     }
+    block_writer w(out.data());
+    if (raw_mask && kept >= thresholds::bitwise_raw_mask_min_values) {
+        block_prefix prefix;
+        prefix.sparse = true;
+        prefix.has_ones = ones != 0;
+        prefix.all_raw = live != 0;
+        prefix.stored_values = kept;
+        w.advance(put_block_prefix(w.cursor(), prefix));
+        w.advance(put_plane_descriptor(w.cursor(), 0, codec::payload_kind::raw, codec::base_kind::zero, 0, 0));
+        w.advance(raw_payload::write(mask, block_values, w.cursor()));
+        w.advance(put_plane_masks(w.cursor(), live, ones));
+        for (std::uint32_t bits = live; bits; bits &= bits - 1)
+            w.advance(raw_payload::write(planes.planes[static_cast<std::size_t>(std::countr_zero(bits))], kept, w.cursor()));
+        return w.size();
+    }
     plan.sparse = true;
     plan.count = block_values;
     plan.mask = mask;
     choose_mask(plan, kept, static_cast<std::uint32_t>(k.popcount_words(transitions(mask).data(), plane_words)),
                 codec::encode_options{});
-    block_writer w(out.data());
     block_prefix prefix;
     prefix.sparse = true;
     prefix.has_ones = ones != 0;
@@ -338,7 +355,8 @@ std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_
 // stayed non-zero and encoded in the sparse layout.
 template <class Op>
 std::size_t finish_sparse(const plane& within, std::uint32_t length, const block_planes& left, std::uint32_t a,
-                          const block_planes& right, std::uint32_t b, scratch& s, std::span<std::byte> out) {
+                          const block_planes& right, std::uint32_t b, bool raw_mask, scratch& s,
+                          std::span<std::byte> out) {
     const kernel_table& k = active_kernels();
     const std::size_t words = plane_words_for(length);
     static const plane zero{};
@@ -381,7 +399,7 @@ std::size_t finish_sparse(const plane& within, std::uint32_t length, const block
             std::fill(r.begin() + static_cast<std::ptrdiff_t>(written), r.begin() + static_cast<std::ptrdiff_t>(words), 0u);
         }
     }
-    if (const std::size_t bytes = write_sparse_raw(mask, still, s.result, live, s.plan, out)) return bytes;
+    if (const std::size_t bytes = write_sparse_raw(mask, still, s.result, live, raw_mask, s.plan, out)) return bytes;
     for (std::uint32_t bits = live; bits; bits &= bits - 1) {
         plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
         std::fill(r.begin() + static_cast<std::ptrdiff_t>(words), r.end(), 0u);
@@ -415,8 +433,8 @@ std::size_t combine_sparse(const block_view& left, const block_view& right, scra
         const std::size_t words = plane_words_for(length);
         compact_planes(left, within, words, s.compact_left);
         compact_planes(right, within, words, s.compact_right);
-        return finish_sparse<Op>(within, length, s.compact_left, left.nonzero(), s.compact_right, right.nonzero(), s,
-                                 out);
+        return finish_sparse<Op>(within, length, s.compact_left, left.nonzero(), s.compact_right, right.nonzero(),
+                                 false, s, out);
     }
 }
 
@@ -441,8 +459,16 @@ bool plain_interleaved(const block_descriptor& d) {
 void read_sparse_raw(const vector_core& v, std::size_t block, sparse_raw_block& out) {
     const block_descriptor& d = v.sealed_descriptor(block);
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
-    const parsed_block parsed = expand_descriptor(d, bytes.data(), static_cast<std::uint32_t>(block_values));
-    rebuild_plane(parsed.mask, bytes, 0, static_cast<std::uint32_t>(block_values), nullptr, out.mask);
+    // A long gap list's map, where the vector keeps one (gaps_side): the mask itself when its
+    // base is zero; rebuilding it from the list cost ~10 instructions a position.
+    gaps_side side(d, v.sealed_gaps_skips(block));
+    const std::uint32_t* map = side.next_map(d.mask_payload(), d.mask_items);
+    if (map != nullptr && !d.mask_base_one()) {
+        std::memcpy(out.mask.data(), map, sizeof out.mask);
+    } else {
+        const parsed_block parsed = expand_descriptor(d, bytes.data(), static_cast<std::uint32_t>(block_values));
+        rebuild_plane(parsed.mask, bytes, 0, static_cast<std::uint32_t>(block_values), nullptr, out.mask);
+    }
     out.length = d.length;
     out.live = d.live;
     out.ones = d.ones;
@@ -532,8 +558,10 @@ std::size_t combine_sparse_raw(const vector_core& a, const vector_core& b, std::
                                                  : Op::planes(dense_nonzero, sparse_nonzero);
         sparse_raw_planes(sparse, needed, sparse_planes);
         interleaved_planes_at(left_sparse ? b : a, block, sparse.mask, sparse.length, dense_planes);
+        const codec::payload_kind mask_kind = (left_sparse ? da : db).mask_payload();
+        const bool raw_mask = mask_kind == codec::payload_kind::gaps || mask_kind == codec::payload_kind::raw;
         return finish_sparse<Op>(sparse.mask, sparse.length, s.compact_left, left_sparse ? sparse_nonzero : dense_nonzero,
-                                 s.compact_right, left_sparse ? dense_nonzero : sparse_nonzero, s, out);
+                                 s.compact_right, left_sparse ? dense_nonzero : sparse_nonzero, raw_mask, s, out);
     }
 }
 
