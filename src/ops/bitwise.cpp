@@ -303,10 +303,24 @@ std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_
     const std::size_t words = plane_words_for(kept);
     const std::uint32_t raw = raw_payload::payload_bytes(kept);
     const std::uint32_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
-    std::uint32_t live = 0, ones = 0;
-    for (std::uint32_t bits = candidates; bits; bits &= bits - 1) {
+    // Every candidate's set bits in one kernel call (one popcount_words call a plane cost
+    // ~60 instructions for its few words).
+    static const plane all_ones = [] {
+        plane p;
+        p.fill(~0u);
+        return p;
+    }();
+    const std::uint32_t* rows[plane_count];
+    std::uint32_t count = 0;
+    for (std::uint32_t bits = candidates; bits; bits &= bits - 1)
+        rows[count++] = planes.planes[static_cast<std::size_t>(std::countr_zero(bits))].data();
+    std::uint32_t sets[plane_count];
+    const std::uint32_t* const all = all_ones.data();
+    k.and_popcounts(&all, 1, rows, count, words, sets);
+    std::uint32_t live = 0, ones = 0, rank = 0;
+    for (std::uint32_t bits = candidates; bits; bits &= bits - 1, ++rank) {
         const auto j = static_cast<std::uint32_t>(std::countr_zero(bits));
-        const auto set = static_cast<std::uint32_t>(k.popcount_words(planes.planes[j].data(), words));
+        const std::uint32_t set = sets[rank];
         if (set == 0) continue;
         if (set == kept) {
             ones |= 1u << j;
