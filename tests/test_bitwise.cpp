@@ -347,7 +347,7 @@ TYPED_TEST(BitwiseTest, SparseOperandAgainstDenseOnEveryPath) {
                                       {"uniform10 with an all-one plane", 10, 0, 0x400u},
                                       {"uniform12 over all-one low planes", 12, 20, 0xFFFFFu},
                                       {"uniform32", 32, 0, 0}};
-    std::size_t fast_pairs = 0, raw_masks = 0;
+    std::size_t fast_pairs = 0, raw_masks = 0, planned_masks = 0;
     for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
@@ -393,12 +393,14 @@ TYPED_TEST(BitwiseTest, SparseOperandAgainstDenseOnEveryPath) {
                     EXPECT_TRUE(std::vector<std::byte>(bytes.begin(), bytes.end()) == expected)
                         << "block " << k << ": not encode_sparse_planes' bytes" << (raw_mask ? " with a raw mask" : "");
                     raw_masks += raw_mask ? 1 : 0;
+                    planned_masks += raw_mask ? 0 : 1;
                 }
             }
         }
     }
     EXPECT_GT(fast_pairs, 0u);  // the shapes above reach the fast pair
-    EXPECT_GT(raw_masks, 0u);   // and write raw masks
+    EXPECT_GT(raw_masks, 0u);      // and write raw masks (many values kept)
+    EXPECT_GT(planned_masks, 0u);  // and planned ones (few kept, or clustered)
 }
 
 // ---- shortcuts --------------------------------------------------------------------------------

@@ -13,9 +13,11 @@
 //      planes), combined and encoded in the sparse layout from the planes (write_sparse_raw
 //      where every plane is plainly raw, else codec::encode_sparse_planes). Against a plain
 //      dense interleaved block with a sparse all-raw one (combine_sparse_raw) this reads the
-//      stored bytes: the sparse payloads as they are, the dense columns compacted to the mask
-//      all planes at once (kernel_table::extract_planes); other pairs go through block views
-//      (combine_sparse);
+//      stored bytes: the sparse payloads as they are, its mask from the vector's gap-list map
+//      where it keeps one, the dense columns compacted to the mask all planes at once
+//      (kernel_table::extract_planes), and writes the result's mask raw where it keeps many
+//      values (thresholds::bitwise_raw_mask_min_values: no gap list written, nor mapped when
+//      the block is appended); other pairs go through block views (combine_sparse);
 //   2b. a plain dense interleaved operand with another one (different live planes) or with a
 //      plain sparse all-raw one (its planes spread over its mask), for every operation: the
 //      result's words from the stored words, written all-raw interleaved unless a plane is
