@@ -698,11 +698,17 @@ std::size_t combine_interleaved(const vector_core& a, const vector_core& b, std:
     std::uint32_t header = put_block_prefix(out.data(), prefix);
     header += put_plane_masks(out.data() + header, live, 0);
     std::byte* result = out.data() + header;
-    for (std::size_t c = 0; c < plane_words; ++c) {
-        std::byte* column = result + 4 * stored * c;
-        for (std::uint32_t k = 0; k < stored; ++k)
-            store_le<std::uint32_t>(column + 4 * k, Op::apply(load_le<std::uint32_t>(left[k].base + c * left[k].stride),
-                                                              load_le<std::uint32_t>(right[k].base + c * right[k].stride)));
+    // Plane by plane, each source's words one stride apart: three pointers stepping through a
+    // plane (column by column, with every plane's sources reloaded, was ~17 instructions a word:
+    // 10.9K a block of AND-NOT of uniform 10-bit with a sparse column, callgrind).
+    const std::size_t result_stride = 4 * std::size_t{stored};
+    for (std::uint32_t k = 0; k < stored; ++k) {
+        const std::byte* from_left = left[k].base;
+        const std::byte* from_right = right[k].base;
+        const std::size_t left_stride = left[k].stride, right_stride = right[k].stride;
+        std::byte* to = result + 4 * k;
+        for (std::size_t c = 0; c < plane_words; ++c, from_left += left_stride, from_right += right_stride, to += result_stride)
+            store_le<std::uint32_t>(to, Op::apply(load_le<std::uint32_t>(from_left), load_le<std::uint32_t>(from_right)));
     }
     // Constant planes must be elided; the planner's lower bound per plane is raw or a gap list
     // (codec::encode_planes, which the general path calls, plans no runs nor references).
