@@ -53,7 +53,7 @@ inline constexpr std::size_t bitwise_all_raw_max_eighths = 9;
 // value), so raw is at most 2x the list in the file, and smaller in memory, where a list of
 // 64 bytes or more also keeps a 272-byte map (thresholds::read_bitmap_min_gaps_bytes). Writing
 // the list (~9 instructions a gap) and its map on append (~11 a position) were 5.5K of the
-// 21.8K instructions of an AND of uniform 10-bit with a 90%-sparse 20-bit block (callgrind,
+// 20.8K instructions of an AND of uniform 10-bit with a 90%-sparse 20-bit block (callgrind,
 // AVX2); the raw mask is one copy.
 inline constexpr std::uint32_t bitwise_raw_mask_min_values = 128;
 
