@@ -9,6 +9,9 @@
 // codec::encode_block would pick for the same values; shortcut blocks copy operand bytes.
 #include "test_support.hpp"
 
+#include "../src/codec/block_layout.hpp"
+#include "../src/codec/thresholds.hpp"
+
 #include <bitplane/bitwise.hpp>
 #include <bitplane/codec.hpp>
 #include <bitplane/error.hpp>
@@ -255,6 +258,52 @@ std::vector<std::byte> sparse_planes_encoding(std::span<const std::uint32_t> val
     return out;
 }
 
+/// Where the mask plane of a plain sparse block (flags, u16 m, then the mask's descriptor and
+/// payload) ends.
+std::size_t sparse_mask_end(const std::vector<std::byte>& block) {
+    namespace d = bitplane::detail;
+    const std::size_t at = 3;  // flags, u16 m
+    const d::plane_code code = d::decode_plane_code(static_cast<std::uint8_t>(block[at]), static_cast<std::uint8_t>(block[at + 1]));
+    const std::uint32_t items =
+        d::counted(code.payload_kind()) ? static_cast<std::uint32_t>(block[at + 2]) | static_cast<std::uint32_t>(block[at + 3]) << 8 : 0;
+    return at + d::plane_descriptor_bytes + (d::counted(code.payload_kind()) ? d::plane_item_count_bytes : 0) +
+           d::payload_size(code.payload_kind(), items, block_values);
+}
+
+/// Whether the sparse layout of `values` plainly stores every plane raw: each plane is
+/// constant over the stored values, or has so many set and clear bits that no position or gap
+/// list (4 bytes of descriptor and count, a byte or more a bit) is smaller than its raw bytes.
+/// AND / AND-NOT then write it without the planner (ops/bitwise.cpp, write_sparse_raw).
+bool plainly_raw(std::span<const std::uint32_t> values) {
+    const auto kept = static_cast<std::uint32_t>(std::count_if(values.begin(), values.end(), [](std::uint32_t v) { return v != 0; }));
+    for (std::uint32_t j = 0; j < 32; ++j) {
+        const auto set = static_cast<std::uint32_t>(
+            std::count_if(values.begin(), values.end(), [j](std::uint32_t v) { return ((v >> j) & 1u) != 0; }));
+        if (set == 0 || set == kept) continue;
+        if (std::min(set, kept - set) + 4 < (kept + 7) / 8) return false;
+    }
+    return true;
+}
+
+/// A plain sparse block's bytes with its mask written raw instead: what AND / AND-NOT write
+/// for a mask of many values taken from an operand's gap list or raw mask, where every plane
+/// is raw (thresholds::bitwise_raw_mask_min_values).
+std::vector<std::byte> with_raw_mask(const std::vector<std::byte>& block, std::span<const std::uint32_t> values) {
+    namespace d = bitplane::detail;
+    const std::size_t at = 3;
+    const std::size_t end = sparse_mask_end(block);
+    std::vector<std::byte> out(block.begin(), block.begin() + at);
+    out.push_back(static_cast<std::byte>(d::plane_code_byte0(0, bitplane::codec::payload_kind::raw)));
+    out.push_back(std::byte{0});
+    for (std::size_t byte = 0; byte < block_values / 8; ++byte) {
+        std::uint32_t bits = 0;
+        for (std::size_t i = 0; i < 8; ++i) bits |= (values[8 * byte + i] != 0 ? 1u : 0u) << i;
+        out.push_back(static_cast<std::byte>(bits));
+    }
+    out.insert(out.end(), block.begin() + static_cast<std::ptrdiff_t>(end), block.end());
+    return out;
+}
+
 template <class T>
 std::vector<T> as_typed(const std::vector<std::uint32_t>& v) {
     std::vector<T> out(v.size());
@@ -298,7 +347,7 @@ TYPED_TEST(BitwiseTest, SparseOperandAgainstDenseOnEveryPath) {
                                       {"uniform10 with an all-one plane", 10, 0, 0x400u},
                                       {"uniform12 over all-one low planes", 12, 20, 0xFFFFFu},
                                       {"uniform32", 32, 0, 0}};
-    std::size_t fast_pairs = 0;
+    std::size_t fast_pairs = 0, raw_masks = 0, planned_masks = 0;
     for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
@@ -332,13 +381,26 @@ TYPED_TEST(BitwiseTest, SparseOperandAgainstDenseOnEveryPath) {
                     std::vector<std::uint32_t> values(block_values);
                     for (std::size_t i = 0; i < block_values; ++i)
                         values[i] = std::bit_cast<std::uint32_t>(anded[k * block_values + i]);
-                    EXPECT_TRUE(std::vector<std::byte>(bytes.begin(), bytes.end()) == sparse_planes_encoding(values))
-                        << "block " << k << ": not encode_sparse_planes' bytes";
+                    // A mask of many values from an operand's gap list or raw mask is written raw.
+                    const auto mask_kind = ds.mask_payload();
+                    const std::vector<std::byte> planned = sparse_planes_encoding(values);
+                    const bool raw_mask = dr.length >= bitplane::detail::thresholds::bitwise_raw_mask_min_values &&
+                                          plainly_raw(values) &&
+                                          (mask_kind == bitplane::codec::payload_kind::gaps ||
+                                           mask_kind == bitplane::codec::payload_kind::raw);
+                    const std::vector<std::byte> expected =
+                        raw_mask ? with_raw_mask(planned, values) : planned;
+                    EXPECT_TRUE(std::vector<std::byte>(bytes.begin(), bytes.end()) == expected)
+                        << "block " << k << ": not encode_sparse_planes' bytes" << (raw_mask ? " with a raw mask" : "");
+                    raw_masks += raw_mask ? 1 : 0;
+                    planned_masks += raw_mask ? 0 : 1;
                 }
             }
         }
     }
     EXPECT_GT(fast_pairs, 0u);  // the shapes above reach the fast pair
+    EXPECT_GT(raw_masks, 0u);      // and write raw masks (many values kept)
+    EXPECT_GT(planned_masks, 0u);  // and planned ones (few kept, or clustered)
 }
 
 // ---- shortcuts --------------------------------------------------------------------------------

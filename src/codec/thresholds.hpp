@@ -47,6 +47,15 @@ inline constexpr std::size_t value_form_sample_blocks = 32;
 // of 5% ones (OR of uniform 10-bit with a 90%-sparse 20-bit column: 106 bytes as gaps, 256
 // raw, 1.4x over all planes) to the planner (bench/bench_bitwise.cpp BM_BitwiseSparse/or).
 inline constexpr std::size_t bitwise_all_raw_max_eighths = 9;
+// A sparse result of AND / AND-NOT built from a sparse operand whose mask is stored as a gap
+// list or raw (ops/bitwise.cpp, write_sparse_raw) stores its mask raw (256 bytes) when it
+// keeps at least this many values: its gap list would take at least as many bytes (one a
+// value), so raw is at most 2x the list in the file, and smaller in memory, where a list of
+// 64 bytes or more also keeps a 272-byte map (thresholds::read_bitmap_min_gaps_bytes). Writing
+// the list (~9 instructions a gap) and its map on append (~11 a position) were 5.5K of the
+// 20.8K instructions of an AND of uniform 10-bit with a 90%-sparse 20-bit block (callgrind,
+// AVX2); the raw mask is one copy.
+inline constexpr std::uint32_t bitwise_raw_mask_min_values = 128;
 
 // ---- sparse layout -------------------------------------------------------------------------
 // The sparse layout (non-zero mask + planes of the non-zero values) is tried when at least

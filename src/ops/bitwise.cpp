@@ -13,9 +13,11 @@
 //      planes), combined and encoded in the sparse layout from the planes (write_sparse_raw
 //      where every plane is plainly raw, else codec::encode_sparse_planes). Against a plain
 //      dense interleaved block with a sparse all-raw one (combine_sparse_raw) this reads the
-//      stored bytes: the sparse payloads as they are, the dense columns compacted to the mask
-//      all planes at once (kernel_table::extract_planes); other pairs go through block views
-//      (combine_sparse);
+//      stored bytes: the sparse payloads as they are, its mask from the vector's gap-list map
+//      where it keeps one, the dense columns compacted to the mask all planes at once
+//      (kernel_table::extract_planes), and writes the result's mask raw where it keeps many
+//      values (thresholds::bitwise_raw_mask_min_values: no gap list written, nor mapped when
+//      the block is appended); other pairs go through block views (combine_sparse);
 //   2b. a plain dense interleaved operand with another one (different live planes) or with a
 //      plain sparse all-raw one (its planes spread over its mask), for every operation: the
 //      result's words from the stored words, written all-raw interleaved unless a plane is
@@ -39,6 +41,7 @@
 #include "codec/block_format.hpp"
 #include "codec/block_writer.hpp"
 #include "codec/byte_io.hpp"
+#include "codec/direct_access.hpp"
 #include "codec/thresholds.hpp"
 #include "ops/block_view.hpp"
 #include "ops/reduce_support.hpp"
@@ -293,17 +296,33 @@ void compact_planes(const block_view& view, const plane& within, std::size_t wor
 // codec::encode_sparse_planes would store them all raw (references and runs are not
 // planned there). The bytes are then those encode_sparse_planes writes, without measuring
 // 64-word planes or copying them through write_plan. Returns 0 where the plan is not plain
-// (the caller encodes with encode_sparse_planes).
+// (the caller encodes with encode_sparse_planes). `raw_mask`: the mask is a subset of one the
+// planner stored as a gap list or raw, so that a mask of thresholds::bitwise_raw_mask_min_values
+// or more set bits is written raw, unplanned (no list written, nor mapped on append).
 std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_planes& planes,
-                             std::uint32_t candidates, block_plan& plan, std::span<std::byte> out) {
+                             std::uint32_t candidates, bool raw_mask, block_plan& plan, std::span<std::byte> out) {
     const kernel_table& k = active_kernels();
     const std::size_t words = plane_words_for(kept);
     const std::uint32_t raw = raw_payload::payload_bytes(kept);
     const std::uint32_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
-    std::uint32_t live = 0, ones = 0;
-    for (std::uint32_t bits = candidates; bits; bits &= bits - 1) {
+    // Every candidate's set bits in one kernel call (one popcount_words call a plane cost
+    // ~60 instructions for its few words).
+    static const plane all_ones = [] {
+        plane p;
+        p.fill(~0u);
+        return p;
+    }();
+    const std::uint32_t* rows[plane_count];
+    std::uint32_t count = 0;
+    for (std::uint32_t bits = candidates; bits; bits &= bits - 1)
+        rows[count++] = planes.planes[static_cast<std::size_t>(std::countr_zero(bits))].data();
+    std::uint32_t sets[plane_count];
+    const std::uint32_t* const all = all_ones.data();
+    k.and_popcounts(&all, 1, rows, count, words, sets);
+    std::uint32_t live = 0, ones = 0, rank = 0;
+    for (std::uint32_t bits = candidates; bits; bits &= bits - 1, ++rank) {
         const auto j = static_cast<std::uint32_t>(std::countr_zero(bits));
-        const auto set = static_cast<std::uint32_t>(k.popcount_words(planes.planes[j].data(), words));
+        const std::uint32_t set = sets[rank];
         if (set == 0) continue;
         if (set == kept) {
             ones |= 1u << j;
@@ -312,12 +331,26 @@ std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_
         if (std::min(set, kept - set) + listed < raw) return 0;
         live |= 1u << j;
     }
+    block_writer w(out.data());
+    if (raw_mask && kept >= thresholds::bitwise_raw_mask_min_values) {
+        block_prefix prefix;
+        prefix.sparse = true;
+        prefix.has_ones = ones != 0;
+        prefix.all_raw = live != 0;
+        prefix.stored_values = kept;
+        w.advance(put_block_prefix(w.cursor(), prefix));
+        w.advance(put_plane_descriptor(w.cursor(), 0, codec::payload_kind::raw, codec::base_kind::zero, 0, 0));
+        w.advance(raw_payload::write(mask, block_values, w.cursor()));
+        w.advance(put_plane_masks(w.cursor(), live, ones));
+        for (std::uint32_t bits = live; bits; bits &= bits - 1)
+            w.advance(raw_payload::write(planes.planes[static_cast<std::size_t>(std::countr_zero(bits))], kept, w.cursor()));
+        return w.size();
+    }
     plan.sparse = true;
     plan.count = block_values;
     plan.mask = mask;
     choose_mask(plan, kept, static_cast<std::uint32_t>(k.popcount_words(transitions(mask).data(), plane_words)),
                 codec::encode_options{});
-    block_writer w(out.data());
     block_prefix prefix;
     prefix.sparse = true;
     prefix.has_ones = ones != 0;
@@ -338,7 +371,8 @@ std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_
 // stayed non-zero and encoded in the sparse layout.
 template <class Op>
 std::size_t finish_sparse(const plane& within, std::uint32_t length, const block_planes& left, std::uint32_t a,
-                          const block_planes& right, std::uint32_t b, scratch& s, std::span<std::byte> out) {
+                          const block_planes& right, std::uint32_t b, bool raw_mask, scratch& s,
+                          std::span<std::byte> out) {
     const kernel_table& k = active_kernels();
     const std::size_t words = plane_words_for(length);
     static const plane zero{};
@@ -381,7 +415,7 @@ std::size_t finish_sparse(const plane& within, std::uint32_t length, const block
             std::fill(r.begin() + static_cast<std::ptrdiff_t>(written), r.begin() + static_cast<std::ptrdiff_t>(words), 0u);
         }
     }
-    if (const std::size_t bytes = write_sparse_raw(mask, still, s.result, live, s.plan, out)) return bytes;
+    if (const std::size_t bytes = write_sparse_raw(mask, still, s.result, live, raw_mask, s.plan, out)) return bytes;
     for (std::uint32_t bits = live; bits; bits &= bits - 1) {
         plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
         std::fill(r.begin() + static_cast<std::ptrdiff_t>(words), r.end(), 0u);
@@ -415,8 +449,8 @@ std::size_t combine_sparse(const block_view& left, const block_view& right, scra
         const std::size_t words = plane_words_for(length);
         compact_planes(left, within, words, s.compact_left);
         compact_planes(right, within, words, s.compact_right);
-        return finish_sparse<Op>(within, length, s.compact_left, left.nonzero(), s.compact_right, right.nonzero(), s,
-                                 out);
+        return finish_sparse<Op>(within, length, s.compact_left, left.nonzero(), s.compact_right, right.nonzero(),
+                                 false, s, out);
     }
 }
 
@@ -441,8 +475,16 @@ bool plain_interleaved(const block_descriptor& d) {
 void read_sparse_raw(const vector_core& v, std::size_t block, sparse_raw_block& out) {
     const block_descriptor& d = v.sealed_descriptor(block);
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
-    const parsed_block parsed = expand_descriptor(d, bytes.data(), static_cast<std::uint32_t>(block_values));
-    rebuild_plane(parsed.mask, bytes, 0, static_cast<std::uint32_t>(block_values), nullptr, out.mask);
+    // A long gap list's map, where the vector keeps one (gaps_side): the mask itself when its
+    // base is zero; rebuilding it from the list cost ~10 instructions a position.
+    gaps_side side(d, v.sealed_gaps_skips(block));
+    const std::uint32_t* map = side.next_map(d.mask_payload(), d.mask_items);
+    if (map != nullptr && !d.mask_base_one()) {
+        std::memcpy(out.mask.data(), map, sizeof out.mask);
+    } else {
+        const parsed_block parsed = expand_descriptor(d, bytes.data(), static_cast<std::uint32_t>(block_values));
+        rebuild_plane(parsed.mask, bytes, 0, static_cast<std::uint32_t>(block_values), nullptr, out.mask);
+    }
     out.length = d.length;
     out.live = d.live;
     out.ones = d.ones;
@@ -532,8 +574,10 @@ std::size_t combine_sparse_raw(const vector_core& a, const vector_core& b, std::
                                                  : Op::planes(dense_nonzero, sparse_nonzero);
         sparse_raw_planes(sparse, needed, sparse_planes);
         interleaved_planes_at(left_sparse ? b : a, block, sparse.mask, sparse.length, dense_planes);
+        const codec::payload_kind mask_kind = (left_sparse ? da : db).mask_payload();
+        const bool raw_mask = mask_kind == codec::payload_kind::gaps || mask_kind == codec::payload_kind::raw;
         return finish_sparse<Op>(sparse.mask, sparse.length, s.compact_left, left_sparse ? sparse_nonzero : dense_nonzero,
-                                 s.compact_right, left_sparse ? dense_nonzero : sparse_nonzero, s, out);
+                                 s.compact_right, left_sparse ? dense_nonzero : sparse_nonzero, raw_mask, s, out);
     }
 }
 
@@ -654,11 +698,17 @@ std::size_t combine_interleaved(const vector_core& a, const vector_core& b, std:
     std::uint32_t header = put_block_prefix(out.data(), prefix);
     header += put_plane_masks(out.data() + header, live, 0);
     std::byte* result = out.data() + header;
-    for (std::size_t c = 0; c < plane_words; ++c) {
-        std::byte* column = result + 4 * stored * c;
-        for (std::uint32_t k = 0; k < stored; ++k)
-            store_le<std::uint32_t>(column + 4 * k, Op::apply(load_le<std::uint32_t>(left[k].base + c * left[k].stride),
-                                                              load_le<std::uint32_t>(right[k].base + c * right[k].stride)));
+    // Plane by plane, each source's words one stride apart: three pointers stepping through a
+    // plane (column by column, with every plane's sources reloaded, was ~17 instructions a word:
+    // 10.9K a block of AND-NOT of uniform 10-bit with a sparse column, callgrind).
+    const std::size_t result_stride = 4 * std::size_t{stored};
+    for (std::uint32_t k = 0; k < stored; ++k) {
+        const std::byte* from_left = left[k].base;
+        const std::byte* from_right = right[k].base;
+        const std::size_t left_stride = left[k].stride, right_stride = right[k].stride;
+        std::byte* to = result + 4 * k;
+        for (std::size_t c = 0; c < plane_words; ++c, from_left += left_stride, from_right += right_stride, to += result_stride)
+            store_le<std::uint32_t>(to, Op::apply(load_le<std::uint32_t>(from_left), load_le<std::uint32_t>(from_right)));
     }
     // Constant planes must be elided; the planner's lower bound per plane is raw or a gap list
     // (codec::encode_planes, which the general path calls, plans no runs nor references).
