@@ -103,10 +103,15 @@ gaps_side::gaps_side(const block_descriptor& d, const std::uint32_t* skips) noex
     : entries_(skips), least_(reader_portable::mapped_least(d)) {}
 
 const std::uint32_t* gaps_side::next_map(payload_kind kind, std::uint32_t bytes) noexcept {
-    if (entries_ == nullptr || kind != payload_kind::gaps) return nullptr;
+    return next(kind, bytes).map;
+}
+
+gaps_side::entry gaps_side::next(payload_kind kind, std::uint32_t bytes) noexcept {
+    if (entries_ == nullptr || kind != payload_kind::gaps) return {};
     const std::uint32_t* at = entries_;
     entries_ += skip_entries(bytes, least_);
-    return reader_portable::gaps_bitmapped(bytes, least_) ? at : nullptr;
+    if (reader_portable::gaps_bitmapped(bytes, least_)) return {at, nullptr};
+    return {nullptr, reader_portable::listed_of(at), reader_portable::listed_positions(bytes)};
 }
 
 std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
