@@ -675,7 +675,8 @@ bool compare_encoded(const parsed_block& block, block_planes_source& source, con
 // whether any bit of eq is left. SSE2, 4 words an instruction: GCC left these loops scalar
 // (the OR of the results beside the store), about 3.8 instructions a word (bam_mapq count_eq
 // frequent: 1.6M of 7.6M, callgrind).
-bool narrow_words(std::uint32_t* eq, const std::uint32_t* bits, std::uint32_t flip, std::uint32_t words,
+// `bits`: little-endian words, any alignment (raw payloads in place).
+bool narrow_words(std::uint32_t* eq, const std::byte* bits, std::uint32_t flip, std::uint32_t words,
                   bool fresh) noexcept {
     std::uint32_t w = 0;
     std::uint32_t acc = 0;
@@ -683,15 +684,20 @@ bool narrow_words(std::uint32_t* eq, const std::uint32_t* bits, std::uint32_t fl
     const __m128i f = _mm_set1_epi32(static_cast<int>(flip));
     __m128i any = _mm_setzero_si128();
     for (; w + 4 <= words; w += 4) {
-        __m128i x = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits + w)), f);
+        __m128i x = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits + 4 * w)), f);
         if (!fresh) x = _mm_and_si128(x, _mm_loadu_si128(reinterpret_cast<const __m128i*>(eq + w)));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(eq + w), x);
         any = _mm_or_si128(any, x);
     }
     acc = _mm_movemask_epi8(_mm_cmpeq_epi8(any, _mm_setzero_si128())) != 0xFFFF ? 1u : 0u;
 #endif
-    for (; w < words; ++w) acc |= eq[w] = (fresh ? ~0u : eq[w]) & (bits[w] ^ flip);
+    for (; w < words; ++w) acc |= eq[w] = (fresh ? ~0u : eq[w]) & (load_le<std::uint32_t>(bits + 4 * w) ^ flip);
     return acc != 0;
+}
+
+bool narrow_words(std::uint32_t* eq, const std::uint32_t* bits, std::uint32_t flip, std::uint32_t words,
+                  bool fresh) noexcept {
+    return narrow_words(eq, reinterpret_cast<const std::byte*>(bits), flip, words, fresh);
 }
 
 // What direct_planes::mark stores for a position: the byte's top bit, which SSE2's movemask
@@ -814,10 +820,14 @@ public:
             p.one_base = base == codec::base_kind::one || base == codec::base_kind::complement;
             p.items = static_cast<std::uint16_t>(e.items);
             p.offset = e.payload_offset;
-            const gaps_side::entry side_entry = side.next(p.payload, e.items);
-            p.map = side_entry.map;
-            p.positions = side_entry.positions;
-            p.listed = side_entry.listed;
+            p.map = nullptr;
+            p.positions = nullptr;
+            if (p.payload == codec::payload_kind::gaps) {  // no call for the other kinds
+                const gaps_side::entry side_entry = side.next(p.payload, e.items);
+                p.map = side_entry.map;
+                p.positions = side_entry.positions;
+                p.listed = side_entry.listed;
+            }
         }
         return true;
     }
@@ -869,13 +879,8 @@ public:
                 return true;
             case codec::payload_kind::raw: {
                 const std::uint32_t flip = keep ? 0u : ~0u;
-                std::uint32_t acc = 0;
                 const std::uint32_t full = std::min(length_ / 32, words);
-                if (fresh) {
-                    for (std::uint32_t w = 0; w < full; ++w) acc |= eq[w] = load_le<std::uint32_t>(at + 4 * w) ^ flip;
-                } else {
-                    for (std::uint32_t w = 0; w < full; ++w) acc |= eq[w] &= load_le<std::uint32_t>(at + 4 * w) ^ flip;
-                }
+                std::uint32_t acc = narrow_words(eq, at, flip, full, fresh) ? 1u : 0u;
                 if (full < words) {  // a short block: its last word, then words past the payload
                     std::uint32_t last = 0;
                     std::memcpy(&last, at + 4 * full, (length_ + 7) / 8 - 4 * full);
@@ -1155,11 +1160,13 @@ constexpr std::uint32_t marked_clear_items = 32;
 // Whether the planes not yet applied (those that clear their bits) are lists to mark together:
 // two or more, of more than marked_clear_items items in all. After a list that keeps its bits,
 // clearing lists one at a time may stop early, so the caller asks only when none was applied.
-bool marked_clears(const direct_planes& dp, const std::uint8_t* order, std::uint32_t steps, std::uint32_t done) {
+// `clears`: bit k set for the k-th plane read (order[k]) that clears its bits.
+bool marked_clears(const direct_planes& dp, const std::uint8_t* order, std::uint32_t clears) {
     std::uint32_t items = 0, lists = 0;
-    for (std::uint32_t k = 0; k < steps; ++k) {
-        if (((done >> k) & 1u) != 0 || !dp.is_list(order[k])) continue;
-        items += dp.items_of(order[k]);
+    for (std::uint32_t m = clears; m != 0; m &= m - 1) {
+        const std::uint32_t j = order[std::countr_zero(m)];
+        if (!dp.is_list(j)) continue;
+        items += dp.items_of(j);
         ++lists;
     }
     return lists > 1 && items > marked_clear_items;
@@ -1175,25 +1182,28 @@ bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare
     std::uint32_t* eq = s.eq;
     std::uint32_t* tmp = s.lt;
     bool fresh = true;
-    bool keeps = false;      // a list that keeps only its bits was applied: few positions are left
-    std::uint32_t done = 0;  // bit k: plane order[k] applied
+    // Bit k of by_kind[n]: plane order[k] narrows as narrowing() kind n (sorted once: asking
+    // every plane in each of the three passes cost bam_flag count_eq about 10% of its
+    // instructions).
+    std::uint32_t by_kind[3] = {};
+    for (std::uint32_t k = 0; k < steps; ++k)
+        by_kind[dp.narrowing(order[k], ((job.bits[0] >> k) & 1u) != 0)] |= 1u << k;
     for (int pass = 0; pass < 3; ++pass) {
-        if (pass == 2 && !keeps && marked_clears(dp, order, steps, done)) {
+        // With no list that keeps its bits applied (it leaves few positions), long clearing
+        // lists are marked together.
+        if (pass == 2 && by_kind[0] == 0 && marked_clears(dp, order, by_kind[2])) {
             std::memset(s.marks, 0, 32 * std::size_t{job.words});
-            for (std::uint32_t k = 0; k < steps; ++k)
-                if (((done >> k) & 1u) == 0 && dp.is_list(order[k])) dp.mark(order[k], s.marks, marked);
+            for (std::uint32_t m = by_kind[2]; m != 0; m &= m - 1) {
+                const std::uint32_t j = order[std::countr_zero(m)];
+                if (dp.is_list(j)) dp.mark(j, s.marks, marked);
+            }
             if (!pack_marks(s.marks, eq, job.words, true, fresh)) return false;
             fresh = false;
             break;
         }
-        for (std::uint32_t k = 0; k < steps; ++k) {
-            if ((done >> k) & 1u) continue;
-            const bool bit = ((job.bits[0] >> k) & 1u) != 0;
-            const int kind = dp.narrowing(order[k], bit);
-            if (kind != pass) continue;
-            done |= 1u << k;
-            keeps = keeps || kind == 0;
-            if (!dp.narrow(order[k], bit, eq, tmp, job.words, fresh)) return false;
+        for (std::uint32_t m = by_kind[pass]; m != 0; m &= m - 1) {
+            const auto k = static_cast<std::uint32_t>(std::countr_zero(m));
+            if (!dp.narrow(order[k], ((job.bits[0] >> k) & 1u) != 0, eq, tmp, job.words, fresh)) return false;
             fresh = false;
         }
     }
