@@ -1039,13 +1039,15 @@ TEST(ScanBlocks, WrappingFrameOfReference) {
 // over it, so that blocks hold several list planes (gaps, positions, runs) over constant bases.
 // An equality on the frequent value clears the lists' positions (marked together in a byte map
 // when long, src/ops/scan_block.cpp); one on another value keeps a list's positions first;
-// ranges build long lists through the byte map. Every value present,
+// ranges build long lists through the byte map. Gap lists below the map's bound are read from
+// the positions the vector keeps beside the block (short ones word by word, longer ones
+// marked), and from their bytes where scan_by_blocks drops the side entries. Every value present,
 // absent values between and around them, sizes with a partial last block, every SIMD path.
 TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
     const std::vector<simd_path> paths = bitplane_test::paths_to_sweep();
-    bool marked = false, runs = false, mapped = false;
+    bool marked = false, runs = false, mapped = false, listed_short = false, listed_long = false;
     std::size_t turn = 0;
     for (const double density : {0.005, 0.03, 0.12, 0.3}) {
         for (const bool in_runs : {false, true}) {
@@ -1079,6 +1081,13 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
                                   p.items >= bitplane::detail::thresholds::read_bitmap_min_gaps_bytes &&
                                   info.value_transform != bitplane::codec::transform::delta &&
                                   packed.core().sealed_gaps_skips(b) != nullptr;
+                        // ... or from its decoded positions kept beside the block.
+                        const bool listed = p.payload == bitplane::codec::payload_kind::gaps &&
+                                            p.items < bitplane::detail::thresholds::read_bitmap_min_gaps_bytes &&
+                                            info.value_transform != bitplane::codec::transform::delta &&
+                                            packed.core().sealed_gaps_skips(b) != nullptr;
+                        listed_short |= listed && p.items <= 32;
+                        listed_long |= listed && p.items > 32;
                     }
                     marked |= long_lists >= 2;
                 }
@@ -1101,6 +1110,8 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
     EXPECT_TRUE(marked) << "no block with two long list planes: the byte map is no longer covered";
     EXPECT_TRUE(runs) << "no block with a runs plane";
     EXPECT_TRUE(mapped) << "no gap list read from its map: the scans' side-entry path is no longer covered";
+    EXPECT_TRUE(listed_short) << "no short gap list read from its positions beside the block";
+    EXPECT_TRUE(listed_long) << "no gap list of 33-63 bytes read from its positions beside the block";
 }
 
 TEST(Scan, DeltaBlocksWithPlanesStoredAgainstConstantPlanes) {

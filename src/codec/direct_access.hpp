@@ -52,6 +52,18 @@ public:
     /// null; a gaps payload moves past its entries, any other kind has none.
     const std::uint32_t* next_map(codec::payload_kind kind, std::uint32_t items) noexcept;
 
+    /// A gaps payload's side entries: its map, or (shorter lists) its decoded positions,
+    /// ascending, then padded with gaps_listed_pad (above every position) to `listed` in all
+    /// (value_reader.hpp, listed_positions: a multiple of 16).
+    struct entry {
+        const std::uint32_t* map = nullptr;
+        const std::uint16_t* positions = nullptr;
+        std::uint32_t listed = 0;
+    };
+    /// next_map's walk, with the positions of a list that has no map (both null where none
+    /// are kept or the payload is not a gap list).
+    entry next(codec::payload_kind kind, std::uint32_t items) noexcept;
+
 private:
     const std::uint32_t* entries_ = nullptr;
     std::uint32_t least_ = 0;

@@ -671,37 +671,75 @@ bool compare_encoded(const parsed_block& block, block_planes_source& source, con
 // no parsed_block, no plane is built for an equality, and a range builds only list planes,
 // one at a time, into one buffer.
 
-// Words [0, words) of bits from bytes that are 0 or 1 (marks[32 w + i] -> bit i of word w),
-// complemented where `invert`. SSE2 (every x86-64) takes 16 bytes per instruction; elsewhere
-// the bytes of eight positions go to eight bits in one multiply.
-void pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words, bool invert) noexcept {
-    const std::uint32_t flip = invert ? ~0u : 0u;
+// eq[w] &= bits[w] ^ flip for w in [0, words) (eq[w] = bits[w] ^ flip where `fresh`), and
+// whether any bit of eq is left. SSE2, 4 words an instruction: GCC left these loops scalar
+// (the OR of the results beside the store), about 3.8 instructions a word (bam_mapq count_eq
+// frequent: 1.6M of 7.6M, callgrind).
+// `bits`: little-endian words, any alignment (raw payloads in place).
+bool narrow_words(std::uint32_t* eq, const std::byte* bits, std::uint32_t flip, std::uint32_t words,
+                  bool fresh) noexcept {
+    std::uint32_t w = 0;
+    std::uint32_t acc = 0;
 #if defined(__SSE2__)
-    const __m128i zero = _mm_setzero_si128();
+    const __m128i f = _mm_set1_epi32(static_cast<int>(flip));
+    __m128i any = _mm_setzero_si128();
+    for (; w + 4 <= words; w += 4) {
+        __m128i x = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bits + 4 * w)), f);
+        if (!fresh) x = _mm_and_si128(x, _mm_loadu_si128(reinterpret_cast<const __m128i*>(eq + w)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(eq + w), x);
+        any = _mm_or_si128(any, x);
+    }
+    acc = _mm_movemask_epi8(_mm_cmpeq_epi8(any, _mm_setzero_si128())) != 0xFFFF ? 1u : 0u;
+#endif
+    for (; w < words; ++w) acc |= eq[w] = (fresh ? ~0u : eq[w]) & (load_le<std::uint32_t>(bits + 4 * w) ^ flip);
+    return acc != 0;
+}
+
+bool narrow_words(std::uint32_t* eq, const std::uint32_t* bits, std::uint32_t flip, std::uint32_t words,
+                  bool fresh) noexcept {
+    return narrow_words(eq, reinterpret_cast<const std::byte*>(bits), flip, words, fresh);
+}
+
+// What direct_planes::mark stores for a position: the byte's top bit, which SSE2's movemask
+// packs without a compare.
+constexpr std::uint8_t marked = 0x80;
+
+// Words [0, words) of bits from bytes that are 0 or `marked` (marks[32 w + i] -> bit i of word
+// w), complemented where `invert`, into out (ANDed into it unless `fresh`); whether any bit of
+// out is left. SSE2 (every x86-64) takes 16 bytes per instruction; elsewhere the bytes of
+// eight positions go to eight bits in one multiply.
+bool pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words, bool invert,
+                bool fresh = true) noexcept {
+    const std::uint32_t flip = invert ? ~0u : 0u;
+    if (const auto kernel = active_kernels().pack_marks; kernel != nullptr) return kernel(marks, out, words, flip, fresh);
+    std::uint32_t acc = 0;
+#if defined(__SSE2__)
     for (std::uint32_t w = 0; w < words; ++w) {
         const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(marks + 32 * w));
         const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(marks + 32 * w + 16));
-        const auto zero_lo = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, zero)));
-        const auto zero_hi = static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero)));
-        out[w] = ~(zero_lo | zero_hi << 16) ^ flip;
+        const auto bits = static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
+                          static_cast<std::uint32_t>(_mm_movemask_epi8(hi)) << 16;
+        acc |= out[w] = (fresh ? ~0u : out[w]) & (bits ^ flip);
     }
 #else
     constexpr std::uint64_t gather_lsbs = 0x0102040810204080ull;
     for (std::uint32_t w = 0; w < words; ++w) {
         std::uint32_t bits = 0;
         for (std::uint32_t k = 0; k < 4; ++k) {
-            const auto x = load_le<std::uint64_t>(reinterpret_cast<const std::byte*>(marks + 32 * w + 8 * k));
+            const auto x = load_le<std::uint64_t>(reinterpret_cast<const std::byte*>(marks + 32 * w + 8 * k)) >> 7;
             bits |= static_cast<std::uint32_t>((x * gather_lsbs) >> 56) << (8 * k);
         }
-        out[w] = bits ^ flip;
+        acc |= out[w] = (fresh ? ~0u : out[w]) & (bits ^ flip);
     }
 #endif
+    return acc != 0;
 }
 
 #if defined(__SSE2__)
-// marks[p] = v for the eight 16-bit positions of `positions` (masked to the block).
-[[gnu::always_inline]] inline void mark_8(__m128i positions, std::uint8_t* marks, std::uint8_t v) noexcept {
-    constexpr std::uint32_t last_bit = block_values - 1;
+// marks[p & last_bit] = v for the eight 16-bit positions of `positions` (last_bit: the
+// block's last position, or a mask past it where the caller has bounded the positions).
+[[gnu::always_inline]] inline void mark_8(__m128i positions, std::uint8_t* marks, std::uint8_t v,
+                                          std::uint32_t last_bit = block_values - 1) noexcept {
     marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 0)) & last_bit] = v;
     marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 1)) & last_bit] = v;
     marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 2)) & last_bit] = v;
@@ -713,6 +751,31 @@ void pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t wor
 }
 #endif
 
+// marks[p] = v for each position p of a gap list's decoded positions as the vector keeps them
+// beside the block (gaps_side::entry: `listed` of them, a multiple of 8, ascending, then pads
+// above the block): a store each, no gap decoded. Positions at or past the block (the pads)
+// mark marks[block_values], a byte past the block that no one reads; it stops after the first
+// eight that reach it. bam_mapq's short lists are mostly escapes (gaps of 255 and more), each
+// a mispredicted branch when decoded.
+void mark_listed(const std::uint16_t* positions, std::uint32_t listed, std::uint8_t* marks, std::uint8_t v) noexcept {
+#if defined(__SSE2__)
+    // min(x, block_values) unsigned, in SSE2: x - max(x - block_values, 0).
+    const __m128i end = _mm_set1_epi16(static_cast<short>(block_values));
+    for (std::uint32_t i = 0; i < listed; i += 8) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(positions + i));
+        const __m128i bounded = _mm_sub_epi16(x, _mm_subs_epu16(x, end));
+        mark_8(bounded, marks, v, 2 * block_values - 1);
+        if (static_cast<std::uint32_t>(_mm_extract_epi16(bounded, 7)) == block_values) break;
+    }
+#else
+    for (std::uint32_t i = 0; i < listed; ++i) {
+        const std::uint32_t p = positions[i];
+        if (p >= block_values) break;
+        marks[p] = v;
+    }
+#endif
+}
+
 // Only the live planes' entries are written and read (no initializers: an entry per block).
 struct direct_plane {
     codec::payload_kind payload;
@@ -723,6 +786,11 @@ struct direct_plane {
     // Gaps payloads whose 2048-bit map the vector keeps beside the block (gaps_side): the
     // plane is read as raw words from there, no list walked; else null.
     const std::uint32_t* map;
+    // Shorter gaps payloads whose decoded positions the vector keeps beside the block: read
+    // from there (`listed` of them, the list's then pads above the block), no gap decoded;
+    // else null.
+    const std::uint16_t* positions;
+    std::uint32_t listed;
 };
 
 class direct_planes {
@@ -752,7 +820,14 @@ public:
             p.one_base = base == codec::base_kind::one || base == codec::base_kind::complement;
             p.items = static_cast<std::uint16_t>(e.items);
             p.offset = e.payload_offset;
-            p.map = side.next_map(p.payload, e.items);
+            p.map = nullptr;
+            p.positions = nullptr;
+            if (p.payload == codec::payload_kind::gaps) {  // no call for the other kinds
+                const gaps_side::entry side_entry = side.next(p.payload, e.items);
+                p.map = side_entry.map;
+                p.positions = side_entry.positions;
+                p.listed = side_entry.listed;
+            }
         }
         return true;
     }
@@ -795,14 +870,7 @@ public:
         const bool keep = bit != p.one_base;  // eq &= payload bits (else eq &= ~payload bits)
         const std::byte* at = bytes_ + p.offset;
         if (p.map != nullptr) {  // a raw plane, kept beside the block (its bits past length_ clear)
-            const std::uint32_t flip = keep ? 0u : ~0u;
-            std::uint32_t acc = 0;
-            if (fresh) {
-                for (std::uint32_t w = 0; w < words; ++w) acc |= eq[w] = p.map[w] ^ flip;
-            } else {
-                for (std::uint32_t w = 0; w < words; ++w) acc |= eq[w] &= p.map[w] ^ flip;
-            }
-            return acc != 0;
+            return narrow_words(eq, p.map, keep ? 0u : ~0u, words, fresh);
         }
         switch (p.payload) {
             case codec::payload_kind::none:  // the plane is its base
@@ -811,13 +879,8 @@ public:
                 return true;
             case codec::payload_kind::raw: {
                 const std::uint32_t flip = keep ? 0u : ~0u;
-                std::uint32_t acc = 0;
                 const std::uint32_t full = std::min(length_ / 32, words);
-                if (fresh) {
-                    for (std::uint32_t w = 0; w < full; ++w) acc |= eq[w] = load_le<std::uint32_t>(at + 4 * w) ^ flip;
-                } else {
-                    for (std::uint32_t w = 0; w < full; ++w) acc |= eq[w] &= load_le<std::uint32_t>(at + 4 * w) ^ flip;
-                }
+                std::uint32_t acc = narrow_words(eq, at, flip, full, fresh) ? 1u : 0u;
                 if (full < words) {  // a short block: its last word, then words past the payload
                     std::uint32_t last = 0;
                     std::memcpy(&last, at + 4 * full, (length_ + 7) / 8 - 4 * full);
@@ -852,14 +915,7 @@ public:
         // then one pass over eq.
         std::fill_n(tmp, words, 0u);
         for_each_bit(p, at, [tmp](std::uint32_t w, std::uint32_t m) { tmp[w] |= m; });
-        std::uint32_t acc = 0;
-        const std::uint32_t flip = keep ? 0u : ~0u;
-        if (fresh) {
-            for (std::uint32_t w = 0; w < words; ++w) acc |= eq[w] = tmp[w] ^ flip;
-        } else {
-            for (std::uint32_t w = 0; w < words; ++w) acc |= eq[w] &= tmp[w] ^ flip;
-        }
-        return acc != 0;
+        return narrow_words(eq, tmp, keep ? 0u : ~0u, words, fresh);
     }
 
     /// Plane j's bits (words [0, words)) into `out`: its payload over a zero base, and whether
@@ -910,6 +966,10 @@ public:
                 for (std::uint32_t i = 0; i < items; ++i) marks[load_le<std::uint16_t>(at + 2 * i) & last_bit] = v;
                 break;
             case codec::payload_kind::gaps: {
+                if (p.positions != nullptr) {
+                    mark_listed(p.positions, p.listed, marks, v);
+                    break;
+                }
                 // Not through for_every_position: a byte store (which may alias anything) made
                 // the decoder reload its state after every position (bam_mapq, geoip4_size
                 // count_eq frequent 5-10% slower). Here 16 gaps without an escape become
@@ -964,7 +1024,7 @@ public:
     /// Plane j's payload bits (list: long ones) into words [0, words) of out, through marks.
     void list_bits(std::uint32_t j, std::uint32_t* out, std::uint32_t words, std::uint8_t* marks) const noexcept {
         std::memset(marks, 0, 32 * std::size_t{words});
-        mark(j, marks, 1);
+        mark(j, marks, marked);
         pack_marks(marks, out, words, false);
     }
 
@@ -1010,6 +1070,14 @@ private:
                 }
                 break;
             case codec::payload_kind::gaps:
+                if (p.positions != nullptr) {
+                    for (std::uint32_t i = 0; i < p.listed; ++i) {
+                        const std::uint32_t bit = p.positions[i];
+                        if (bit >= block_values) break;  // the pads
+                        f(bit >> 5, 1u << (bit & 31u));
+                    }
+                    break;
+                }
                 gaps_payload::for_every_position(at, p.items, [&f](std::uint32_t bit) {
                     bit &= last_bit;
                     f(bit >> 5, 1u << (bit & 31u));
@@ -1036,7 +1104,15 @@ private:
             }
             case codec::payload_kind::gaps: {
                 gather g;
-                gaps_payload::for_every_position(at, p.items, [&](std::uint32_t bit) { g.add(bit & last_bit, f); });
+                if (p.positions != nullptr) {
+                    for (std::uint32_t i = 0; i < p.listed; ++i) {
+                        const std::uint32_t bit = p.positions[i];
+                        if (bit >= block_values) break;  // the pads
+                        g.add(bit, f);
+                    }
+                } else {
+                    gaps_payload::for_every_position(at, p.items, [&](std::uint32_t bit) { g.add(bit & last_bit, f); });
+                }
                 g.flush(f);
                 break;
             }
@@ -1084,11 +1160,13 @@ constexpr std::uint32_t marked_clear_items = 32;
 // Whether the planes not yet applied (those that clear their bits) are lists to mark together:
 // two or more, of more than marked_clear_items items in all. After a list that keeps its bits,
 // clearing lists one at a time may stop early, so the caller asks only when none was applied.
-bool marked_clears(const direct_planes& dp, const std::uint8_t* order, std::uint32_t steps, std::uint32_t done) {
+// `clears`: bit k set for the k-th plane read (order[k]) that clears its bits.
+bool marked_clears(const direct_planes& dp, const std::uint8_t* order, std::uint32_t clears) {
     std::uint32_t items = 0, lists = 0;
-    for (std::uint32_t k = 0; k < steps; ++k) {
-        if (((done >> k) & 1u) != 0 || !dp.is_list(order[k])) continue;
-        items += dp.items_of(order[k]);
+    for (std::uint32_t m = clears; m != 0; m &= m - 1) {
+        const std::uint32_t j = order[std::countr_zero(m)];
+        if (!dp.is_list(j)) continue;
+        items += dp.items_of(j);
         ++lists;
     }
     return lists > 1 && items > marked_clear_items;
@@ -1104,32 +1182,28 @@ bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare
     std::uint32_t* eq = s.eq;
     std::uint32_t* tmp = s.lt;
     bool fresh = true;
-    bool keeps = false;      // a list that keeps only its bits was applied: few positions are left
-    std::uint32_t done = 0;  // bit k: plane order[k] applied
+    // Bit k of by_kind[n]: plane order[k] narrows as narrowing() kind n (sorted once: asking
+    // every plane in each of the three passes cost bam_flag count_eq about 10% of its
+    // instructions).
+    std::uint32_t by_kind[3] = {};
+    for (std::uint32_t k = 0; k < steps; ++k)
+        by_kind[dp.narrowing(order[k], ((job.bits[0] >> k) & 1u) != 0)] |= 1u << k;
     for (int pass = 0; pass < 3; ++pass) {
-        if (pass == 2 && !keeps && marked_clears(dp, order, steps, done)) {
+        // With no list that keeps its bits applied (it leaves few positions), long clearing
+        // lists are marked together.
+        if (pass == 2 && by_kind[0] == 0 && marked_clears(dp, order, by_kind[2])) {
             std::memset(s.marks, 0, 32 * std::size_t{job.words});
-            for (std::uint32_t k = 0; k < steps; ++k)
-                if (((done >> k) & 1u) == 0 && dp.is_list(order[k])) dp.mark(order[k], s.marks, 1);
-            if (fresh) {
-                pack_marks(s.marks, eq, job.words, true);
-            } else {
-                pack_marks(s.marks, tmp, job.words, true);
-                std::uint32_t acc = 0;
-                for (std::uint32_t w = 0; w < job.words; ++w) acc |= eq[w] &= tmp[w];
-                if (acc == 0) return false;
+            for (std::uint32_t m = by_kind[2]; m != 0; m &= m - 1) {
+                const std::uint32_t j = order[std::countr_zero(m)];
+                if (dp.is_list(j)) dp.mark(j, s.marks, marked);
             }
+            if (!pack_marks(s.marks, eq, job.words, true, fresh)) return false;
             fresh = false;
             break;
         }
-        for (std::uint32_t k = 0; k < steps; ++k) {
-            if ((done >> k) & 1u) continue;
-            const bool bit = ((job.bits[0] >> k) & 1u) != 0;
-            const int kind = dp.narrowing(order[k], bit);
-            if (kind != pass) continue;
-            done |= 1u << k;
-            keeps = keeps || kind == 0;
-            if (!dp.narrow(order[k], bit, eq, tmp, job.words, fresh)) return false;
+        for (std::uint32_t m = by_kind[pass]; m != 0; m &= m - 1) {
+            const auto k = static_cast<std::uint32_t>(std::countr_zero(m));
+            if (!dp.narrow(order[k], ((job.bits[0] >> k) & 1u) != 0, eq, tmp, job.words, fresh)) return false;
             fresh = false;
         }
     }

@@ -102,7 +102,8 @@ struct scan_scratch {
     alignas(64) std::uint32_t eq[2 * plane_words];
     alignas(64) std::uint32_t lt[2 * plane_words];
     alignas(64) plane compact{};
-    alignas(64) std::uint8_t marks[block_values];  // a byte per position: list payloads marked
+    // A byte per position, list payloads marked, and one past the block that pads mark.
+    alignas(64) std::uint8_t marks[block_values + 64];
 };
 
 /// The positions of block `block` of `v` that pass `test`: none, all of the block's values,

@@ -254,6 +254,13 @@ struct kernel_table {
     std::uint32_t (*equal_interleaved)(const std::uint8_t* payload, std::uint32_t stored, std::uint32_t bits,
                                        std::uint32_t* eq) = nullptr;
 
+    /// Optional (null: the scans' SSE2 or portable loop, ops/scan_block.cpp): bit i of word w,
+    /// w < words, is the top bit of marks[32 w + i], XORed with `flip`; stored into out[w], or
+    /// ANDed into it unless `fresh`. Returns whether any bit of out[0..words) is set. The byte
+    /// map that the equality scans mark list planes into (bam_mapq, geoip4_size).
+    bool (*pack_marks)(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words, std::uint32_t flip,
+                       bool fresh) = nullptr;
+
     /// Optional (null: ops/bitwise.cpp's portable loop, kernels_compact.hpp): extract_plane
     /// for the planes `live` at once, stored column by column: word c of the r-th plane of
     /// `live` is the little-endian word at words + c * column_stride + 4 r (an interleaved
