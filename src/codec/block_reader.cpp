@@ -102,23 +102,26 @@ void gaps_skips(const block_descriptor& d, const std::byte* block, std::uint32_t
 std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block) noexcept {
     if (d.stored == 0 || d.all_raw()) return 0;
     std::uint32_t words = read_plan_header_words;
+    std::uint32_t lists = 0;
     plane_walker walk(d, block);
     for (std::uint32_t i = 0; i < d.stored; ++i) {
         const plane_entry e = walk.next();
         const payload_kind kind = e.code.payload_kind();
         words += kind == payload_kind::none ? 0 : kind == payload_kind::raw || kind == payload_kind::gaps ? 1 : 2;
         words += e.code.base >> 1;  // a reference
+        lists += counted(kind) ? 1 : 0;
     }
-    return words;
+    return lists >= thresholds::read_plan_min_lists ? words : 0;
 }
 
 void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
-    if (d.stored == 0 || d.all_raw()) return;
+    if (read_plan_words(d, block) == 0) return;
     const std::uint32_t least = reader_portable::mapped_least(d);
     // Entries are counted from the planes' first (a read moves past the mask's before the planes).
     std::uint32_t entry = 0;
-    std::uint32_t raw[plane_count], mapped[plane_count], listed[plane_count], other[2 * plane_count], references[plane_count];
-    std::uint32_t n_raw = 0, n_mapped = 0, n_listed = 0, n_other = 0, n_references = 0, complemented = 0;
+    std::uint32_t raw[plane_count], mapped[plane_count], listed[plane_count], positions[2 * plane_count], runs[2 * plane_count];
+    std::uint32_t references[plane_count];
+    std::uint32_t n_raw = 0, n_mapped = 0, n_listed = 0, n_positions = 0, n_runs = 0, n_references = 0, complemented = 0;
     plane_walker walk(d, block);
     for (std::uint32_t i = 0; i < d.stored; ++i) {
         const plane_entry e = walk.next();
@@ -136,19 +139,24 @@ void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t*
                 }
                 entry += skip_entries(e.items, least);
                 break;
-            default:
-                other[2 * n_other] = e.payload_offset | index << 16 | static_cast<std::uint32_t>(e.code.payload_kind()) << 24;
-                other[2 * n_other++ + 1] = e.items;
+            case payload_kind::positions:
+                positions[2 * n_positions] = e.payload_offset | index << 16;
+                positions[2 * n_positions++ + 1] = e.items;
+                break;
+            case payload_kind::runs:
+                runs[2 * n_runs] = e.payload_offset | index << 16;
+                runs[2 * n_runs++ + 1] = e.items;
                 break;
         }
     }
     out[0] = complemented;
-    out[1] = n_raw | n_mapped << 8 | n_listed << 16 | n_other << 24;
-    out[2] = n_references;
+    out[1] = n_raw | n_mapped << 8 | n_listed << 16 | n_positions << 24;
+    out[2] = n_references | n_runs << 8;
     out = std::copy_n(raw, n_raw, out + read_plan_header_words);
     out = std::copy_n(mapped, n_mapped, out);
     out = std::copy_n(listed, n_listed, out);
-    out = std::copy_n(other, 2 * n_other, out);
+    out = std::copy_n(positions, 2 * n_positions, out);
+    out = std::copy_n(runs, 2 * n_runs, out);
     std::copy_n(references, n_references, out);
 }
 

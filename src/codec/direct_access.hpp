@@ -59,15 +59,16 @@ private:
 
 /// Read plans: a block's planes (descriptor-ful blocks: not all-raw) listed once in memory,
 /// grouped by how a read finds a bit (raw payloads, gap lists kept as maps, gap lists kept as
-/// decoded positions, other lists), with the bases as one XOR mask and the reference planes
+/// decoded positions, position lists, run lists), with the bases as one XOR mask and the reference planes
 /// in decode order. A read then runs one loop per group instead of walking the descriptors
 /// with a switch on every plane's kind, whose target differs plane to plane (tz_offset 4.6
 /// mispredicted branches a read in that switch alone). Words: the XOR mask (planes on a
-/// complemented base), the group counts (raw | mapped << 8 | listed << 16 | other << 24), the
-/// reference count, then the entries: raw `offset | index << 16`; mapped `entry | index << 16`
-/// (`entry`: the word of its gaps_skips entries); listed `entry | index << 16 | positions
-/// << 24`; other two words, `offset | index << 16 | kind << 24` and the item count;
-/// references `index | reference << 8`. In memory only.
+/// complemented base), the group counts (raw | mapped << 8 | listed << 16 | positions << 24),
+/// (references | runs << 8), then the entries in that order: raw `offset | index << 16`;
+/// mapped `entry | index << 16` (`entry`: the word of its gaps_skips entries, counted from
+/// the planes' first: after a sparse mask's); listed `entry | index << 16 | positions << 24`
+/// (listed_positions); positions and runs two words, `offset | index << 16` and the item
+/// count; references `index | reference << 8`, in decode order. In memory only.
 inline constexpr std::uint32_t read_plan_header_words = 3;
 /// The plan's words (0: the block gets none: all-raw, or no stored plane).
 std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block) noexcept;

@@ -442,12 +442,12 @@ inline const std::uint32_t* skip_past(const std::uint32_t* skips, payload_kind k
 
 // ---- read plans (direct_access.hpp: read_plan): one loop per group of planes --------------
 struct plan_groups {
-    std::uint32_t raw, mapped, listed, other, references;
+    std::uint32_t raw, mapped, listed, positions, runs, references;
     const std::uint32_t* entries;
 };
 inline plan_groups groups_of(const std::uint32_t* plan) noexcept {
     const std::uint32_t counts = plan[1];
-    return {counts & 0xFFu, (counts >> 8) & 0xFFu, (counts >> 16) & 0xFFu, counts >> 24, plan[2],
+    return {counts & 0xFFu, (counts >> 8) & 0xFFu, (counts >> 16) & 0xFFu, counts >> 24, plan[2] >> 8, plan[2] & 0xFFu,
             plan + read_plan_header_words};
 }
 constexpr std::uint32_t plan_low(std::uint32_t entry) noexcept { return entry & 0xFFFFu; }
@@ -469,9 +469,14 @@ std::uint32_t plan_residual(const block_descriptor& d, const std::byte* block, s
         bits |= static_cast<std::uint32_t>(bitmap_bit(skips + plan_low(*e), position)) << plan_index(*e);
     for (const std::uint32_t* end = e + g.listed; e != end; ++e)
         bits |= static_cast<std::uint32_t>(positions_bit_n(skips + plan_low(*e), *e >> 24, position)) << plan_index(*e);
-    for (const std::uint32_t* end = e + 2 * g.other; e != end; e += 2)
-        bits |= static_cast<std::uint32_t>(payload_bit(static_cast<payload_kind>(e[0] >> 24), block + plan_low(e[0]), e[1],
-                                                       position, nullptr, 0, block + d.end))
+    // Lists by kind, so that payload_bit's switch folds away.
+    for (const std::uint32_t* end = e + 2 * g.positions; e != end; e += 2)
+        bits |= static_cast<std::uint32_t>(
+                    payload_bit(payload_kind::positions, block + plan_low(e[0]), e[1], position, nullptr, 0, block + d.end))
+                << plan_index(e[0]);
+    for (const std::uint32_t* end = e + 2 * g.runs; e != end; e += 2)
+        bits |= static_cast<std::uint32_t>(
+                    payload_bit(payload_kind::runs, block + plan_low(e[0]), e[1], position, nullptr, 0, block + d.end))
                 << plan_index(e[0]);
     bits = (bits ^ plan[0]) | d.ones;
     for (const std::uint32_t* end = e + g.references; e != end; ++e) bits ^= ((bits >> (*e >> 8)) & 1u) << (*e & 31u);
@@ -674,9 +679,12 @@ std::uint32_t plan_window_sum(const block_descriptor& d, const std::byte* block,
         }
         win[plan_index(*e)] = w;
     }
-    for (const std::uint32_t* end = e + 2 * g.other; e != end; e += 2)
-        win[plan_index(e[0])] = payload_window(static_cast<payload_kind>(e[0] >> 24), block + plan_low(e[0]), e[1], d.length,
-                                               from, to, nullptr, 0, block + d.end);
+    for (const std::uint32_t* end = e + 2 * g.positions; e != end; e += 2)
+        win[plan_index(e[0])] = payload_window(payload_kind::positions, block + plan_low(e[0]), e[1], d.length, from, to,
+                                               nullptr, 0, block + d.end);
+    for (const std::uint32_t* end = e + 2 * g.runs; e != end; e += 2)
+        win[plan_index(e[0])] =
+            payload_window(payload_kind::runs, block + plan_low(e[0]), e[1], d.length, from, to, nullptr, 0, block + d.end);
     for (std::uint32_t m = plan[0]; m; m &= m - 1) win[std::countr_zero(m)] = ~win[std::countr_zero(m)];
     for (const std::uint32_t* end = e + g.references; e != end; ++e) win[*e & 31u] ^= win[*e >> 8];
     std::uint32_t sum = 0;
