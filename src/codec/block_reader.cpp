@@ -111,7 +111,8 @@ std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block)
         words += e.code.base >> 1;  // a reference
         lists += counted(kind) ? 1 : 0;
     }
-    return lists >= thresholds::read_plan_min_lists ? words : 0;
+    const bool delta = d.transform() == codec::transform::delta;
+    return lists >= (delta ? thresholds::read_plan_min_delta_lists : thresholds::read_plan_min_lists) ? words : 0;
 }
 
 void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
