@@ -38,6 +38,7 @@ struct read_counts {
     std::size_t mapped_blocks = 0;  // blocks with a gap list kept as a map in memory
     std::size_t mapped_masks = 0;   // sparse blocks whose mask is such a list (read by rank)
     std::size_t mask_skip_blocks = 0;    // sparse blocks whose mask's decoded positions were checked one by one
+    std::size_t planned_blocks = 0;      // blocks with a read plan (descriptor-ful)
 };
 
 // Payload bytes of a gap-list plane or mask (plane_info.bytes counts its descriptor and count).
@@ -129,8 +130,26 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
         }
     }
     count_mapped(block, values.size(), counts);
+    // The read plan (descriptor-ful blocks), and the side a vector keeps (plan and skips).
+    std::vector<std::uint32_t> plan(bitplane::detail::read_plan_words(d, block.data()));
+    bitplane::detail::read_plan(d, block.data(), plan.data());
+    if (!plan.empty()) ++counts.planned_blocks;
+    std::vector<std::uint32_t> vector_side(bitplane::detail::read_side_words(d, block.data()));
+    bitplane::detail::read_side(d, block.data(), vector_side.data());
+    ASSERT_EQ(vector_side.empty(), plan.empty() && skips.empty());
+    if (!vector_side.empty()) {
+        ASSERT_EQ(bitplane::detail::side_plan(vector_side.data()) != nullptr, !plan.empty());
+        ASSERT_EQ(bitplane::detail::side_gaps(vector_side.data()) != nullptr, !skips.empty());
+        if (!plan.empty()) {
+            ASSERT_TRUE(std::equal(plan.begin(), plan.end(), bitplane::detail::side_plan(vector_side.data())));
+        }
+        if (!skips.empty()) {
+            ASSERT_TRUE(std::equal(skips.begin(), skips.end(), bitplane::detail::side_gaps(vector_side.data())));
+        }
+    }
     const std::uint32_t* sums = checkpoints.empty() ? nullptr : checkpoints.data();
     const std::uint32_t* entries = skips.empty() ? nullptr : skips.data();
+    const std::uint32_t* planned = plan.empty() ? nullptr : plan.data();
     const bitplane::simd_path saved = bitplane::active_simd_path();
     for (const auto path : bitplane_test::paths_to_sweep()) {
         bitplane::set_simd_path(path);
@@ -142,6 +161,14 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
                 << "index " << i << ", skips only";
             ASSERT_EQ(bitplane::detail::descriptor_value(d, block.data(), i, sums, nullptr), values[i])
                 << "index " << i << ", checkpoints only";
+            ASSERT_EQ(bitplane::detail::descriptor_value(d, block.data(), i, sums, entries, planned), values[i])
+                << "index " << i << ", checkpoints, skips and plan";
+            ASSERT_EQ(bitplane::detail::descriptor_value(d, block.data(), i, nullptr, entries, planned), values[i])
+                << "index " << i << ", skips and plan";
+            if (!vector_side.empty() && !bitplane::detail::direct_readable(d)) {
+                ASSERT_EQ(bitplane::detail::read_side_value(d, block.data(), i, sums, vector_side.data()), values[i])
+                    << "index " << i << ", a vector's read side";
+            }
         }
         // The whole block decoded with the maps kept for its long lists, and without.
         const auto parsed = bitplane::detail::expand_descriptor(d, block.data(), static_cast<std::uint32_t>(values.size()));
@@ -170,6 +197,7 @@ TEST(RandomRead, EveryShapeAndSizeWithAndWithoutSideTables) {
     }
     EXPECT_GT(counts.delta_blocks, 0u) << "no shape gave a delta block";
     EXPECT_GT(counts.indexed_blocks, 0u) << "no shape gave gap-list side entries";
+    EXPECT_GT(counts.planned_blocks, 0u) << "no shape gave a block with a read plan";
 }
 
 // Bits at, just before and just after edges of every width 32 .. 512 positions (where the

@@ -15,7 +15,7 @@ namespace bitplane::detail {
 #if defined(BITPLANE_X86)
 // block_reader_avx2.cpp: value_reader.hpp's read_value compiled for AVX2 CPUs.
 std::uint32_t read_value_avx2(const block_descriptor& d, const std::byte* block, std::uint32_t index,
-                              const std::uint32_t* checkpoints, const std::uint32_t* skips) noexcept;
+                              const std::uint32_t* checkpoints, const std::uint32_t* skips, const std::uint32_t* plan) noexcept;
 #endif
 
 using codec::payload_kind;
@@ -27,7 +27,7 @@ void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::u
     for (std::uint32_t k = 0; k < delta_checkpoint_count; ++k) {
         const std::uint32_t from = k * delta_checkpoint_stride;
         sum += window_sum(d, block, std::min<std::uint32_t>(from, d.length),
-                          std::min<std::uint32_t>(from + delta_checkpoint_stride, d.length), nullptr);
+                          std::min<std::uint32_t>(from + delta_checkpoint_stride, d.length), nullptr, nullptr);
         out[k] = sum;
     }
 }
@@ -99,6 +99,88 @@ void gaps_skips(const block_descriptor& d, const std::byte* block, std::uint32_t
                           [&](const std::byte* payload, std::uint32_t bytes) { out = payload_skips(payload, bytes, least, out); });
 }
 
+std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block) noexcept {
+    if (d.stored == 0 || d.all_raw()) return 0;
+    std::uint32_t words = read_plan_header_words;
+    std::uint32_t lists = 0;
+    plane_walker walk(d, block);
+    for (std::uint32_t i = 0; i < d.stored; ++i) {
+        const plane_entry e = walk.next();
+        const payload_kind kind = e.code.payload_kind();
+        words += kind == payload_kind::none ? 0 : kind == payload_kind::raw || kind == payload_kind::gaps ? 1 : 2;
+        words += e.code.base >> 1;  // a reference
+        lists += counted(kind) ? 1 : 0;
+    }
+    const bool delta = d.transform() == codec::transform::delta;
+    return lists >= (delta ? thresholds::read_plan_min_delta_lists : thresholds::read_plan_min_lists) ? words : 0;
+}
+
+void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
+    if (read_plan_words(d, block) == 0) return;
+    const std::uint32_t least = reader_portable::mapped_least(d);
+    // Entries are counted from the planes' first (a read moves past the mask's before the planes).
+    std::uint32_t entry = 0;
+    std::uint32_t raw[plane_count], mapped[plane_count], listed[plane_count], positions[2 * plane_count], runs[2 * plane_count];
+    std::uint32_t references[plane_count];
+    std::uint32_t n_raw = 0, n_mapped = 0, n_listed = 0, n_positions = 0, n_runs = 0, n_references = 0, complemented = 0;
+    plane_walker walk(d, block);
+    for (std::uint32_t i = 0; i < d.stored; ++i) {
+        const plane_entry e = walk.next();
+        const std::uint32_t index = e.code.index;
+        if (e.code.base & 1u) complemented |= 1u << index;
+        if (e.code.base >> 1) references[n_references++] = index | std::uint32_t{e.code.reference} << 8;
+        switch (e.code.payload_kind()) {
+            case payload_kind::none: break;  // its bit is its base's
+            case payload_kind::raw: raw[n_raw++] = e.payload_offset | index << 16; break;
+            case payload_kind::gaps:
+                if (reader_portable::gaps_bitmapped(e.items, least)) {
+                    mapped[n_mapped++] = entry | index << 16;
+                } else {
+                    listed[n_listed++] = entry | index << 16 | reader_portable::listed_positions(e.items) << 24;
+                }
+                entry += skip_entries(e.items, least);
+                break;
+            case payload_kind::positions:
+                positions[2 * n_positions] = e.payload_offset | index << 16;
+                positions[2 * n_positions++ + 1] = e.items;
+                break;
+            case payload_kind::runs:
+                runs[2 * n_runs] = e.payload_offset | index << 16;
+                runs[2 * n_runs++ + 1] = e.items;
+                break;
+        }
+    }
+    out[0] = complemented;
+    out[1] = n_raw | n_mapped << 8 | n_listed << 16 | n_positions << 24;
+    out[2] = n_references | n_runs << 8;
+    out = std::copy_n(raw, n_raw, out + read_plan_header_words);
+    out = std::copy_n(mapped, n_mapped, out);
+    out = std::copy_n(listed, n_listed, out);
+    out = std::copy_n(positions, 2 * n_positions, out);
+    out = std::copy_n(runs, 2 * n_runs, out);
+    std::copy_n(references, n_references, out);
+}
+
+std::uint32_t read_side_words(const block_descriptor& d, const std::byte* block) noexcept {
+    const std::uint32_t plan = read_plan_words(d, block);
+    const std::uint32_t gaps = gaps_skip_count(d, block);
+    return plan == 0 && gaps == 0 ? 0 : 1 + plan + gaps;
+}
+
+void read_side(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
+    const std::uint32_t plan = read_plan_words(d, block);
+    const std::uint32_t gaps = gaps_skip_count(d, block);
+    if (plan == 0 && gaps == 0) return;  // no side (read_side_words is 0)
+    out[0] = plan | (gaps != 0 ? read_side_gaps_flag : 0u);
+    read_plan(d, block, out + 1);
+    if (gaps != 0) gaps_skips(d, block, out + 1 + plan);
+}
+
+std::uint32_t read_side_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
+                              const std::uint32_t* checkpoints, const std::uint32_t* side) noexcept {
+    return read_value(d, block, index, checkpoints, side_gaps(side), side_plan(side));
+}
+
 gaps_side::gaps_side(const block_descriptor& d, const std::uint32_t* skips) noexcept
     : entries_(skips), least_(reader_portable::mapped_least(d)) {}
 
@@ -120,15 +202,15 @@ gaps_side::entry gaps_side::next(payload_kind kind, std::uint32_t bytes) noexcep
 }
 
 std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
-                         const std::uint32_t* checkpoints, const std::uint32_t* skips) noexcept {
+                         const std::uint32_t* checkpoints, const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
 #if defined(BITPLANE_X86)
     // Delta reads count a window of every plane (a popcnt each in the AVX2 copy); the others
     // test one bit per plane and gain nothing worth the dispatch (bam_mapq 997 -> 1013
     // instructions per read when every layout took it).
     if (d.transform() == codec::transform::delta && active_kernels().path >= simd_path::avx2)
-        return read_value_avx2(d, block, index, checkpoints, skips);
+        return read_value_avx2(d, block, index, checkpoints, skips, plan);
 #endif
-    return reader_portable::read_value(d, block, index, checkpoints, skips);
+    return reader_portable::read_value(d, block, index, checkpoints, skips, plan);
 }
 
 }  // namespace bitplane::detail

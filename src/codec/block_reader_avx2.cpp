@@ -6,8 +6,8 @@
 namespace bitplane::detail {
 
 std::uint32_t read_value_avx2(const block_descriptor& d, const std::byte* block, std::uint32_t index,
-                              const std::uint32_t* checkpoints, const std::uint32_t* skips) noexcept {
-    return reader_avx2::read_value(d, block, index, checkpoints, skips);
+                              const std::uint32_t* checkpoints, const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
+    return reader_avx2::read_value(d, block, index, checkpoints, skips, plan);
 }
 
 }  // namespace bitplane::detail

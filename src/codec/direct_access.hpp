@@ -69,12 +69,50 @@ private:
     std::uint32_t least_ = 0;
 };
 
+/// Read plans: a block's planes (descriptor-ful blocks: not all-raw) listed once in memory,
+/// grouped by how a read finds a bit (raw payloads, gap lists kept as maps, gap lists kept as
+/// decoded positions, position lists, run lists), with the bases as one XOR mask and the reference planes
+/// in decode order. A read then runs one loop per group instead of walking the descriptors
+/// with a switch on every plane's kind, whose target differs plane to plane (tz_offset 4.6
+/// mispredicted branches a read in that switch alone). Words: the XOR mask (planes on a
+/// complemented base), the group counts (raw | mapped << 8 | listed << 16 | positions << 24),
+/// (references | runs << 8), then the entries in that order: raw `offset | index << 16`;
+/// mapped `entry | index << 16` (`entry`: the word of its gaps_skips entries, counted from
+/// the planes' first: after a sparse mask's); listed `entry | index << 16 | positions << 24`
+/// (listed_positions); positions and runs two words, `offset | index << 16` and the item
+/// count; references `index | reference << 8`, in decode order. In memory only.
+inline constexpr std::uint32_t read_plan_header_words = 3;
+/// The plan's words (0: the block gets none: all-raw, or no stored plane).
+std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block) noexcept;
+/// Fills out[0..read_plan_words(d, block)).
+void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;
+
+/// What a container keeps beside a block for reads, in one run of words: a header word (the
+/// plan's words, bit 31 set when gaps entries follow), the read plan, then gaps_skips'
+/// entries. read_side_words is 0 for a block that needs neither.
+inline constexpr std::uint32_t read_side_gaps_flag = 1u << 31;
+std::uint32_t read_side_words(const block_descriptor& d, const std::byte* block) noexcept;
+void read_side(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;
+/// The gaps_skips entries of a read side (null: none, or no side).
+inline const std::uint32_t* side_gaps(const std::uint32_t* side) noexcept {
+    return side != nullptr && (side[0] & read_side_gaps_flag) ? side + 1 + (side[0] & ~read_side_gaps_flag) : nullptr;
+}
+/// The read plan of a read side (null: none, or no side).
+inline const std::uint32_t* side_plan(const std::uint32_t* side) noexcept {
+    return side != nullptr && (side[0] & ~read_side_gaps_flag) != 0 ? side + 1 : nullptr;
+}
+
 /// Value `index` of a block whose descriptor is `d`, from the block's bytes (written by the
 /// library or validated). Any layout; `checkpoints` (delta blocks only, may be null) are
-/// delta_checkpoints' sums; `skips` (may be null) gaps_skips' entries. Defined in
+/// delta_checkpoints' sums; `skips` (may be null) gaps_skips' entries; `plan` (may be null;
+/// where given, so are `skips` if the block has gap lists) read_plan's words. Defined in
 /// block_reader.cpp.
 std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
-                         const std::uint32_t* checkpoints = nullptr, const std::uint32_t* skips = nullptr) noexcept;
+                         const std::uint32_t* checkpoints = nullptr, const std::uint32_t* skips = nullptr,
+                         const std::uint32_t* plan = nullptr) noexcept;
+/// read_value with a container's read side (read_side; may be null).
+std::uint32_t read_side_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
+                              const std::uint32_t* checkpoints, const std::uint32_t* side) noexcept;
 
 /// Whether read_value's inline interleaved path (direct_value) reads this block: dense, full,
 /// all-raw, plain or frame of reference.
@@ -133,12 +171,12 @@ inline std::uint32_t direct_value(const std::byte* block, std::uint32_t header, 
 
 namespace bitplane::detail {
 
-/// Value `index` of a block described by `d` (any layout; `checkpoints`, `skips` as for read_value).
+/// Value `index` of a block described by `d` (any layout; `checkpoints`, `skips`, `plan` as for read_value).
 inline std::uint32_t descriptor_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
                                       const std::uint32_t* checkpoints = nullptr,
-                                      const std::uint32_t* skips = nullptr) noexcept {
+                                      const std::uint32_t* skips = nullptr, const std::uint32_t* plan = nullptr) noexcept {
     if (direct_readable(d)) return direct_value(block, d.payloads_at, d.live, d.stored, d.ones, d.base, index);
-    return read_value(d, block, index, checkpoints, skips);
+    return read_value(d, block, index, checkpoints, skips, plan);
 }
 
 }  // namespace bitplane::detail

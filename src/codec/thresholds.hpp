@@ -104,6 +104,19 @@ inline constexpr std::uint32_t read_bitmap_min_delta_gaps_bytes = 32;
 // instructions and 10.6 / 11.2 mispredicted branches, bam_ref_span 666 / 647 and 6.9 / 7.8,
 // geoip4_size 1511 / 1471 and 14.3 / 15.8.
 inline constexpr std::uint32_t read_probe_list_bytes = 32;
+// Blocks keep a read plan (direct_access.hpp, read_plan: 3 words, one a plane, two a position
+// or run list) in memory when at least this many of their planes are lists (positions, runs,
+// gaps): with fewer, the descriptor walk's raw shortcut leaves a switch or two a read, and the
+// plan's 16-40 bytes a block cost memory where it is closest to BitMagic's. word_length
+// (bench_corpus memory row, bits/value; BitMagic 5.368): no plans 5.338, every descriptor-ful
+// block 5.50, 2+ lists 5.382, 3+ lists 5.353. Callgrind per random read, 2+ / 3+ lists:
+// bam_flag 342 / 384 instructions (no plans 455).
+inline constexpr std::uint32_t read_plan_min_lists = 3;
+// ... and in delta blocks from this many: a delta read walks every plane's window, and the
+// delta columns' memory is far below BitMagic's. Callgrind per random read, every delta block
+// planned / 3+ lists: bed_start 886 / 1014 instructions, bam_mate_pos 756 / 823, bam_pos
+// 712 / 754 (their memory stays 17-21% below BitMagic's).
+inline constexpr std::uint32_t read_plan_min_delta_lists = 0;
 // The arena is compacted when superseded block versions take more than this share of it
 // (numerator / 4) and at least `compact_min_garbage_bytes`.
 inline constexpr unsigned compact_garbage_quarters = 2;

@@ -152,9 +152,9 @@ constexpr std::uint32_t skip_entries(std::uint32_t bytes, std::uint32_t least) n
 inline const std::uint16_t* listed_of(const std::uint32_t* side) noexcept {
     return reinterpret_cast<const std::uint16_t*>(side);  // u16 pairs in u32 words (written so)
 }
-inline bool positions_bit(const std::uint32_t* side, std::uint32_t bytes, std::uint32_t bit) noexcept {
+// `n`: listed_positions of the list's bytes (8..64).
+inline bool positions_bit_n(const std::uint32_t* side, std::uint32_t n, std::uint32_t bit) noexcept {
     const std::uint16_t* at = listed_of(side);
-    const std::uint32_t n = listed_positions(bytes);
 #if defined(__SSE2__)
     // Always 8 loads of 8 (the most a list below the map's bound has), the ones past the list
     // taking its last 8 again: a loop of n / 8 steps mispredicted its end on most lists
@@ -175,6 +175,9 @@ inline bool positions_bit(const std::uint32_t* side, std::uint32_t bytes, std::u
     for (std::uint32_t k = 0; k < n; ++k) listed |= at[k] == bit;
     return listed;
 #endif
+}
+inline bool positions_bit(const std::uint32_t* side, std::uint32_t bytes, std::uint32_t bit) noexcept {
+    return positions_bit_n(side, listed_positions(bytes), bit);
 }
 
 // Bits [from, from + 64) of a payload's map (from a multiple of 32, below 2048: the ranks
@@ -437,10 +440,55 @@ inline const std::uint32_t* skip_past(const std::uint32_t* skips, payload_kind k
     return skips != nullptr && kind == payload_kind::gaps ? skips + skip_entries(items, least) : skips;
 }
 
-// Residual at stored position `position` (ones planes included); `skips`: the planes' entries.
+// ---- read plans (direct_access.hpp: read_plan): one loop per group of planes --------------
+struct plan_groups {
+    std::uint32_t raw, mapped, listed, positions, runs, references;
+    const std::uint32_t* entries;
+};
+inline plan_groups groups_of(const std::uint32_t* plan) noexcept {
+    const std::uint32_t counts = plan[1];
+    return {counts & 0xFFu, (counts >> 8) & 0xFFu, (counts >> 16) & 0xFFu, counts >> 24, plan[2] >> 8, plan[2] & 0xFFu,
+            plan + read_plan_header_words};
+}
+constexpr std::uint32_t plan_low(std::uint32_t entry) noexcept { return entry & 0xFFFFu; }
+constexpr std::uint32_t plan_index(std::uint32_t entry) noexcept { return (entry >> 16) & 31u; }
+
+// Residual at stored position `position` from the plan: the bits of each group, then the
+// bases (XOR mask, then the references in decode order: a reference's own plane is final by
+// then), as residual_at's walk resolves them plane by plane.
+std::uint32_t plan_residual(const block_descriptor& d, const std::byte* block, std::uint32_t position,
+                            const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
+    const plan_groups g = groups_of(plan);
+    const std::uint32_t* e = g.entries;
+    std::uint32_t bits = 0;
+    const std::byte* bytes = block + position / 8;
+    const std::uint32_t shift = position % 8;
+    for (const std::uint32_t* end = e + g.raw; e != end; ++e)
+        bits |= ((static_cast<std::uint32_t>(static_cast<std::uint8_t>(bytes[plan_low(*e)])) >> shift) & 1u) << plan_index(*e);
+    for (const std::uint32_t* end = e + g.mapped; e != end; ++e)
+        bits |= static_cast<std::uint32_t>(bitmap_bit(skips + plan_low(*e), position)) << plan_index(*e);
+    for (const std::uint32_t* end = e + g.listed; e != end; ++e)
+        bits |= static_cast<std::uint32_t>(positions_bit_n(skips + plan_low(*e), *e >> 24, position)) << plan_index(*e);
+    // Lists by kind, so that payload_bit's switch folds away.
+    for (const std::uint32_t* end = e + 2 * g.positions; e != end; e += 2)
+        bits |= static_cast<std::uint32_t>(
+                    payload_bit(payload_kind::positions, block + plan_low(e[0]), e[1], position, nullptr, 0, block + d.end))
+                << plan_index(e[0]);
+    for (const std::uint32_t* end = e + 2 * g.runs; e != end; e += 2)
+        bits |= static_cast<std::uint32_t>(
+                    payload_bit(payload_kind::runs, block + plan_low(e[0]), e[1], position, nullptr, 0, block + d.end))
+                << plan_index(e[0]);
+    bits = (bits ^ plan[0]) | d.ones;
+    for (const std::uint32_t* end = e + g.references; e != end; ++e) bits ^= ((bits >> (*e >> 8)) & 1u) << (*e & 31u);
+    return bits;
+}
+
+// Residual at stored position `position` (ones planes included); `skips`: the planes' entries;
+// `plan`: the block's read plan (may be null).
 std::uint32_t residual_at(const block_descriptor& d, const std::byte* block, std::uint32_t position,
-                          const std::uint32_t* skips) noexcept {
+                          const std::uint32_t* skips, const std::uint32_t* plan = nullptr) noexcept {
     if (d.stored == 0) return d.ones;
+    if (plan != nullptr) return plan_residual(d, block, position, skips, plan);
     if (d.interleaved()) return direct_value(block, d.payloads_at, d.live, d.stored, d.ones, 0, position);
     std::uint32_t bits = d.ones;
     if (d.all_raw()) {
@@ -610,11 +658,46 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
     return win;
 }
 
+// Sum (mod 2^32) of the stored residuals' bits [from, to) masked by `keep`, from the plan:
+// each group's windows, then the bases (as plan_residual), then one count per plane.
+std::uint32_t plan_window_sum(const block_descriptor& d, const std::byte* block, std::uint32_t from, std::uint32_t to,
+                              std::uint64_t keep, const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
+    const plan_groups g = groups_of(plan);
+    const std::uint32_t* e = g.entries;
+    std::uint64_t win[plane_count] = {};  // read (masked off) by references to unstored planes
+    for (const std::uint32_t* end = e + g.raw; e != end; ++e)
+        win[plan_index(*e)] =
+            payload_window(payload_kind::raw, block + plan_low(*e), 0, d.length, from, to, nullptr, 0, nullptr);
+    for (const std::uint32_t* end = e + g.mapped; e != end; ++e) win[plan_index(*e)] = bitmap_window(skips + plan_low(*e), from);
+    for (const std::uint32_t* end = e + g.listed; e != end; ++e) {
+        // Every decoded position tested, no branch on where they lie (a short list).
+        const std::uint16_t* at = listed_of(skips + plan_low(*e));
+        std::uint64_t w = 0;
+        for (std::uint32_t k = 0, n = *e >> 24; k < n; ++k) {
+            const std::uint32_t offset = at[k] - from;  // wraps below from
+            w |= std::uint64_t{at[k] < to && offset < 64} << (offset & 63);
+        }
+        win[plan_index(*e)] = w;
+    }
+    for (const std::uint32_t* end = e + 2 * g.positions; e != end; e += 2)
+        win[plan_index(e[0])] = payload_window(payload_kind::positions, block + plan_low(e[0]), e[1], d.length, from, to,
+                                               nullptr, 0, block + d.end);
+    for (const std::uint32_t* end = e + 2 * g.runs; e != end; e += 2)
+        win[plan_index(e[0])] =
+            payload_window(payload_kind::runs, block + plan_low(e[0]), e[1], d.length, from, to, nullptr, 0, block + d.end);
+    for (std::uint32_t m = plan[0]; m; m &= m - 1) win[std::countr_zero(m)] = ~win[std::countr_zero(m)];
+    for (const std::uint32_t* end = e + g.references; e != end; ++e) win[*e & 31u] ^= win[*e >> 8];
+    std::uint32_t sum = 0;
+    for (std::uint32_t live = d.live; live; live &= live - 1)
+        sum += ones_in64(win[std::countr_zero(live)] & keep) << std::countr_zero(live);
+    return sum;
+}
+
 // Sum (mod 2^32) of the stored residuals at positions [from, to), to - from <= 64; from is a
-// multiple of 32. `skips`: the planes' skip entries (may be null). Positions
-// [from, from + lead) (lead < 32) are left out.
+// multiple of 32. `skips`: the planes' skip entries (may be null); `plan`: the block's read
+// plan (may be null). Positions [from, from + lead) (lead < 32) are left out.
 std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std::uint32_t from, std::uint32_t to,
-                         const std::uint32_t* skips, std::uint32_t lead = 0) noexcept {
+                         const std::uint32_t* skips, const std::uint32_t* plan, std::uint32_t lead = 0) noexcept {
     if (to <= from + lead) return 0;
     const std::uint32_t n = to - from;
     const std::uint64_t keep = window_range(from, from + lead, to);
@@ -641,6 +724,7 @@ std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std:
                    << std::countr_zero(live);
         return sum;
     }
+    if (plan != nullptr) return sum + plan_window_sum(d, block, from, to, keep, skips, plan);
     // The walk of plane_walker, inline (as in residual_at): a raw plane on base zero
     // (descriptor byte 1 is then 0) costs one 64-bit load and a count, no decode and no
     // switch. Delta blocks of sorted positions keep their low planes raw: bam_pos 1141 -> 1032
@@ -680,7 +764,7 @@ std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std:
 }
 
 std::uint32_t delta_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
-                          const std::uint32_t* checkpoints, const std::uint32_t* skips) noexcept {
+                          const std::uint32_t* checkpoints, const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
     // Residuals outside a sparse mask are 0: only the stored ones up to `index` count.
     std::uint32_t stored = index + 1;
     if (d.sparse()) {
@@ -692,16 +776,16 @@ std::uint32_t delta_value(const block_descriptor& d, const std::byte* block, std
     std::uint32_t sum = 0;
     if (checkpoints == nullptr) {
         for (std::uint32_t from = 0; from < stored; from += stride)
-            sum += window_sum(d, block, from, std::min(from + stride, stored), skips);
+            sum += window_sum(d, block, from, std::min(from + stride, stored), skips, plan);
         return d.base + sum + index * d.delta_min;
     }
     const std::uint32_t k = stored / stride;
     if (k < delta_checkpoint_count && stored % stride > stride / 2) {
         // Nearer the next checkpoint: count back from it (at most half a stride either way).
         const std::uint32_t to = std::min<std::uint32_t>((k + 1) * stride, d.length);
-        sum = checkpoints[k] - window_sum(d, block, stored & ~31u, to, skips, stored % 32);
+        sum = checkpoints[k] - window_sum(d, block, stored & ~31u, to, skips, plan, stored % 32);
     } else {
-        sum = (k ? checkpoints[k - 1] : 0) + window_sum(d, block, k * stride, stored, skips);
+        sum = (k ? checkpoints[k - 1] : 0) + window_sum(d, block, k * stride, stored, skips, plan);
     }
     return d.base + sum + index * d.delta_min;
 }
@@ -709,8 +793,8 @@ std::uint32_t delta_value(const block_descriptor& d, const std::byte* block, std
 
 // Value `index` of a block (direct_access.hpp's read_value, which dispatches here).
 std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
-                         const std::uint32_t* checkpoints, const std::uint32_t* skips) noexcept {
-    if (d.transform() == codec::transform::delta) return delta_value(d, block, index, checkpoints, skips);
+                         const std::uint32_t* checkpoints, const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
+    if (d.transform() == codec::transform::delta) return delta_value(d, block, index, checkpoints, skips, plan);
     std::uint32_t position = index;
     if (d.sparse()) {
         const rank_bit m = mask_rank(d, block, index, skips);
@@ -718,7 +802,7 @@ std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std:
         position = m.rank;
         skips = skip_past(skips, d.mask_payload(), d.mask_items, mapped_least(d));
     }
-    return finish_value(d.transform(), residual_at(d, block, position, skips), d.base);
+    return finish_value(d.transform(), residual_at(d, block, position, skips, plan), d.base);
 }
 
 }  // namespace

@@ -129,14 +129,14 @@ void vector_core::refresh_sums(std::uint32_t id) {
 
 std::uint32_t vector_core::skip_count(std::uint32_t id) const noexcept {
     if (skips_of(id) == nullptr) return 0;
-    return gaps_skip_count(entries_[id].descriptor, arena_.data() + entries_[id].offset());
+    return read_side_words(entries_[id].descriptor, arena_.data() + entries_[id].offset());
 }
 
 // `old_count`: the skips the entry had before its block was re-encoded (0 for a new entry).
 void vector_core::refresh_skips(std::uint32_t id, std::uint32_t old_count) {
     const block_entry& e = entries_[id];
     const std::byte* bytes = arena_.data() + e.offset();
-    const std::uint32_t count = gaps_skip_count(e.descriptor, bytes);
+    const std::uint32_t count = read_side_words(e.descriptor, bytes);
     const bool had = id < skip_at_.size() && skip_at_[id] != no_skips;
     if (count == 0) {
         if (had) skip_at_[id] = no_skips;
@@ -151,7 +151,11 @@ void vector_core::refresh_skips(std::uint32_t id, std::uint32_t old_count) {
         skip_at_[id] = static_cast<std::uint32_t>(skip_data_.size());
         skip_data_.resize(skip_data_.size() + count);
     }
-    gaps_skips(e.descriptor, bytes, skip_data_.data() + skip_at_[id]);
+    read_side(e.descriptor, bytes, skip_data_.data() + skip_at_[id]);
+}
+
+const std::uint32_t* vector_core::sealed_gaps_skips(std::size_t block) const noexcept {
+    return side_gaps(skips_of(entry_of_[block]));
 }
 
 std::uint32_t vector_core::find_same(std::span<const std::byte> bytes, std::uint64_t offset,
@@ -260,14 +264,14 @@ void vector_core::validate() const {
             delta_checkpoints(e.descriptor, bytes.data(), expected.data());
             if (id >= sums_.size() || sums_[id] != expected) fail(b, "delta sums disagree with the block");
         }
-        const std::uint32_t skips = gaps_skip_count(e.descriptor, bytes.data());
+        const std::uint32_t skips = read_side_words(e.descriptor, bytes.data());
         if (skips != 0) {
             std::vector<std::uint32_t> expected(skips);
-            gaps_skips(e.descriptor, bytes.data(), expected.data());
+            read_side(e.descriptor, bytes.data(), expected.data());
             const std::uint32_t* have = skips_of(id);
             if (have == nullptr || skip_data_.size() - static_cast<std::size_t>(have - skip_data_.data()) < skips ||
                 !std::equal(expected.begin(), expected.end(), have))
-                fail(b, "gaps skip entries disagree with the block");
+                fail(b, "read side entries (plan, gaps skip entries) disagree with the block");
         }
     }
 }
@@ -472,7 +476,7 @@ std::uint32_t vector_core::get(std::size_t index) const {
     if (direct_readable(e.descriptor))
         return direct_value(bytes, e.descriptor.payloads_at, e.descriptor.live, e.descriptor.stored, e.descriptor.ones,
                             e.descriptor.base, slot);
-    return read_value(e.descriptor, bytes, slot, sums_of(id), skips_of(id));
+    return read_side_value(e.descriptor, bytes, slot, sums_of(id), skips_of(id));
 }
 
 void vector_core::set(std::size_t index, std::uint32_t bits) {
@@ -647,7 +651,7 @@ void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) 
         const std::uint32_t id = entry_of_[block];
         const block_descriptor& d = entries_[id].descriptor;
         const parsed_block parsed = expand_descriptor(d, bytes.data(), block_values);
-        const gaps_side side(d, skips_of(id));  // long lists' maps: no list walked
+        const gaps_side side(d, side_gaps(skips_of(id)));  // long lists' maps: no list walked
         if (out.size() == block_values) {
             decode_parsed(parsed, bytes, 0, out, side);
         } else {

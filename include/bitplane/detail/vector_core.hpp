@@ -112,9 +112,7 @@ public:
     /// The side entries kept in memory for the gaps payloads of sealed block `block`
     /// (src/codec/direct_access.hpp: gaps_skips; read them through gaps_side), or null where
     /// it has none. Not for the write-back block.
-    [[nodiscard]] const std::uint32_t* sealed_gaps_skips(std::size_t block) const noexcept {
-        return skips_of(entry_of_[block]);
-    }
+    [[nodiscard]] const std::uint32_t* sealed_gaps_skips(std::size_t block) const noexcept;
     [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
         return {tail_.data(), tail_.size()};
     }
@@ -256,8 +254,9 @@ private:
         return id < sums_.size() ? sums_[id].data() : nullptr;
     }
 
-    // Gaps payloads: skip entries (codec/direct_access.hpp, gaps_skips) so that a random read
-    // does not walk whole gap lists. skip_at_[id]: where table entry id's skips start in
+    // Read sides (codec/direct_access.hpp, read_side): the block's read plan, so that a random
+    // read does not walk the plane descriptors, and its gaps payloads' skip entries, so that it
+    // does not walk whole gap lists. skip_at_[id]: where table entry id's side starts in
     // skip_data_ (no_skips: none); empty while no entry has any, possibly shorter than entries_.
     // Skips of re-encoded blocks that grew are appended; seal() packs them again.
     static constexpr std::uint32_t no_skips = static_cast<std::uint32_t>(-1);
