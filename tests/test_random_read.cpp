@@ -4,8 +4,8 @@
 // 2048-bit maps with ranks: thresholds::read_bitmap_min_gaps_bytes), against the values, on
 // every shape and SIMD path; gap lists with empty stretches and escapes; position and run
 // lists around the SSE2 probe's bound (thresholds::read_probe_list_bytes), some at the block's
-// end. The block decoder, which rebuilds long lists' planes from their maps (gaps_side), is
-// checked on the same blocks with and without them.
+// end. The block decoder, which rebuilds long lists' planes from their maps and short lists'
+// from their decoded positions (gaps_side), is checked on the same blocks with and without them.
 #include "codec/block_decoding.hpp"
 #include "codec/block_format.hpp"
 #include "codec/block_layout.hpp"
@@ -170,13 +170,14 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
                     << "index " << i << ", a vector's read side";
             }
         }
-        // The whole block decoded with the maps kept for its long lists, and without.
+        // The whole block decoded with the side entries (maps of long lists, decoded positions of
+        // short ones), and without.
         const auto parsed = bitplane::detail::expand_descriptor(d, block.data(), static_cast<std::uint32_t>(values.size()));
         for (const std::uint32_t* side : {entries, static_cast<const std::uint32_t*>(nullptr)}) {
             std::vector<std::uint32_t> decoded(values.size());
             bitplane::detail::decode_parsed(parsed, block, 0, decoded, bitplane::detail::gaps_side(d, side));
             ASSERT_TRUE(std::equal(decoded.begin(), decoded.end(), values.begin()))
-                << "decoded block differs" << (side != nullptr ? ", with the side's maps" : "");
+                << "decoded block differs" << (side != nullptr ? ", with the side's entries" : "");
         }
     }
     bitplane::set_simd_path(saved);

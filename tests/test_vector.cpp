@@ -659,6 +659,57 @@ TYPED_TEST(VectorTest, IteratorCopiesStayValidWhenOneMovesOn) {
     }
 }
 
+// The iterator reads its buffered block with one compare (index below the window's end): every
+// move down must drop the window once it leaves it. Each way of moving down (--, post --, -=,
+// += a negative step, it - n, it + -n, it[-n]), by steps that stay in the block, land on its
+// first value, cross into the previous block, or skip blocks, always after a read that filled
+// the window.
+TYPED_TEST(VectorTest, IteratorMovesDownOutOfItsWindow) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const std::size_t n = 5 * 2048 + 77;
+    const std::vector<T> ref = make_typed<T>(of(shape_kind::mixed), n, case_seed("iter-down", n));
+    const bvec<T> v = from(ref);
+    for (const std::size_t from_index : {std::size_t{0}, std::size_t{2048}, std::size_t{2049}, std::size_t{4095},
+                                         std::size_t{3 * 2048 + 1000}, n - 1}) {
+        for (const std::size_t down : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{1000}, std::size_t{2048},
+                                       std::size_t{2049}, std::size_t{4100}}) {
+            if (down > from_index) continue;
+            SCOPED_TRACE("from " + std::to_string(from_index) + " down " + std::to_string(down));
+            const std::size_t to = from_index - down;
+            const auto d = static_cast<std::ptrdiff_t>(down);
+            const auto start = [&] {
+                auto it = v.begin() + static_cast<std::ptrdiff_t>(from_index);
+                EXPECT_EQ(*it, ref[from_index]);  // fills the window
+                return it;
+            };
+            auto a = start();
+            for (std::size_t k = 0; k < down; ++k) --a;
+            ASSERT_EQ(*a, ref[to]) << "--";
+            auto b = start();
+            for (std::size_t k = 0; k < down; ++k) b--;
+            ASSERT_EQ(*b, ref[to]) << "post --";
+            auto c = start();
+            c -= d;
+            ASSERT_EQ(*c, ref[to]) << "-=";
+            auto e = start();
+            e += -d;
+            ASSERT_EQ(*e, ref[to]) << "+= negative";
+            const auto f = start();
+            ASSERT_EQ(*(f - d), ref[to]) << "it - n";
+            ASSERT_EQ(*(f + -d), ref[to]) << "it + -n";
+            ASSERT_EQ(*(-d + f), ref[to]) << "-n + it";
+            ASSERT_EQ(f[-d], ref[to]) << "it[-n]";
+            ASSERT_EQ(*f, ref[from_index]) << "the original after its copies moved";
+            // Down, then back up into the block it had buffered.
+            auto g = start();
+            g -= d;
+            g += d;
+            ASSERT_EQ(*g, ref[from_index]) << "down and up again";
+        }
+    }
+}
+
 // Forward and reverse passes, post-increment through copies, and operator[] on shapes of every
 // encoding and every standard size (block edges, a partial last block, empty), on every SIMD path: the iterator's
 // block decode and get()'s per-layout reads against the std::vector they were built from.

@@ -155,21 +155,22 @@ public:
 
         const_iterator() = default;
         const_iterator(const const_iterator& other) noexcept
-            : owner_(other.owner_), index_(other.index_), buffer_(other.buffer_), first_(other.first_),
-              count_(other.count_) {
+            : owner_(other.owner_), index_(other.index_), buffer_(other.buffer_), base_(other.base_),
+              first_(other.first_), limit_(other.limit_) {
             if (buffer_ != nullptr) buffer_->refs.fetch_add(1, std::memory_order_relaxed);
         }
         const_iterator(const_iterator&& other) noexcept
             : owner_(other.owner_), index_(other.index_), buffer_(std::exchange(other.buffer_, nullptr)),
-              first_(other.first_), count_(std::exchange(other.count_, 0)) {}
+              base_(other.base_), first_(other.first_), limit_(std::exchange(other.limit_, 0)) {}
         const_iterator& operator=(const const_iterator& other) noexcept {
             if (other.buffer_ != nullptr) other.buffer_->refs.fetch_add(1, std::memory_order_relaxed);
             detail::release(buffer_);
             owner_ = other.owner_;
             index_ = other.index_;
             buffer_ = other.buffer_;
+            base_ = other.base_;
             first_ = other.first_;
-            count_ = other.count_;
+            limit_ = other.limit_;
             return *this;
         }
         const_iterator& operator=(const_iterator&& other) noexcept {
@@ -178,27 +179,29 @@ public:
                 owner_ = other.owner_;
                 index_ = other.index_;
                 buffer_ = std::exchange(other.buffer_, nullptr);
+                base_ = other.base_;
                 first_ = other.first_;
-                count_ = std::exchange(other.count_, 0);
+                limit_ = std::exchange(other.limit_, 0);
             }
             return *this;
         }
         ~const_iterator() { detail::release(buffer_); }
 
         T operator*() const {
-            // One compare per value: the buffered block is [first_, first_ + count_).
-            const std::size_t at = index_ - first_;
-            if (at >= count_) [[unlikely]] return refill();
-            return std::bit_cast<T>(buffer_->values[at]);
+            // One compare per value: index_ >= first_ whenever limit_ != 0 (the moves that go
+            // down drop the window when they leave it), so the buffered block is
+            // [first_, limit_) and its value is at base_ + 4 index_.
+            if (index_ >= limit_) [[unlikely]] return refill();
+            return std::bit_cast<T>(*reinterpret_cast<const std::uint32_t*>(base_ + sizeof(std::uint32_t) * index_));
         }
         T operator[](difference_type n) const { return *(*this + n); }
 
         const_iterator& operator++() { ++index_; return *this; }
         const_iterator operator++(int) { auto copy = *this; ++index_; return copy; }
-        const_iterator& operator--() { --index_; return *this; }
-        const_iterator operator--(int) { auto copy = *this; --index_; return copy; }
-        const_iterator& operator+=(difference_type n) { index_ += static_cast<std::size_t>(n); return *this; }
-        const_iterator& operator-=(difference_type n) { index_ -= static_cast<std::size_t>(n); return *this; }
+        const_iterator& operator--() { --index_; leave_if_below(); return *this; }
+        const_iterator operator--(int) { auto copy = *this; --*this; return copy; }
+        const_iterator& operator+=(difference_type n) { index_ += static_cast<std::size_t>(n); leave_if_below(); return *this; }
+        const_iterator& operator-=(difference_type n) { index_ -= static_cast<std::size_t>(n); leave_if_below(); return *this; }
         friend const_iterator operator+(const_iterator it, difference_type n) { return it += n; }
         friend const_iterator operator+(difference_type n, const_iterator it) { return it += n; }
         friend const_iterator operator-(const_iterator it, difference_type n) { return it -= n; }
@@ -216,21 +219,30 @@ public:
 
         // The slow path, kept small: the decoding is out of line (vector_core::iteration_fill),
         // and nothing here takes the iterator's address, so that a loop over it keeps index_,
-        // buffer_, first_ and count_ in registers.
+        // base_ and limit_ in registers.
         T refill() const {
-            count_ = 0;  // if the fill throws, the buffer's values may be half written
+            limit_ = 0;  // if the fill throws, the buffer's values may be half written
             const detail::iteration_window w = owner_->core_.iteration_fill(index_, buffer_);
             buffer_ = w.buffer;
             first_ = w.first;
-            count_ = w.count;
+            base_ = reinterpret_cast<std::uintptr_t>(buffer_->values) - sizeof(std::uint32_t) * first_;
+            limit_ = w.first + w.count;
             return std::bit_cast<T>(buffer_->values[index_ - first_]);
+        }
+        // After a move down: below the window, the next read refills.
+        void leave_if_below() noexcept {
+            if (index_ < first_) limit_ = 0;
         }
 
         const vector* owner_ = nullptr;
         std::size_t index_ = 0;
         mutable detail::iteration_buffer* buffer_ = nullptr;  // shared with copies (refs)
-        mutable std::size_t first_ = 0;                       // index of buffer_->values[0]
-        mutable std::size_t count_ = 0;                       // values buffered (0: none)
+        // buffer_->values minus 4 first_, as an integer: values[index_ - first_] is at
+        // base_ + 4 index_, one load with no subtraction (a pointer that far out of its array
+        // could not be formed). Read only for first_ <= index_ < limit_.
+        mutable std::uintptr_t base_ = 0;
+        mutable std::size_t first_ = 0;  // index of buffer_->values[0]
+        mutable std::size_t limit_ = 0;  // first_ + values buffered (0: none)
     };
 
 private:

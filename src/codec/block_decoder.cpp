@@ -252,14 +252,25 @@ parsed_block expand_descriptor(const block_descriptor& d, const std::byte* bytes
     return block;
 }
 
-void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes, std::uint64_t base_offset,
-                   std::uint32_t length, const plane* planes, plane& out, const std::uint32_t* gaps_map) {
+namespace {
+
+// Flips the bits of a short gap list's decoded positions (gaps_side::entry): no escape to
+// branch on, no end to mispredict; the padding after the list (above every bit) flips nothing.
+void flip_listed(const std::uint16_t* positions, std::uint32_t listed, plane& out) noexcept {
+    for (std::uint32_t k = 0; k < listed; ++k) {
+        const std::uint32_t p = positions[k];
+        out[(p >> 5) % plane_words] ^= static_cast<std::uint32_t>(p < block_bits) << (p & 31);
+    }
+}
+
+void rebuild_from(const stored_plane& stored, std::span<const std::byte> bytes, std::uint64_t base_offset,
+                  std::uint32_t length, const plane* planes, plane& out, const gaps_side::entry& side) {
     byte_reader reader(bytes.subspan(stored.payload_offset, stored.payload_bytes),
                        base_offset + stored.payload_offset);
     switch (stored.base) {
         case base_kind::zero:
-            if (gaps_map != nullptr) {  // the list's bits are the plane
-                std::copy_n(gaps_map, plane_words, out.begin());
+            if (side.map != nullptr) {  // the list's bits are the plane
+                std::copy_n(side.map, plane_words, out.begin());
                 return;
             }
             if (stored.payload == payload_kind::raw) {
@@ -273,7 +284,14 @@ void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes,
         case base_kind::one:
             if (length == block_values) fill_plane(out, ~0u); else out = ones_plane(length);
             break;
-        case base_kind::plane: out = planes[stored.reference]; break;
+        case base_kind::plane:
+            if (side.map != nullptr) {  // base and map in one pass, not a copy and then an XOR
+                const plane& base = planes[stored.reference];
+                for (std::size_t w = 0; w < plane_words; ++w) out[w] = base[w] ^ side.map[w];
+                return;
+            }
+            out = planes[stored.reference];
+            break;
         case base_kind::complement: out = complement(planes[stored.reference], length); break;
     }
     switch (stored.payload) {
@@ -282,8 +300,10 @@ void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes,
         case payload_kind::runs: runs_payload::apply(reader, stored.items, length, out); break;
         case payload_kind::raw: raw_payload::apply(reader, length, out); break;
         case payload_kind::gaps:
-            if (gaps_map != nullptr) {
-                for (std::size_t w = 0; w < plane_words; ++w) out[w] ^= gaps_map[w];
+            if (side.map != nullptr) {
+                for (std::size_t w = 0; w < plane_words; ++w) out[w] ^= side.map[w];
+            } else if (side.positions != nullptr) {
+                flip_listed(side.positions, side.listed, out);
             } else {
                 gaps_payload::apply(reader, stored.items, length, out);
             }
@@ -291,12 +311,19 @@ void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes,
     }
 }
 
+}  // namespace
+
+void rebuild_plane(const stored_plane& stored, std::span<const std::byte> bytes, std::uint64_t base_offset,
+                   std::uint32_t length, const plane* planes, plane& out, const std::uint32_t* gaps_map) {
+    rebuild_from(stored, bytes, base_offset, length, planes, out, {gaps_map, nullptr, 0});
+}
+
 void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
                     plane* planes, plane& mask, gaps_side side) {
     // The side's maps come in gaps_skips' order: the mask's payload, then the planes'.
-    const auto map_of = [&](const stored_plane& p) { return side.next_map(p.payload, p.items); };
+    const auto entry_of = [&](const stored_plane& p) { return side.next(p.payload, p.items); };
     if (block.sparse) {
-        rebuild_plane(block.mask, bytes, base_offset, block.count, nullptr, mask, map_of(block.mask));
+        rebuild_from(block.mask, bytes, base_offset, block.count, nullptr, mask, entry_of(block.mask));
         const auto stored = static_cast<std::uint32_t>(active_kernels().popcount_words(mask.data(), plane_words));
         if (stored != block.length)
             throw format_error("mask plane has " + std::to_string(stored) + " bits set, header says " +
@@ -314,7 +341,7 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
     }
     for (std::uint32_t i = 0; i < block.stored && !block.interleaved; ++i) {
         const stored_plane& stored = block.planes[i];
-        rebuild_plane(stored, bytes, base_offset, block.length, planes, planes[stored.index], map_of(stored));
+        rebuild_from(stored, bytes, base_offset, block.length, planes, planes[stored.index], entry_of(stored));
     }
     if (std::uint32_t ones = block.ones; ones != 0) {
         const plane all_ones = ones_plane(block.length);

@@ -22,7 +22,9 @@ BITPLANE_HOST_DEVICE inline std::uint32_t write(const plane& diff, std::uint32_t
 
 /// Copies the raw bits over the first ceil(len / 8) bytes of `target` (the rest is left as it
 /// is: a whole plane at full length); bits at or above `len` must be zero.
-inline void assign(byte_reader& reader, std::uint32_t len, plane& target) {
+// Always inline: the decoder calls it for most planes of wide blocks (tz_transition: 24 a block),
+// and g++ left it out of line once the decoder's plane rebuild grew.
+[[gnu::always_inline]] inline void assign(byte_reader& reader, std::uint32_t len, plane& target) {
     const std::uint32_t bytes = payload_bytes(len);
     const std::span<const std::byte> payload = reader.take(bytes, "raw plane");
     std::memcpy(target.data(), payload.data(), bytes);

@@ -169,6 +169,46 @@ void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std:
     }
 }
 
+// ---- delta_decode ------------------------------------------------------------------------------
+//
+// The AVX2 kernel's scheme (kernels_avx2.cpp) at 16 lanes: 32 values a round as two prefix sums
+// that do not wait on each other, the running value joining each by one add and moving on by
+// the second sum's last lane, so the chain from round to round is two adds. A 16-lane prefix
+// sum is four shift-and-adds (valignd pulls zeros in below); the 8-lane one of AVX2 needs a
+// cross-lane fix-up besides, and takes twice the rounds.
+[[gnu::always_inline]] inline __m512i prefix_sum16(__m512i x) noexcept {
+    const __m512i zero = _mm512_setzero_si512();
+    x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 15));  // lane i += lane i - 1
+    x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 14));  // ... i - 2
+    x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 12));  // ... i - 4
+    return _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 8));  // ... i - 8
+}
+
+void delta_decode(std::uint32_t* values, std::size_t count, std::uint32_t first, std::uint32_t step) noexcept {
+    const __m512i steps = _mm512_set1_epi32(static_cast<int>(step));
+    const __m512i last = _mm512_set1_epi32(15);
+    __m512i carry = _mm512_set1_epi32(static_cast<int>(first - step));  // so that value 0 is first + r[0]
+    std::size_t i = 0;
+    for (; i + 32 <= count; i += 32) {
+        const __m512i a = prefix_sum16(_mm512_add_epi32(_mm512_loadu_si512(values + i), steps));
+        const __m512i b = prefix_sum16(_mm512_add_epi32(_mm512_loadu_si512(values + i + 16), steps));
+        const __m512i mid = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(last, a));
+        _mm512_storeu_si512(values + i, _mm512_add_epi32(a, carry));
+        _mm512_storeu_si512(values + i + 16, _mm512_add_epi32(b, mid));
+        carry = _mm512_add_epi32(mid, _mm512_permutexvar_epi32(last, b));
+    }
+    // The rest (a partial block's, under 32 values) 16 lanes at a time under a mask: lanes
+    // past the end are neither read nor written, and only the last round's carry is off.
+    for (; i < count; i += 16) {
+        const std::size_t rest = count - i;
+        const auto mask = static_cast<__mmask16>(rest >= 16 ? 0xFFFFu : (1u << rest) - 1u);
+        const __m512i a = prefix_sum16(_mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, values + i), steps));
+        const __m512i v = _mm512_add_epi32(a, carry);
+        _mm512_mask_storeu_epi32(values + i, mask, v);
+        carry = _mm512_permutexvar_epi32(last, v);
+    }
+}
+
 // ---- interleaved_dot ----------------------------------------------------------------------------
 //
 // Both operands' columns are transposed and multiplied in registers, column by column, so the
@@ -506,6 +546,7 @@ kernel_table make_table() noexcept {
     table.popcount_words = &popcount_words;
     table.stats = &stats;
     table.split_nonzero = &split_nonzero;
+    table.delta_decode = &delta_decode;
     return table;
 }
 
