@@ -25,8 +25,10 @@ inline void extract_group(const std::uint8_t* words, std::size_t column_stride, 
     std::uint32_t filled = 0;  // bits in every window
     std::size_t written = 0;   // words written to every target
     for (std::size_t c = 0; c < columns; ++c) {
+        // No test for an empty selector word: it extracts nothing and adds nothing, and a
+        // sparse mask's words are rarely empty (10% kept: 3% of them), so the branch cost more
+        // than the columns it skips.
         const std::uint32_t m = select[c];
-        if (m == 0) continue;
         const std::uint8_t* column = words + c * column_stride;
         for (std::uint32_t r = 0; r < N; ++r) {
             std::uint32_t w;
