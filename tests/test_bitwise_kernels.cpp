@@ -89,7 +89,7 @@ TEST(BitwiseKernels, ExtractPlanesMatchesExtractPlaneOnEachPlane) {
     BITPLANE_SEED_TRACE();
     std::mt19937_64 rng(case_seed("extract-planes"));
     const std::vector<words> selects = plane_masks(rng);
-    // Every count of planes 0 to 32 (groups of up to six, split evenly), gaps between live planes.
+    // Every count of planes 0 to 32 (groups of up to ten, split evenly), gaps between live planes.
     std::vector<std::uint32_t> lives = {0x80000001u, 0xAAAAAAAAu, 0x00FF00F0u, 0xFFFFFFFFu, 0x0u, 0x7FFF0000u};
     for (std::uint32_t n = 1; n < 32; ++n) lives.push_back((1u << n) - 1u);
     bool kernel_seen = false;

@@ -377,43 +377,43 @@ std::size_t finish_sparse(const plane& within, std::uint32_t length, const block
     const std::size_t words = plane_words_for(length);
     static const plane zero{};
     const std::uint32_t live = Op::planes(a, b);
+    // The result's words go straight into s.columns, column by column (word w of the r-th
+    // plane of `live` at columns[w * planes + r]), the layout extract_planes re-compacts from:
+    // writing them plane by plane and regrouping them after cost ~0.5K instructions a block
+    // (AND of uniform 10-bit with a 90%-sparse column, callgrind).
+    const auto planes = static_cast<std::size_t>(std::popcount(live));
     plane kept{};  // values that stayed non-zero, among the `length` compacted ones
-    for (std::uint32_t bits = live; bits; bits &= bits - 1) {
+    std::size_t rank = 0;
+    for (std::uint32_t bits = live; bits; bits &= bits - 1, ++rank) {
         const auto j = static_cast<std::size_t>(std::countr_zero(bits));
         const plane& x = (a >> j) & 1u ? left.planes[j] : zero;
         const plane& y = (b >> j) & 1u ? right.planes[j] : zero;
-        plane& r = s.result.planes[j];
-        for (std::size_t w = 0; w < words; ++w) {
-            r[w] = Op::apply(x[w], y[w]);
-            kept[w] |= r[w];
+        std::uint32_t* column = s.columns + rank;
+        for (std::size_t w = 0; w < words; ++w, column += planes) {
+            const std::uint32_t r = Op::apply(x[w], y[w]);
+            *column = r;
+            kept[w] |= r;
         }
     }
     const auto still = static_cast<std::uint32_t>(k.popcount_words(kept.data(), words));
     if (still == 0) return copy_into(zero_block(), out);
     plane mask = within;
-    if (still < length) {  // some values became zero: drop them from the mask and the planes
-        k.deposit_plane(kept.data(), within.data(), mask.data());
-        // Every plane at once, the kept words' popcounts shared (extract_plane on each plane
-        // cost ~170 instructions a call for its few words: AND with a sparse column, callgrind):
-        // the planes' words column by column first.
-        const auto planes = static_cast<std::size_t>(std::popcount(live));
-        std::size_t rank = 0;
-        for (std::uint32_t bits = live; bits; bits &= bits - 1, ++rank) {
-            const plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
-            for (std::size_t w = 0; w < words; ++w) s.columns[w * planes + rank] = r[w];
-        }
-        const auto* columns = reinterpret_cast<const std::uint8_t*>(s.columns);
-        if (k.extract_planes) {
-            k.extract_planes(columns, 4 * planes, live, kept.data(), words, s.result.planes[0].data());
-        } else {
-            extract_planes_with(columns, 4 * planes, live, kept.data(), words, s.result.planes[0].data(),
-                                &extract32_portable);
-        }
-        const std::size_t written = (std::size_t{still} + 31) / 32;  // then zeros up to `words`
-        for (std::uint32_t bits = live; bits; bits &= bits - 1) {
-            plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
-            std::fill(r.begin() + static_cast<std::ptrdiff_t>(written), r.begin() + static_cast<std::ptrdiff_t>(words), 0u);
-        }
+    // The planes from the columns, at the values that stayed non-zero (all of them where
+    // none became zero: the same bits, in planes); every plane at once, the kept words'
+    // popcounts shared (extract_plane on each plane cost ~170 instructions a call for its
+    // few words).
+    if (still < length) k.deposit_plane(kept.data(), within.data(), mask.data());
+    const auto* columns = reinterpret_cast<const std::uint8_t*>(s.columns);
+    if (k.extract_planes) {
+        k.extract_planes(columns, 4 * planes, live, kept.data(), words, s.result.planes[0].data());
+    } else {
+        extract_planes_with(columns, 4 * planes, live, kept.data(), words, s.result.planes[0].data(),
+                            &extract32_portable);
+    }
+    const std::size_t written = (std::size_t{still} + 31) / 32;  // then zeros up to `words`
+    for (std::uint32_t bits = live; bits; bits &= bits - 1) {
+        plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
+        std::fill(r.begin() + static_cast<std::ptrdiff_t>(written), r.begin() + static_cast<std::ptrdiff_t>(words), 0u);
     }
     if (const std::size_t bytes = write_sparse_raw(mask, still, s.result, live, raw_mask, s.plan, out)) return bytes;
     for (std::uint32_t bits = live; bits; bits &= bits - 1) {
