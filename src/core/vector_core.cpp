@@ -127,35 +127,35 @@ void vector_core::refresh_sums(std::uint32_t id) {
     delta_checkpoints(d, arena_.data() + entries_[id].offset(), sums_[id].data());
 }
 
-std::uint32_t vector_core::skip_count(std::uint32_t id) const noexcept {
-    if (skips_of(id) == nullptr) return 0;
+std::uint32_t vector_core::side_words(std::uint32_t id) const noexcept {
+    if (side_of(id) == nullptr) return 0;
     return read_side_words(entries_[id].descriptor, arena_.data() + entries_[id].offset());
 }
 
-// `old_count`: the skips the entry had before its block was re-encoded (0 for a new entry).
-void vector_core::refresh_skips(std::uint32_t id, std::uint32_t old_count) {
+// `old_count`: the side words the entry had before its block was re-encoded (0 for a new entry).
+void vector_core::refresh_side(std::uint32_t id, std::uint32_t old_count) {
     const block_entry& e = entries_[id];
     const std::byte* bytes = arena_.data() + e.offset();
     const std::uint32_t count = read_side_words(e.descriptor, bytes);
-    const bool had = id < skip_at_.size() && skip_at_[id] != no_skips;
+    const bool had = id < side_at_.size() && side_at_[id] != no_side;
     if (count == 0) {
-        if (had) skip_at_[id] = no_skips;
-        skip_garbage_ += old_count;
+        if (had) side_at_[id] = no_side;
+        side_garbage_ += old_count;
         return;
     }
-    if (skip_at_.size() < entries_.size()) skip_at_.resize(entries_.size(), no_skips);
+    if (side_at_.size() < entries_.size()) side_at_.resize(entries_.size(), no_side);
     if (had && count <= old_count) {
-        skip_garbage_ += old_count - count;
+        side_garbage_ += old_count - count;
     } else {
-        skip_garbage_ += old_count;
-        skip_at_[id] = static_cast<std::uint32_t>(skip_data_.size());
-        skip_data_.resize(skip_data_.size() + count);
+        side_garbage_ += old_count;
+        side_at_[id] = static_cast<std::uint32_t>(side_data_.size());
+        side_data_.resize(side_data_.size() + count);
     }
-    read_side(e.descriptor, bytes, skip_data_.data() + skip_at_[id]);
+    read_side(e.descriptor, bytes, side_data_.data() + side_at_[id]);
 }
 
 const std::uint32_t* vector_core::sealed_gaps_skips(std::size_t block) const noexcept {
-    return side_gaps(skips_of(entry_of_[block]));
+    return side_gaps(side_of(entry_of_[block]));
 }
 
 std::uint32_t vector_core::find_same(std::span<const std::byte> bytes, std::uint64_t offset,
@@ -187,7 +187,7 @@ std::uint32_t vector_core::add_entry(std::uint64_t offset, std::span<const std::
     entries_.push_back(make_entry(offset, bytes));
     summaries_.push_back(summary);
     refresh_sums(id);
-    refresh_skips(id, 0);
+    refresh_side(id, 0);
     return id;
 }
 
@@ -197,8 +197,8 @@ void vector_core::release_entry(std::uint32_t id) noexcept {
     entries_[id].set_refs(n - 1);
     if (n != 1) return;
     garbage_bytes_ += block_bytes(entries_[id]);
-    skip_garbage_ += skip_count(id);
-    if (id < skip_at_.size()) skip_at_[id] = no_skips;
+    side_garbage_ += side_words(id);
+    if (id < side_at_.size()) side_at_[id] = no_side;
     ++dead_entries_;
 }
 
@@ -264,12 +264,12 @@ void vector_core::validate() const {
             delta_checkpoints(e.descriptor, bytes.data(), expected.data());
             if (id >= sums_.size() || sums_[id] != expected) fail(b, "delta sums disagree with the block");
         }
-        const std::uint32_t skips = read_side_words(e.descriptor, bytes.data());
-        if (skips != 0) {
-            std::vector<std::uint32_t> expected(skips);
+        const std::uint32_t side = read_side_words(e.descriptor, bytes.data());
+        if (side != 0) {
+            std::vector<std::uint32_t> expected(side);
             read_side(e.descriptor, bytes.data(), expected.data());
-            const std::uint32_t* have = skips_of(id);
-            if (have == nullptr || skip_data_.size() - static_cast<std::size_t>(have - skip_data_.data()) < skips ||
+            const std::uint32_t* have = side_of(id);
+            if (have == nullptr || side_data_.size() - static_cast<std::size_t>(have - side_data_.data()) < side ||
                 !std::equal(expected.begin(), expected.end(), have))
                 fail(b, "read side entries (plan, gaps skip entries) disagree with the block");
         }
@@ -381,13 +381,13 @@ void vector_core::append_blocks(std::size_t count, const summarized_writer& writ
     // After the first window, room for the rest at the same bytes per block (plus 1/64), so
     // that a long append leaves little spare capacity instead of up to a growth step.
     const std::size_t start_bytes = arena_.size();
-    const std::size_t start_skips = skip_data_.size();
+    const std::size_t start_side = side_data_.size();
     auto reserve_for_rest = [&](std::size_t done) {
         if (done != encode_window_blocks || done >= count) return;
         const std::size_t rest = (arena_.size() - start_bytes) * (count - done) / done;
         arena_.reserve(arena_.size() + rest + rest / 64);
-        const std::size_t skips = (skip_data_.size() - start_skips) * (count - done) / done;
-        skip_data_.reserve(skip_data_.size() + skips + skips / 64);
+        const std::size_t side = (side_data_.size() - start_side) * (count - done) / done;
+        side_data_.reserve(side_data_.size() + side + side / 64);
     };
     if (thread_count() == 1 || count < 2 * encode_batch_blocks) {
         block_buffer encoded;
@@ -456,15 +456,15 @@ void vector_core::give_back_growth(std::size_t arena_bytes_before) {
     if (spare(entries_)) entries_.shrink_to_fit();
     if (spare(sums_)) sums_.shrink_to_fit();
     if (spare(summaries_)) summaries_.shrink_to_fit();
-    if (spare(skip_at_)) skip_at_.shrink_to_fit();
-    if (spare(skip_data_)) skip_data_.shrink_to_fit();
+    if (spare(side_at_)) side_at_.shrink_to_fit();
+    if (spare(side_data_)) side_data_.shrink_to_fit();
 }
 
 // The hot path of a random read reads no table size: the tail block is the one at
 // size_ / block_values (size_ = sealed blocks * block_values + tail_.size(), and the tail is
 // shorter than a block, so with an empty tail no valid index gets there), and a direct-readable
-// block needs neither checkpoints nor skips. Since the tables became std::vectors (issue #22)
-// each size() was a load, subtract and shift, and sums_of / skips_of ran on every read.
+// block needs neither checkpoints nor a read side. Since the tables became std::vectors (issue #22)
+// each size() was a load, subtract and shift, and sums_of / side_of ran on every read.
 std::uint32_t vector_core::get(std::size_t index) const {
     const std::size_t block = index / block_values;
     const auto slot = static_cast<std::uint32_t>(index % block_values);
@@ -476,7 +476,7 @@ std::uint32_t vector_core::get(std::size_t index) const {
     if (direct_readable(e.descriptor))
         return direct_value(bytes, e.descriptor.payloads_at, e.descriptor.live, e.descriptor.stored, e.descriptor.ones,
                             e.descriptor.base, slot);
-    return read_side_value(e.descriptor, bytes, slot, sums_of(id), skips_of(id));
+    return read_side_value(e.descriptor, bytes, slot, sums_of(id), side_of(id));
 }
 
 void vector_core::set(std::size_t index, std::uint32_t bits) {
@@ -531,7 +531,7 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
         return;
     }
     if (entries_[id].refs() == 1) {
-        const std::uint32_t old_skips = skip_count(id);
+        const std::uint32_t old_side = side_words(id);
         block_entry& e = entries_[id];
         if (bytes <= block_bytes(e)) {
             std::memcpy(arena_.data() + e.offset(), encoded.data(), bytes);
@@ -546,7 +546,7 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
         e.set_refs(1);
         summaries_[id] = summary;
         refresh_sums(id);
-        refresh_skips(id, old_skips);
+        refresh_side(id, old_side);
         return;
     }
     if (entries_[id].refs() != sticky_refs) entries_[id].set_refs(entries_[id].refs() - 1);  // others use it
@@ -568,7 +568,7 @@ void vector_core::compact_if_wasteful() {
 }
 
 // Drops dead entries (renumbering the live ones in the order their first blocks come) and
-// the arena bytes no entry uses, and rebuilds the skip tables when they hold garbage.
+// the arena bytes no entry uses, and rebuilds the read-side tables when they hold garbage.
 void vector_core::compact() {
     // Entries whose count stuck at sticky_refs may be dead without being known: count again.
     const bool renumber = dead_entries_ != 0 || std::any_of(entries_.begin(), entries_.end(), [](const block_entry& e) {
@@ -615,11 +615,11 @@ void vector_core::compact() {
         arena_.swap(packed);
         garbage_bytes_ = 0;
     }
-    if (skip_garbage_ != 0 || renumber) {
-        skip_at_.clear();
-        skip_data_.clear();
-        skip_garbage_ = 0;
-        for (std::uint32_t id = 0; id < entries_.size(); ++id) refresh_skips(id, 0);
+    if (side_garbage_ != 0 || renumber) {
+        side_at_.clear();
+        side_data_.clear();
+        side_garbage_ = 0;
+        for (std::uint32_t id = 0; id < entries_.size(); ++id) refresh_side(id, 0);
     }
 }
 
@@ -631,8 +631,8 @@ void vector_core::seal() {
     entries_.shrink_to_fit();
     summaries_.shrink_to_fit();
     sums_.shrink_to_fit();
-    skip_at_.shrink_to_fit();
-    skip_data_.shrink_to_fit();
+    side_at_.shrink_to_fit();
+    side_data_.shrink_to_fit();
     if (hot_block_ == no_block) {
         hot_.clear();
         hot_.shrink_to_fit();
@@ -651,7 +651,7 @@ void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) 
         const std::uint32_t id = entry_of_[block];
         const block_descriptor& d = entries_[id].descriptor;
         const parsed_block parsed = expand_descriptor(d, bytes.data(), block_values);
-        const gaps_side side(d, side_gaps(skips_of(id)));  // long lists' maps: no list walked
+        const gaps_side side(d, side_gaps(side_of(id)));  // long lists' maps: no list walked
         if (out.size() == block_values) {
             decode_parsed(parsed, bytes, 0, out, side);
         } else {
@@ -728,9 +728,9 @@ void vector_core::clear() noexcept {
     dead_entries_ = 0;
     summaries_.clear();
     sums_.clear();
-    skip_at_.clear();
-    skip_data_.clear();
-    skip_garbage_ = 0;
+    side_at_.clear();
+    side_data_.clear();
+    side_garbage_ = 0;
     garbage_bytes_ = 0;
     tail_.clear();
     hot_block_ = no_block;
@@ -780,9 +780,9 @@ void vector_core::swap(vector_core& other) noexcept {
     std::swap(dead_entries_, other.dead_entries_);
     summaries_.swap(other.summaries_);
     sums_.swap(other.sums_);
-    skip_at_.swap(other.skip_at_);
-    skip_data_.swap(other.skip_data_);
-    std::swap(skip_garbage_, other.skip_garbage_);
+    side_at_.swap(other.side_at_);
+    side_data_.swap(other.side_data_);
+    std::swap(side_garbage_, other.side_garbage_);
     std::swap(garbage_bytes_, other.garbage_bytes_);
     tail_.swap(other.tail_);
     std::swap(hot_block_, other.hot_block_);
@@ -802,7 +802,7 @@ std::size_t vector_core::memory_bytes() const noexcept {
            entry_of_.capacity() * sizeof(std::uint32_t) +
            summaries_.capacity() * sizeof(block_summary) +
            sums_.capacity() * sizeof(delta_sums) +
-           (skip_at_.capacity() + skip_data_.capacity()) * sizeof(std::uint32_t) +
+           (side_at_.capacity() + side_data_.capacity()) * sizeof(std::uint32_t) +
            tail_.capacity() * sizeof(std::uint32_t) +
            hot_.capacity() * sizeof(std::uint32_t);
 }

@@ -256,14 +256,14 @@ private:
 
     // Read sides (codec/direct_access.hpp, read_side): the block's read plan, so that a random
     // read does not walk the plane descriptors, and its gaps payloads' skip entries, so that it
-    // does not walk whole gap lists. skip_at_[id]: where table entry id's side starts in
-    // skip_data_ (no_skips: none); empty while no entry has any, possibly shorter than entries_.
+    // does not walk whole gap lists. side_at_[id]: where table entry id's side starts in
+    // side_data_ (no_side: none); empty while no entry has any, possibly shorter than entries_.
     // Skips of re-encoded blocks that grew are appended; seal() packs them again.
-    static constexpr std::uint32_t no_skips = static_cast<std::uint32_t>(-1);
-    void refresh_skips(std::uint32_t id, std::uint32_t old_count);
-    [[nodiscard]] std::uint32_t skip_count(std::uint32_t id) const noexcept;
-    [[nodiscard]] const std::uint32_t* skips_of(std::uint32_t id) const noexcept {
-        return id < skip_at_.size() && skip_at_[id] != no_skips ? skip_data_.data() + skip_at_[id] : nullptr;
+    static constexpr std::uint32_t no_side = static_cast<std::uint32_t>(-1);
+    void refresh_side(std::uint32_t id, std::uint32_t old_count);
+    [[nodiscard]] std::uint32_t side_words(std::uint32_t id) const noexcept;
+    [[nodiscard]] const std::uint32_t* side_of(std::uint32_t id) const noexcept {
+        return id < side_at_.size() && side_at_[id] != no_side ? side_data_.data() + side_at_[id] : nullptr;
     }
 
     bool signed_;
@@ -273,9 +273,9 @@ private:
     pod_vector<block_entry> entries_;      // the block table: one entry per distinct block
     std::size_t dead_entries_ = 0;         // entries no block uses any more (until compact())
     pod_vector<delta_sums> sums_;          // see refresh_sums
-    pod_vector<std::uint32_t> skip_at_;    // see refresh_skips
-    pod_vector<std::uint32_t> skip_data_;
-    std::size_t skip_garbage_ = 0;         // entries in skip_data_ no block refers to any more
+    pod_vector<std::uint32_t> side_at_;    // see refresh_side
+    pod_vector<std::uint32_t> side_data_;
+    std::size_t side_garbage_ = 0;         // entries in side_data_ no block refers to any more
     pod_vector<block_summary> summaries_;  // one per entry, beside entries_
     std::size_t garbage_bytes_ = 0;        // arena bytes no block refers to any more
     pod_vector<std::uint32_t> tail_;       // last, partial block, uncompressed
