@@ -331,34 +331,28 @@ std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_
         if (std::min(set, kept - set) + listed < raw) return 0;
         live |= 1u << j;
     }
-    block_writer w(out.data());
-    if (raw_mask && kept >= thresholds::bitwise_raw_mask_min_values) {
-        block_prefix prefix;
-        prefix.sparse = true;
-        prefix.has_ones = ones != 0;
-        prefix.all_raw = live != 0;
-        prefix.stored_values = kept;
-        w.advance(put_block_prefix(w.cursor(), prefix));
-        w.advance(put_plane_descriptor(w.cursor(), 0, codec::payload_kind::raw, codec::base_kind::zero, 0, 0));
-        w.advance(raw_payload::write(mask, block_values, w.cursor()));
-        w.advance(put_plane_masks(w.cursor(), live, ones));
-        for (std::uint32_t bits = live; bits; bits &= bits - 1)
-            w.advance(raw_payload::write(planes.planes[static_cast<std::size_t>(std::countr_zero(bits))], kept, w.cursor()));
-        return w.size();
+    const bool mask_raw = raw_mask && kept >= thresholds::bitwise_raw_mask_min_values;
+    if (!mask_raw) {
+        plan.sparse = true;
+        plan.count = block_values;
+        plan.mask = mask;
+        choose_mask(plan, kept, static_cast<std::uint32_t>(k.popcount_words(transitions(mask).data(), plane_words)),
+                    codec::encode_options{});
     }
-    plan.sparse = true;
-    plan.count = block_values;
-    plan.mask = mask;
-    choose_mask(plan, kept, static_cast<std::uint32_t>(k.popcount_words(transitions(mask).data(), plane_words)),
-                codec::encode_options{});
+    block_writer w(out.data());
     block_prefix prefix;
     prefix.sparse = true;
     prefix.has_ones = ones != 0;
     prefix.all_raw = live != 0;
     prefix.stored_values = kept;
     w.advance(put_block_prefix(w.cursor(), prefix));
-    put_descriptor(w, 0, plan.mask_choice);
-    put_payload(w, mask, plan.mask_choice, planes, block_values);
+    if (mask_raw) {
+        w.advance(put_plane_descriptor(w.cursor(), 0, codec::payload_kind::raw, codec::base_kind::zero, 0, 0));
+        w.advance(raw_payload::write(mask, block_values, w.cursor()));
+    } else {
+        put_descriptor(w, 0, plan.mask_choice);
+        put_payload(w, mask, plan.mask_choice, planes, block_values);
+    }
     w.advance(put_plane_masks(w.cursor(), live, ones));
     for (std::uint32_t bits = live; bits; bits &= bits - 1)
         w.advance(raw_payload::write(planes.planes[static_cast<std::size_t>(std::countr_zero(bits))], kept, w.cursor()));
