@@ -115,8 +115,10 @@ std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block)
     return lists >= (delta ? thresholds::read_plan_min_delta_lists : thresholds::read_plan_min_lists) ? words : 0;
 }
 
-void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
-    if (read_plan_words(d, block) == 0) return;
+namespace {
+
+// read_plan for a block that gets one (read_plan_words != 0).
+void write_read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
     const std::uint32_t least = reader_portable::mapped_least(d);
     // Entries are counted from the planes' first (a read moves past the mask's before the planes).
     std::uint32_t entry = 0;
@@ -161,6 +163,12 @@ void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t*
     std::copy_n(references, n_references, out);
 }
 
+}  // namespace
+
+void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
+    if (read_plan_words(d, block) != 0) write_read_plan(d, block, out);
+}
+
 std::uint32_t read_side_words(const block_descriptor& d, const std::byte* block) noexcept {
     const std::uint32_t plan = read_plan_words(d, block);
     const std::uint32_t gaps = gaps_skip_count(d, block);
@@ -172,7 +180,7 @@ void read_side(const block_descriptor& d, const std::byte* block, std::uint32_t*
     const std::uint32_t gaps = gaps_skip_count(d, block);
     if (plan == 0 && gaps == 0) return;  // no side (read_side_words is 0)
     out[0] = plan | (gaps != 0 ? read_side_gaps_flag : 0u);
-    read_plan(d, block, out + 1);
+    if (plan != 0) write_read_plan(d, block, out + 1);  // plan known: no third walk of the planes
     if (gaps != 0) gaps_skips(d, block, out + 1 + plan);
 }
 

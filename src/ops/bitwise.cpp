@@ -307,11 +307,7 @@ std::size_t write_sparse_raw(const plane& mask, std::uint32_t kept, const block_
     const std::uint32_t listed = thresholds::descriptor_bytes + thresholds::item_count_bytes;
     // Every candidate's set bits in one kernel call (one popcount_words call a plane cost
     // ~60 instructions for its few words).
-    static const plane all_ones = [] {
-        plane p;
-        p.fill(~0u);
-        return p;
-    }();
+    static const plane all_ones = ones_plane(block_values);
     const std::uint32_t* rows[plane_count];
     std::uint32_t count = 0;
     for (std::uint32_t bits = candidates; bits; bits &= bits - 1)
@@ -470,14 +466,15 @@ void read_sparse_raw(const vector_core& v, std::size_t block, sparse_raw_block& 
     const block_descriptor& d = v.sealed_descriptor(block);
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     // A long gap list's map, where the vector keeps one (gaps_side): the mask itself when its
-    // base is zero; rebuilding it from the list cost ~10 instructions a position.
+    // base is zero, else the decoder XORs it onto the base; rebuilding the mask from the list
+    // cost ~10 instructions a position.
     gaps_side side(d, v.sealed_gaps_skips(block));
     const std::uint32_t* map = side.next_map(d.mask_payload(), d.mask_items);
     if (map != nullptr && !d.mask_base_one()) {
         std::memcpy(out.mask.data(), map, sizeof out.mask);
     } else {
         const parsed_block parsed = expand_descriptor(d, bytes.data(), static_cast<std::uint32_t>(block_values));
-        rebuild_plane(parsed.mask, bytes, 0, static_cast<std::uint32_t>(block_values), nullptr, out.mask);
+        rebuild_plane(parsed.mask, bytes, 0, static_cast<std::uint32_t>(block_values), nullptr, out.mask, map);
     }
     out.length = d.length;
     out.live = d.live;

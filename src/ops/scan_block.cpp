@@ -751,6 +751,18 @@ bool pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t wor
 }
 #endif
 
+// f(position) for each of a gap list's decoded positions as the vector keeps them beside the
+// block (gaps_side::entry: `listed` of them, ascending, then pads at or past the block, which
+// end the walk).
+template <class F>
+void for_each_listed(const std::uint16_t* positions, std::uint32_t listed, F&& f) noexcept {
+    for (std::uint32_t i = 0; i < listed; ++i) {
+        const std::uint32_t p = positions[i];
+        if (p >= block_values) break;  // the pads
+        f(p);
+    }
+}
+
 // marks[p] = v for each position p of a gap list's decoded positions as the vector keeps them
 // beside the block (gaps_side::entry: `listed` of them, a multiple of 8, ascending, then pads
 // above the block): a store each, no gap decoded. Positions at or past the block (the pads)
@@ -768,11 +780,7 @@ void mark_listed(const std::uint16_t* positions, std::uint32_t listed, std::uint
         if (static_cast<std::uint32_t>(_mm_extract_epi16(bounded, 7)) == block_values) break;
     }
 #else
-    for (std::uint32_t i = 0; i < listed; ++i) {
-        const std::uint32_t p = positions[i];
-        if (p >= block_values) break;
-        marks[p] = v;
-    }
+    for_each_listed(positions, listed, [marks, v](std::uint32_t p) { marks[p] = v; });
 #endif
 }
 
@@ -1071,11 +1079,7 @@ private:
                 break;
             case codec::payload_kind::gaps:
                 if (p.positions != nullptr) {
-                    for (std::uint32_t i = 0; i < p.listed; ++i) {
-                        const std::uint32_t bit = p.positions[i];
-                        if (bit >= block_values) break;  // the pads
-                        f(bit >> 5, 1u << (bit & 31u));
-                    }
+                    for_each_listed(p.positions, p.listed, [&f](std::uint32_t bit) { f(bit >> 5, 1u << (bit & 31u)); });
                     break;
                 }
                 gaps_payload::for_every_position(at, p.items, [&f](std::uint32_t bit) {
@@ -1105,11 +1109,7 @@ private:
             case codec::payload_kind::gaps: {
                 gather g;
                 if (p.positions != nullptr) {
-                    for (std::uint32_t i = 0; i < p.listed; ++i) {
-                        const std::uint32_t bit = p.positions[i];
-                        if (bit >= block_values) break;  // the pads
-                        g.add(bit, f);
-                    }
+                    for_each_listed(p.positions, p.listed, [&](std::uint32_t bit) { g.add(bit, f); });
                 } else {
                     gaps_payload::for_every_position(at, p.items, [&](std::uint32_t bit) { g.add(bit & last_bit, f); });
                 }

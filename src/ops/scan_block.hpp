@@ -26,7 +26,7 @@
 //   Short lists (<= 32 items) touch only the words they fall in; longer ones are built into a
 //   plane first. Where no list keeps its bits, the lists that clear theirs (two or more, over
 //   32 items: bam_mapq, geoip4_size) are marked together in a byte map (a store per position,
-//   none waiting on another; gap lists decoded 16 gaps at a time) and packed into one plane. Order tests build list planes one at a
+//   none waiting on another; short gap lists from the positions the vector keeps, others decoded 16 gaps at a time) and packed into one plane. Order tests build list planes one at a
 //   time (long ones through the byte map) and compare as the kernel does;
 //   blocks with planes stored against planes take the staged way below for them.
 //   Gap lists whose 2048-bit map the vector keeps beside the block (gaps_side,
