@@ -309,6 +309,23 @@ void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint
     }
 }
 
+#if defined(__SSE2__)
+// Four 32x32 bit matrices at once, one per 32-bit lane: lane l of a[i] bit j <- lane l of
+// a[j] bit i, by swapping off-diagonal blocks, halves first (Warren, "Hacker's Delight", 7-3).
+void transpose_bits_4(__m128i (&a)[32]) noexcept {
+    std::uint32_t m = 0x0000FFFFu;
+    for (std::uint32_t j = 16; j != 0; j >>= 1, m ^= m << j) {
+        const __m128i mask = _mm_set1_epi32(static_cast<int>(m));
+        const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(j));
+        for (std::uint32_t k = 0; k < 32; k = (k + j + 1) & ~j) {
+            const __m128i t = _mm_and_si128(_mm_xor_si128(_mm_srl_epi32(a[k], shift), a[k + j]), mask);
+            a[k + j] = _mm_xor_si128(a[k + j], t);
+            a[k] = _mm_xor_si128(a[k], _mm_sll_epi32(t, shift));
+        }
+    }
+}
+#endif
+
 // Planes of a parsed block, each built when first needed (only its first `words()` words:
 // the compact planes of a sparse block are short): interleaved all-raw payloads are read in
 // place; other layouts are built into the scratch planes. Reads go from the top live plane
@@ -413,6 +430,47 @@ public:
         alignas(64) std::uint32_t all[block_values];
         kernels.untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, all);
         std::copy_n(all, values.size(), values.data());
+    }
+
+    /// The first n residuals of a block that is not interleaved (n <= length, into values[0,
+    /// n rounded up to 128) on SSE2), without the untranspose kernel's pass over 2048 values:
+    /// a sparse block's few compact residuals (runs columns: 37-174 of them). SSE2 transposes
+    /// the planes' words 128 values at a time; elsewhere each value's bits are gathered.
+    void first_residuals(std::uint32_t* values, std::uint32_t n) {
+        for (std::uint32_t live = block_.live; live != 0; live &= live - 1)
+            build(static_cast<std::uint32_t>(std::countr_zero(live)));
+        for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
+            scratch_.planes.planes[std::countr_zero(ones)] = ones_plane(block_.length);
+        const std::uint32_t planes = block_.live | block_.ones;
+#if defined(__SSE2__)
+        for (std::uint32_t c = 0; 32 * c < n; c += 4) {
+            __m128i a[plane_count];
+            for (std::uint32_t j = 0; j < plane_count; ++j)
+                a[j] = ((planes >> j) & 1u) != 0
+                           ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(scratch_.planes.planes[j].data() + c))
+                           : _mm_setzero_si128();
+            transpose_bits_4(a);
+            // Lane l of a[i] is value 32 (c + l) + i: four rows of four lanes at a time to columns.
+            for (std::uint32_t i = 0; i < 32; i += 4) {
+                const __m128i t0 = _mm_unpacklo_epi32(a[i], a[i + 1]), t1 = _mm_unpacklo_epi32(a[i + 2], a[i + 3]);
+                const __m128i t2 = _mm_unpackhi_epi32(a[i], a[i + 1]), t3 = _mm_unpackhi_epi32(a[i + 2], a[i + 3]);
+                std::uint32_t* v = values + 32 * c + i;
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(v), _mm_unpacklo_epi64(t0, t1));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 32), _mm_unpackhi_epi64(t0, t1));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 64), _mm_unpacklo_epi64(t2, t3));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 96), _mm_unpackhi_epi64(t2, t3));
+            }
+        }
+#else
+        for (std::uint32_t i = 0; i < n; ++i) {
+            std::uint32_t v = 0;
+            for (std::uint32_t m = planes; m != 0; m &= m - 1) {
+                const auto j = static_cast<std::uint32_t>(std::countr_zero(m));
+                v |= ((scratch_.planes.planes[j][i / 32] >> (i % 32)) & 1u) << j;
+            }
+            values[i] = v;
+        }
+#endif
     }
 
     /// The block's values.
@@ -1431,7 +1489,7 @@ bool holds_value_runs(const parsed_block& block) noexcept {
 template <class F>
 void for_each_value_run(const parsed_block& block, block_planes_source& source, scan_scratch& s, F&& f) {
     // The compact residuals (block.length of them) into s.values, then the mask's positions.
-    source.residuals(std::span<std::uint32_t>(s.values, block_values));
+    source.first_residuals(s.values, block.length);
     const plane& mask = source.mask();
     std::uint32_t value = block.delta_first;
     std::uint32_t begin = 0;
