@@ -1492,25 +1492,42 @@ bool holds_value_runs(const parsed_block& block) noexcept {
     return block.value_transform == codec::transform::delta && block.sparse && !block.interleaved && block.delta_min == 0;
 }
 
-// f(begin, end, value) for each run [begin, end) of the block, in order.
+// f(begin, end, value) for each run [begin, end) of the block, in order, and `some`; or none
+// or all (f never called) where no run's value passes `test`, or every run's does. The runs'
+// values are summed first, so that such a block (most blocks, for a rare value) ends there,
+// without walking the mask (ucd_script count_eq rare: 198K -> 171K instructions a call,
+// its frequent value 238K -> 248K; callgrind, AVX2).
 template <class F>
-void for_each_value_run(const parsed_block& block, block_planes_source& source, scan_scratch& s, F&& f) {
-    // The compact residuals (block.length of them) into s.values, then the mask's positions.
+block_answer for_each_value_run(const parsed_block& block, block_planes_source& source, const scan_test& test,
+                        scan_scratch& s, F&& f) {
+    // The compact residuals (block.length of them) into s.values, then their running sums:
+    // s.values[k], the value of the run that starts at the mask's k-th position.
     source.first_residuals(s.values, block.length);
-    const plane& mask = source.mask();
     std::uint32_t value = block.delta_first;
+    for (std::uint32_t k = 0; k < block.length; ++k) s.values[k] = value += s.values[k];
+    // Runs whose key lies in the test's interval (a loop the compiler vectorizes), the run
+    // before the first position (which may be empty) included.
+    const std::uint32_t bias = scan_test::bias(test.is_signed);
+    std::uint32_t inside = test.matches(block.delta_first) != test.negate ? 1u : 0u;
+    for (std::uint32_t k = 0; k < block.length; ++k) inside += ((s.values[k] ^ bias) - test.start <= test.span) ? 1u : 0u;
+    const std::uint32_t outside = block.length + 1 - inside;
+    if ((test.negate ? outside : inside) == 0) return block_answer::none;
+    if ((test.negate ? inside : outside) == 0) return block_answer::all;
+    const plane& mask = source.mask();
+    value = block.delta_first;
     std::uint32_t begin = 0;
-    std::uint32_t k = 0;  // compact residuals used
+    std::uint32_t k = 0;  // runs started
     for (std::uint32_t w = 0; w < plane_words && k < block.length; ++w) {
         for (std::uint32_t bits = mask[w] & valid_bits(w, block.count); bits != 0 && k < block.length;
              bits &= bits - 1) {
             const std::uint32_t p = 32 * w + static_cast<std::uint32_t>(std::countr_zero(bits));
             if (p > begin) f(begin, p, value);
-            value += s.values[k++];
+            value = s.values[k++];
             begin = p;
         }
     }
     f(begin, block.count, value);
+    return block_answer::some;
 }
 
 // Bits [begin, end) of out set (begin < end <= block_values).
@@ -1529,22 +1546,25 @@ void set_bits(plane& out, std::uint32_t begin, std::uint32_t end) noexcept {
 std::uint32_t count_value_runs(const parsed_block& block, block_planes_source& source, const scan_test& test,
                                scan_scratch& s) {
     std::uint32_t n = 0;
-    for_each_value_run(block, source, s, [&](std::uint32_t begin, std::uint32_t end, std::uint32_t value) {
-        if (test.matches(value)) n += end - begin;
-    });
-    return n;
+    const block_answer answer =
+        for_each_value_run(block, source, test, s, [&](std::uint32_t begin, std::uint32_t end, std::uint32_t value) {
+            if (test.matches(value)) n += end - begin;
+        });
+    return answer == block_answer::all ? block.count : n;
 }
 
 block_answer scan_value_runs(const parsed_block& block, block_planes_source& source, const scan_test& test,
                              scan_scratch& s, plane& out) {
     std::uint32_t n = 0;
     bool cleared = false;  // out is written only for `some`, and cleared on the first passing run
-    for_each_value_run(block, source, s, [&](std::uint32_t begin, std::uint32_t end, std::uint32_t value) {
-        if (!test.matches(value)) return;
-        if (!cleared) out.fill(0u), cleared = true;
-        set_bits(out, begin, end);
-        n += end - begin;
-    });
+    const block_answer answer =
+        for_each_value_run(block, source, test, s, [&](std::uint32_t begin, std::uint32_t end, std::uint32_t value) {
+            if (!test.matches(value)) return;
+            if (!cleared) out.fill(0u), cleared = true;
+            set_bits(out, begin, end);
+            n += end - begin;
+        });
+    if (answer != block_answer::some) return answer;
     return n == 0 ? block_answer::none : n == block.count ? block_answer::all : block_answer::some;
 }
 
