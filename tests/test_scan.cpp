@@ -1114,6 +1114,57 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
     EXPECT_TRUE(listed_long) << "no gap list of 33-63 bytes read from its positions beside the block";
 }
 
+// Runs of equal values that go up and down (ucd_script and the other runs columns): sparse delta
+// blocks whose smallest step is 0, which the scans test once per run (scan_block.cpp's value
+// runs) from the vector's descriptors and, re-encoded, as bytes without side entries (file views).
+template <class T>
+void check_value_runs(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    for (const std::size_t n : {std::size_t{2048}, std::size_t{6 * 2048 + 333}}) {
+        SCOPED_TRACE(n);
+        std::vector<T> values(n);
+        std::vector<T> seen_values;
+        for (std::size_t i = 0; i < n;) {
+            // Few distinct values, and now and then one of any width (negative for int32).
+            const T v = rng() % 4 == 0 ? static_cast<T>(rng()) : static_cast<T>(rng() % 40) - static_cast<T>(7);
+            seen_values.push_back(v);
+            const std::size_t run = 1 + rng() % (rng() % 3 == 0 ? 400 : 40);
+            for (std::size_t k = 0; k < run && i < n; ++k) values[i++] = v;
+        }
+        const bitplane::vector<T> packed = make_vector(values);
+        std::size_t value_runs = 0;
+        for (std::size_t b = 0; b < packed.core().sealed_block_count(); ++b) {
+            const auto& d = packed.core().sealed_descriptor(b);
+            value_runs += d.transform() == bitplane::codec::transform::delta && d.sparse() && d.delta_min == 0 ? 1 : 0;
+        }
+        ASSERT_GT(value_runs, 0u) << "no sparse delta block of step 0: the value-runs path is not covered";
+        check_vector(packed, values, seed + n, 6, 12);
+        if (::testing::Test::HasFatalFailure()) return;
+        for (std::size_t i = 0; i < seen_values.size() && i < 24; ++i) {
+            check_probe(packed, values, op::eq, seen_values[i], seen_values[i], true);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+        // Each block's bytes re-encoded and scanned as an encoded block (no side entries).
+        coverage seen;
+        for (std::size_t first = 0; first + 2048 <= n; first += 2048) {
+            std::vector<std::uint32_t> bits(2048);
+            for (std::size_t i = 0; i < 2048; ++i) bits[i] = std::bit_cast<std::uint32_t>(values[first + i]);
+            check_encoded<T>(bits, std::is_signed_v<T>, encodings()[0], seed + first, seen);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+        EXPECT_TRUE(seen.transforms.count(bitplane::codec::transform::delta) != 0);
+    }
+}
+
+TEST(Scan, ValueRunsEveryPath) {
+    BITPLANE_SEED_TRACE();
+    bitplane_test::on_every_path([] {
+        check_value_runs<std::uint32_t>(case_seed("scan-value-runs", 0));
+        if (::testing::Test::HasFatalFailure()) return;
+        check_value_runs<std::int32_t>(case_seed("scan-value-runs", 1));
+    });
+}
+
 TEST(Scan, DeltaBlocksWithPlanesStoredAgainstConstantPlanes) {
     BITPLANE_SEED_TRACE();
     for (const bool stretches : {false, true}) {

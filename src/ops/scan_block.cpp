@@ -309,6 +309,30 @@ void build_plane(const stored_plane& sp, const std::byte* block_bytes, std::uint
     }
 }
 
+#if defined(__SSE2__)
+// Four 32x32 bit matrices at once, one per 32-bit lane: lane l of a[i] bit j <- lane l of
+// a[j] bit i, by swapping off-diagonal blocks, halves first (Warren, "Hacker's Delight", 7-3).
+template <int J>
+[[gnu::always_inline]] inline void swap_off_diagonal(__m128i (&a)[32], std::uint32_t m) noexcept {
+    const __m128i mask = _mm_set1_epi32(static_cast<int>(m));
+    for (int k = 0; k < 32; k = (k + J + 1) & ~J) {
+        const __m128i t = _mm_and_si128(_mm_xor_si128(_mm_srli_epi32(a[k], J), a[k + J]), mask);
+        a[k + J] = _mm_xor_si128(a[k + J], t);
+        a[k] = _mm_xor_si128(a[k], _mm_slli_epi32(t, J));
+    }
+}
+
+void transpose_bits_4(__m128i (&a)[32]) noexcept {
+    // Shifts by constants, so that each round unrolls (a variable shift count kept the loops
+    // rolled: 3.5K instructions a block of ucd_script, callgrind).
+    swap_off_diagonal<16>(a, 0x0000FFFFu);
+    swap_off_diagonal<8>(a, 0x00FF00FFu);
+    swap_off_diagonal<4>(a, 0x0F0F0F0Fu);
+    swap_off_diagonal<2>(a, 0x33333333u);
+    swap_off_diagonal<1>(a, 0x55555555u);
+}
+#endif
+
 // Planes of a parsed block, each built when first needed (only its first `words()` words:
 // the compact planes of a sparse block are short): interleaved all-raw payloads are read in
 // place; other layouts are built into the scratch planes. Reads go from the top live plane
@@ -413,6 +437,47 @@ public:
         alignas(64) std::uint32_t all[block_values];
         kernels.untranspose(scratch_.planes.planes[0].data(), block_.live | block_.ones, all);
         std::copy_n(all, values.size(), values.data());
+    }
+
+    /// The first n residuals of a block that is not interleaved (n <= length, into values[0,
+    /// n rounded up to 128) on SSE2), without the untranspose kernel's pass over 2048 values:
+    /// a sparse block's few compact residuals (runs columns: 37-174 of them). SSE2 transposes
+    /// the planes' words 128 values at a time; elsewhere each value's bits are gathered.
+    void first_residuals(std::uint32_t* values, std::uint32_t n) {
+        for (std::uint32_t live = block_.live; live != 0; live &= live - 1)
+            build(static_cast<std::uint32_t>(std::countr_zero(live)));
+        for (std::uint32_t ones = block_.ones; ones != 0; ones &= ones - 1)
+            scratch_.planes.planes[std::countr_zero(ones)] = ones_plane(block_.length);
+        const std::uint32_t planes = block_.live | block_.ones;
+#if defined(__SSE2__)
+        for (std::uint32_t c = 0; 32 * c < n; c += 4) {
+            __m128i a[plane_count];
+            for (std::uint32_t j = 0; j < plane_count; ++j)
+                a[j] = ((planes >> j) & 1u) != 0
+                           ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(scratch_.planes.planes[j].data() + c))
+                           : _mm_setzero_si128();
+            transpose_bits_4(a);
+            // Lane l of a[i] is value 32 (c + l) + i: four rows of four lanes at a time to columns.
+            for (std::uint32_t i = 0; i < 32; i += 4) {
+                const __m128i t0 = _mm_unpacklo_epi32(a[i], a[i + 1]), t1 = _mm_unpacklo_epi32(a[i + 2], a[i + 3]);
+                const __m128i t2 = _mm_unpackhi_epi32(a[i], a[i + 1]), t3 = _mm_unpackhi_epi32(a[i + 2], a[i + 3]);
+                std::uint32_t* v = values + 32 * c + i;
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(v), _mm_unpacklo_epi64(t0, t1));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 32), _mm_unpackhi_epi64(t0, t1));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 64), _mm_unpacklo_epi64(t2, t3));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(v + 96), _mm_unpackhi_epi64(t2, t3));
+            }
+        }
+#else
+        for (std::uint32_t i = 0; i < n; ++i) {
+            std::uint32_t v = 0;
+            for (std::uint32_t m = planes; m != 0; m &= m - 1) {
+                const auto j = static_cast<std::uint32_t>(std::countr_zero(m));
+                v |= ((scratch_.planes.planes[j][i / 32] >> (i % 32)) & 1u) << j;
+            }
+            values[i] = v;
+        }
+#endif
     }
 
     /// The block's values.
@@ -1377,6 +1442,14 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
             out, count);
         return true;
     }
+    // An equality whose target disagrees with a constant plane (all zeros, or all ones: not
+    // live) is answered before the plane table is walked: on runs columns (ucd_script rare)
+    // most blocks that the summary's [min, max] leaves open are settled so, and dp.load's
+    // walk of every plane entry was most of their cost.
+    if (rt.lo == rt.hi && !d.sparse() && ((rt.lo ^ d.ones) & ~d.live) != 0) {
+        answer = rt.inside ? compact_answer::none : compact_answer::all;
+        return true;
+    }
     direct_planes dp;
     if (!dp.load(d, bytes, gaps_side(d, skips))) return false;
     if (dp.references()) {
@@ -1406,6 +1479,93 @@ compact_answer delta_bound(const parsed_block& block, block_planes_source& sourc
     if (rt.lo == 0 && last <= rt.hi) return rt.inside ? compact_answer::all : compact_answer::none;  // [0, S] inside
     if (rt.lo > last) return rt.inside ? compact_answer::none : compact_answer::all;                 // disjoint
     return compact_answer::some;
+}
+
+// ---- sparse delta blocks whose smallest step is 0: runs of equal values --------------------
+// v_0 = first + r_0 and v_i = v_(i-1) + r_i: the value changes only at the sparse mask's
+// positions, by the compact residual there, so the block is (mask items + 1) runs of one value
+// each, and a test is applied once per run instead of to 2048 decoded values (ucd_script,
+// ucd_linebreak, ucd_bidi: the 13-40 blocks per column that their summaries leave open cost
+// 25-32K instructions each through decode_and_test, callgrind, AVX2).
+
+bool holds_value_runs(const parsed_block& block) noexcept {
+    return block.value_transform == codec::transform::delta && block.sparse && !block.interleaved && block.delta_min == 0;
+}
+
+// f(begin, end, value) for each run [begin, end) of the block, in order, and `some`; or none
+// or all (f never called) where no run's value passes `test`, or every run's does. The runs'
+// values are summed first, so that such a block (most blocks, for a rare value) ends there,
+// without walking the mask (ucd_script count_eq rare: 198K -> 171K instructions a call,
+// its frequent value 238K -> 248K; callgrind, AVX2).
+template <class F>
+block_answer for_each_value_run(const parsed_block& block, block_planes_source& source, const scan_test& test,
+                        scan_scratch& s, F&& f) {
+    // The compact residuals (block.length of them) into s.values, then their running sums:
+    // s.values[k], the value of the run that starts at the mask's k-th position.
+    source.first_residuals(s.values, block.length);
+    std::uint32_t value = block.delta_first;
+    for (std::uint32_t k = 0; k < block.length; ++k) s.values[k] = value += s.values[k];
+    // Runs whose key lies in the test's interval (a loop the compiler vectorizes), the run
+    // before the first position (which may be empty) included.
+    const std::uint32_t bias = scan_test::bias(test.is_signed);
+    std::uint32_t inside = test.matches(block.delta_first) != test.negate ? 1u : 0u;
+    for (std::uint32_t k = 0; k < block.length; ++k) inside += ((s.values[k] ^ bias) - test.start <= test.span) ? 1u : 0u;
+    const std::uint32_t outside = block.length + 1 - inside;
+    if ((test.negate ? outside : inside) == 0) return block_answer::none;
+    if ((test.negate ? inside : outside) == 0) return block_answer::all;
+    const plane& mask = source.mask();
+    value = block.delta_first;
+    std::uint32_t begin = 0;
+    std::uint32_t k = 0;  // runs started
+    for (std::uint32_t w = 0; w < plane_words && k < block.length; ++w) {
+        for (std::uint32_t bits = mask[w] & valid_bits(w, block.count); bits != 0 && k < block.length;
+             bits &= bits - 1) {
+            const std::uint32_t p = 32 * w + static_cast<std::uint32_t>(std::countr_zero(bits));
+            if (p > begin) f(begin, p, value);
+            value = s.values[k++];
+            begin = p;
+        }
+    }
+    f(begin, block.count, value);
+    return block_answer::some;
+}
+
+// Bits [begin, end) of out set (begin < end <= block_values).
+void set_bits(plane& out, std::uint32_t begin, std::uint32_t end) noexcept {
+    const std::uint32_t first = begin / 32, last = (end - 1) / 32;
+    const std::uint32_t head = ~0u << (begin % 32), tail = ~0u >> (31 - (end - 1) % 32);
+    if (first == last) {
+        out[first] |= head & tail;
+        return;
+    }
+    out[first] |= head;
+    for (std::uint32_t w = first + 1; w < last; ++w) out[w] = ~0u;
+    out[last] |= tail;
+}
+
+std::uint32_t count_value_runs(const parsed_block& block, block_planes_source& source, const scan_test& test,
+                               scan_scratch& s) {
+    std::uint32_t n = 0;
+    const block_answer answer =
+        for_each_value_run(block, source, test, s, [&](std::uint32_t begin, std::uint32_t end, std::uint32_t value) {
+            if (test.matches(value)) n += end - begin;
+        });
+    return answer == block_answer::all ? block.count : n;
+}
+
+block_answer scan_value_runs(const parsed_block& block, block_planes_source& source, const scan_test& test,
+                             scan_scratch& s, plane& out) {
+    std::uint32_t n = 0;
+    bool cleared = false;  // out is written only for `some`, and cleared on the first passing run
+    const block_answer answer =
+        for_each_value_run(block, source, test, s, [&](std::uint32_t begin, std::uint32_t end, std::uint32_t value) {
+            if (!test.matches(value)) return;
+            if (!cleared) out.fill(0u), cleared = true;
+            set_bits(out, begin, end);
+            n += end - begin;
+        });
+    if (answer != block_answer::some) return answer;
+    return n == 0 ? block_answer::none : n == block.count ? block_answer::all : block_answer::some;
 }
 
 // A block that is not compared on its planes: dense delta blocks test their residuals,
@@ -1445,6 +1605,7 @@ block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> b
     block_planes_source source(block, bytes, scratch, gaps_side(block.descriptor, skips));
     encoded_result r;
     if (!compare_encoded(block, source, test, scratch, r)) {
+        if (holds_value_runs(block)) return scan_value_runs(block, source, test, scratch, out);
         const compact_answer bound = delta_bound(block, source, test);
         if (bound != compact_answer::some) return bound == compact_answer::all ? block_answer::all : block_answer::none;
         decode_and_test(block, source, test, scratch, out);
@@ -1487,6 +1648,7 @@ std::uint32_t count_parsed(const parsed_block& block, std::span<const std::byte>
     block_planes_source source(block, bytes, scratch, gaps_side(block.descriptor, skips));
     encoded_result r;
     if (!compare_encoded(block, source, test, scratch, r)) {
+        if (holds_value_runs(block)) return count_value_runs(block, source, test, scratch);
         const compact_answer bound = delta_bound(block, source, test);
         if (bound != compact_answer::some) return bound == compact_answer::all ? count : 0;
         plane out;

@@ -51,6 +51,11 @@
 //   popcounts, read off the payloads where possible) when the interval holds all or none of
 //   them; otherwise their residuals go through the test_values kernel, which decodes the
 //   prefix sums on the way. The uncompressed tail and the write-back block go through it too.
+//   Sparse delta blocks whose smallest step is 0 hold runs of equal values (runs columns:
+//   ucd_*): their few compact residuals are transposed from the first words of their planes,
+//   summed along the mask's positions, and the test applied once per run.
+// An equality whose target disagrees with a constant plane of a dense block is answered from
+// the descriptor alone, before any plane entry is read.
 // count_block answers the same without building an output plane where it can (popcount of
 // the equality mask, or the block's length). scan_encoded_block (bytes the caller vouches for) parses
 // the header first, then goes the same ways.
