@@ -318,6 +318,62 @@ TEST(RandomRead, ShortListsAroundTheProbeBound) {
     EXPECT_GE(seen(gaps_seen, 1, 63), 20u);
 }
 
+// Gap lists whose decoded positions fill their side slots exactly (16, 32, 48 positions of one
+// byte each: no pad after them) and lists one short of and one past those sizes (a pad of 15
+// or 1): the decoder applies a short list up to its first pad or its slots' end
+// (block_decoder.cpp, flip_listed). Blocks on their own, with and without the side, and a
+// vector's iteration and decode() of the same blocks, signed and unsigned, on every path.
+TEST(RandomRead, ShortGapListsFillingTheirSlotsEveryPath) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("random-read-full-slots"));
+    read_counts counts;
+    std::vector<bool> full_seen(64);
+    std::vector<std::uint32_t> column;
+    for (const std::uint32_t items : {15u, 16u, 17u, 31u, 32u, 33u, 47u, 48u, 49u}) {
+        for (int round = 0; round < 3; ++round) {
+            std::vector<std::uint32_t> values(bitplane::block_values, 0);
+            // Planes 1, 4 and 7: `items` bits about 2048 / items apart (gaps of one byte, now and
+            // then an escape; on round 2 evenly, the last at the block's end); plane 0 random (raw).
+            for (unsigned plane = 0; plane < 3; ++plane) {
+                const std::uint32_t step = static_cast<std::uint32_t>(bitplane::block_values) / items;
+                for (std::uint32_t k = 0; k < items; ++k) {
+                    const std::uint32_t at = round == 2 ? static_cast<std::uint32_t>(bitplane::block_values) - 1 - k * step
+                                                        : k * step + static_cast<std::uint32_t>(rng() % step);
+                    values[at] |= 2u << (3 * plane);
+                }
+            }
+            for (auto& v : values) v |= static_cast<std::uint32_t>(rng() & 1);
+            std::vector<std::byte> out(bitplane::codec::max_block_bytes);
+            const std::size_t n = bitplane::codec::encode_block(values, false, out);
+            const auto info = bitplane::codec::describe_block(std::span<const std::byte>(out).first(n), values.size());
+            for (const auto& p : info.planes)
+                if (p.payload == bitplane::codec::payload_kind::gaps && p.items % 16 == 0 && p.items < full_seen.size())
+                    full_seen[p.items] = true;
+            expect_reads(values, false, counts, "items " + std::to_string(items) + " round " + std::to_string(round));
+            if (::testing::Test::HasFatalFailure()) return;
+            column.insert(column.end(), values.begin(), values.end());
+        }
+    }
+    EXPECT_TRUE(full_seen[16] && full_seen[32] && full_seen[48]) << "no gap list filled its slots";
+    column.resize(column.size() - 555);  // a partial last block
+    const auto check_vector = [&](auto tag) {
+        using T = decltype(tag);
+        std::vector<T> ref(column.size());
+        for (std::size_t i = 0; i < column.size(); ++i) ref[i] = static_cast<T>(column[i]);
+        const bitplane::vector<T> v{std::span<const T>(ref)};
+        on_every_path([&] {
+            std::size_t i = 0;
+            for (const T x : v) ASSERT_EQ(x, ref[i++]) << "iteration, index " << i - 1;
+            ASSERT_EQ(i, ref.size());
+            std::vector<T> decoded(ref.size());
+            v.decode(0, decoded);
+            ASSERT_TRUE(decoded == ref) << "decode()";
+        });
+    };
+    check_vector(std::uint32_t{});
+    check_vector(std::int32_t{});
+}
+
 // Delta blocks as sorted read positions give them (bam_pos): random low bits of each step
 // (raw planes on base zero, read inline by window_sum) under steps of a few sizes whose high
 // bits are sparse (gap lists, positions, planes XORed onto others), some steps negative, on
