@@ -778,6 +778,39 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
     return win;
 }
 
+// Sum (mod 2^32) of popcount(win[p] & keep) << p over the planes p of `live` (the windows of
+// other planes are 0). The AVX2 copy counts 4 planes a step (nibble table, then a sum of
+// absolute differences a lane) up to the highest live plane, in place of a loop over the live
+// planes with a count, shift and add each whose end mispredicted. Callgrind, 20,000 reads,
+// instructions a read loop / this: geoip4_start 1156 / 1013, bed_start 818 / 683, bam_mate_pos
+// 713 / 617, bam_pos 687 / 604, geoip6_start 554 / 528 (mispredicted branches 0.6-1.0 fewer).
+inline std::uint32_t weighted_ones(const std::uint64_t* win, std::uint64_t keep, std::uint32_t live) noexcept {
+#if defined(__AVX2__)
+    static_assert(plane_count == 32);
+    const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2,
+                                           3, 2, 3, 3, 4);
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    const __m256i mask = _mm256_set1_epi64x(static_cast<long long>(keep));
+    __m256i shift = _mm256_setr_epi64x(0, 1, 2, 3);
+    __m256i sum = _mm256_setzero_si256();
+    const auto steps = static_cast<std::uint32_t>(35 - std::countl_zero(live)) / 4;  // 0 for no live plane
+    for (std::uint32_t k = 0; k < steps; ++k) {
+        const __m256i x = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(win + 4 * k)), mask);
+        const __m256i ones = _mm256_add_epi8(_mm256_shuffle_epi8(table, _mm256_and_si256(x, nibble)),
+                                             _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble)));
+        sum = _mm256_add_epi64(sum, _mm256_sllv_epi64(_mm256_sad_epu8(ones, _mm256_setzero_si256()), shift));
+        shift = _mm256_add_epi64(shift, _mm256_set1_epi64x(4));
+    }
+    __m128i x = _mm_add_epi64(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+    x = _mm_add_epi64(x, _mm_unpackhi_epi64(x, x));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(x));
+#else
+    std::uint32_t sum = 0;
+    for (; live; live &= live - 1) sum += ones_in64(win[std::countr_zero(live)] & keep) << std::countr_zero(live);
+    return sum;
+#endif
+}
+
 // Sum (mod 2^32) of the stored residuals' bits [from, to) masked by `keep`, from the plan:
 // each group's windows, then the bases (as plan_residual), then one count per plane.
 std::uint32_t plan_window_sum(const block_descriptor& d, const std::byte* block, std::uint32_t from, std::uint32_t to,
@@ -799,10 +832,7 @@ std::uint32_t plan_window_sum(const block_descriptor& d, const std::byte* block,
             payload_window(payload_kind::runs, block + plan_low(e[0]), e[1], d.length, from, to, nullptr, 0, block + d.end);
     for (std::uint32_t m = plan[0]; m; m &= m - 1) win[std::countr_zero(m)] = ~win[std::countr_zero(m)];
     for (const std::uint32_t* end = e + g.references; e != end; ++e) win[*e & 31u] ^= win[*e >> 8];
-    std::uint32_t sum = 0;
-    for (std::uint32_t live = d.live; live; live &= live - 1)
-        sum += ones_in64(win[std::countr_zero(live)] & keep) << std::countr_zero(live);
-    return sum;
+    return weighted_ones(win, keep, d.live);
 }
 
 // Sum (mod 2^32) of the stored residuals at positions [from, to), to - from <= 64; from is a
