@@ -218,7 +218,7 @@ std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std:
     // gather. Other blocks (no stored plane, fewer than 3 lists) stay with the portable copy:
     // the AVX2 copy's larger frame cost them about 40 instructions a read (ucd_bidi 113 ->
     // 156, bed_chrom 116 -> 164, callgrind).
-    if ((plan != nullptr || d.transform() == codec::transform::delta) && active_kernels().path >= simd_path::avx2)
+    if ((d.transform() == codec::transform::delta || plan != nullptr) && active_kernels().path >= simd_path::avx2)
         return read_value_avx2(d, block, index, checkpoints, skips, plan);
 #endif
     return reader_portable::read_value(d, block, index, checkpoints, skips, plan);
