@@ -374,6 +374,61 @@ TEST(RandomRead, ShortGapListsFillingTheirSlotsEveryPath) {
     check_vector(std::int32_t{});
 }
 
+// Plain blocks with a read plan (3+ list planes) like tz_transition's: 1 to 26 raw planes of
+// random low bits (the plan's raw group, read 8 planes a gather in the AVX2 copy, so 1, 8, 9,
+// 16, 17 and 24+ of them) under 3 or 4 run-list planes of 1 to 90 runs (probed up to 8, compared
+// bound by bound up to thresholds::read_scan_runs_max_items, searched on the portable paths;
+// the encoder keeps no list of more than 64 runs: a raw plane is smaller), on lengths that
+// are and are not whole blocks; a run list is often the block's last payload (masked loads
+// near the end of a buffer of the block's size, for ASan).
+TEST(RandomRead, PlannedBlocksOfRawPlanesAndRunLists) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("random-read-planned-runs"));
+    read_counts counts;
+    std::vector<bool> runs_seen(65), raw_seen(33);
+    for (int round = 0; round < 60; ++round) {
+        const std::uint32_t length = round % 4 == 3 ? 300 + static_cast<std::uint32_t>(rng() % 1748) : 2048;
+        const unsigned raw = 1 + static_cast<unsigned>(round % 26);
+        const unsigned lists = 3 + static_cast<unsigned>(rng() % 2);
+        std::vector<std::uint32_t> values(length, 0);
+        for (std::uint32_t i = 0; i < length; ++i) values[i] = static_cast<std::uint32_t>(rng()) & ((1u << raw) - 1);
+        for (unsigned plane = 0; plane < lists; ++plane) {
+            const std::uint32_t runs = 1 + static_cast<std::uint32_t>(rng() % 90);
+            const std::uint32_t bit = 1u << (raw + plane);
+            const std::uint32_t longest = plane % 2 == 0 ? 4 : 12;  // long runs keep long lists as runs
+            const std::uint32_t spread = std::max<std::uint32_t>(2, length / runs - longest);
+            std::uint32_t at = static_cast<std::uint32_t>(rng() % spread);
+            for (std::uint32_t k = 0; k < runs && at < length; ++k) {
+                const std::uint32_t run = longest - 2 + static_cast<std::uint32_t>(rng() % 3);
+                for (std::uint32_t i = at; i < at + run && i < length; ++i) values[i] |= bit;
+                at += run + 1 + static_cast<std::uint32_t>(rng() % spread);
+            }
+        }
+        std::vector<std::byte> out(bitplane::codec::max_block_bytes);
+        const std::size_t n = bitplane::codec::encode_block(values, round % 3 == 2, out);
+        const auto info = bitplane::codec::describe_block(std::span<const std::byte>(out).first(n), values.size());
+        std::uint32_t raws = 0;
+        for (const auto& p : info.planes) {
+            if (p.payload == bitplane::codec::payload_kind::runs && p.items < runs_seen.size()) runs_seen[p.items] = true;
+            raws += p.payload == bitplane::codec::payload_kind::raw ? 1u : 0u;
+        }
+        raw_seen[raws] = true;
+        expect_reads(values, round % 3 == 2, counts, "round " + std::to_string(round) + " length " + std::to_string(length));
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    const auto seen = [](const std::vector<bool>& v, std::size_t from, std::size_t to) {
+        std::size_t n = 0;
+        for (std::size_t k = from; k <= to && k < v.size(); ++k) n += v[k] ? 1 : 0;
+        return n;
+    };
+    EXPECT_GT(counts.planned_blocks, 30u) << "the rounds should give blocks with read plans";
+    EXPECT_GE(seen(runs_seen, 9, 32), 5u);
+    EXPECT_GE(seen(runs_seen, 33, 64), 5u);
+    EXPECT_GE(seen(raw_seen, 1, 7), 2u);
+    EXPECT_GE(seen(raw_seen, 9, 15), 2u);
+    EXPECT_GE(seen(raw_seen, 17, 32), 2u);
+}
+
 // Delta blocks as sorted read positions give them (bam_pos): random low bits of each step
 // (raw planes on base zero, read inline by window_sum) under steps of a few sizes whose high
 // bits are sparse (gap lists, positions, planes XORed onto others), some steps negative, on

@@ -212,10 +212,13 @@ gaps_side::entry gaps_side::next(payload_kind kind, std::uint32_t bytes) noexcep
 std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
                          const std::uint32_t* checkpoints, const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
 #if defined(BITPLANE_X86)
-    // Delta reads count a window of every plane (a popcnt each in the AVX2 copy); the others
-    // test one bit per plane and gain nothing worth the dispatch (bam_mapq 997 -> 1013
-    // instructions per read when every layout took it).
-    if (d.transform() == codec::transform::delta && active_kernels().path >= simd_path::avx2)
+    // Delta reads count a window of every plane (a popcnt each in the AVX2 copy, short lists'
+    // windows by variable shifts, the sum 4 planes a step); reads by a plan compare short
+    // lists' decoded positions 16 at a time, run lists 8 runs a load and raw planes 8 a
+    // gather. Other blocks (no stored plane, fewer than 3 lists) stay with the portable copy:
+    // the AVX2 copy's larger frame cost them about 40 instructions a read (ucd_bidi 113 ->
+    // 156, bed_chrom 116 -> 164, callgrind).
+    if ((d.transform() == codec::transform::delta || plan != nullptr) && active_kernels().path >= simd_path::avx2)
         return read_value_avx2(d, block, index, checkpoints, skips, plan);
 #endif
     return reader_portable::read_value(d, block, index, checkpoints, skips, plan);

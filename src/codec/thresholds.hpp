@@ -104,6 +104,13 @@ inline constexpr std::uint32_t read_bitmap_min_delta_gaps_bytes = 32;
 // instructions and 10.6 / 11.2 mispredicted branches, bam_ref_span 666 / 647 and 6.9 / 7.8,
 // geoip4_size 1511 / 1471 and 14.3 / 15.8.
 inline constexpr std::uint32_t read_probe_list_bytes = 32;
+// ... and in the AVX2 copy (every read on avx2 and avx512), run lists of up to this many runs
+// compare every bound with the bit, 8 runs a masked 32-byte load, in 4 loads (up to 32 runs)
+// or 8 (value_reader.hpp, scan_runs). Above it the search's halvings cost fewer instructions
+// than the loads. tz_transition (4.8 run lists of 9-64 runs a read): callgrind, 20,000 reads,
+// search / compare: 1050 / 1005 instructions and 7.44 / 4.70 mispredicted branches a read
+// (tz_offset 664 / 650 and 6.57 / 5.53).
+inline constexpr std::uint32_t read_scan_runs_max_items = 64;
 // Blocks keep a read plan (direct_access.hpp, read_plan: 3 words, one a plane, two a position
 // or run list) in memory when at least this many of their planes are lists (positions, runs,
 // gaps): with fewer, the descriptor walk's raw shortcut leaves a switch or two a read, and the

@@ -25,7 +25,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -162,6 +164,20 @@ inline bool positions_bit_n(const std::uint32_t* side, std::uint32_t n, std::uin
     // 1564 instructions and 14.3 / 8.0 mispredicted branches, bam_mapq 618 / 675 and 4.9 / 2.8,
     // bam_ref_span 666 / 716 and 6.9 / 3.5, tz_offset 1110 / 1160 and 16.0 / 13.4.
     static_assert(listed_positions(thresholds::read_bitmap_min_gaps_bytes - 1) == 64);
+#if defined(__AVX2__)
+    // The AVX2 copy (every read on avx2 and avx512): 4 loads of 16, the ones past the list
+    // taking its last 16 again. Instructions a read with the SSE2 loop / this (callgrind, 20,000
+    // reads): geoip4_size 945 / 684, tz_offset 786 / 664, bam_ref_span 552 / 438, bam_mapq
+    // 516 / 427.
+    const __m256i b16 = _mm256_set1_epi16(static_cast<short>(bit));
+    const std::uint32_t last16 = n - 16;
+    __m256i hits = _mm256_cmpeq_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), b16);
+    for (std::uint32_t k = 16; k < 64; k += 16) {
+        const std::uint32_t from = k < last16 ? k : last16;
+        hits = _mm256_or_si256(hits, _mm256_cmpeq_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + from)), b16));
+    }
+    return !_mm256_testz_si256(hits, hits);
+#endif
     const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
     __m128i any = _mm_setzero_si128();
     const std::uint32_t last = n - 8;
@@ -178,6 +194,44 @@ inline bool positions_bit_n(const std::uint32_t* side, std::uint32_t n, std::uin
 }
 inline bool positions_bit(const std::uint32_t* side, std::uint32_t bytes, std::uint32_t bit) noexcept {
     return positions_bit_n(side, listed_positions(bytes), bit);
+}
+
+// A window of a short list's decoded positions (`n`: listed_positions, at most 32 in delta
+// blocks, whose lists of 32 bytes or more have maps): bit p - from set for every position p in
+// [from, from + 64). Positions at or past the window's end `to` may set bits past it: every
+// caller masks those off (window_sum's `keep`, after the references' XORs, which are bitwise).
+// In the AVX2 copy (delta reads on avx2 and avx512) 4 positions a step, each widened to 64
+// bits, moved from and shifted into place by a variable shift (a count of 64 or more, where p
+// lies outside the window or is the pad, gives 0): no compare and no branch; the scalar loop
+// cost about 20 instructions a position (geoip4_start: 420 of its 1417 a read, callgrind).
+static_assert(listed_positions(thresholds::read_bitmap_min_delta_gaps_bytes - 1) <= 32);
+inline std::uint64_t listed_window(const std::uint16_t* at, std::uint32_t n, std::uint32_t from, std::uint32_t to) noexcept {
+#if defined(__AVX2__)
+    (void)to;
+    if (n == 0) return 0;  // an empty list (a loaded file may hold one) has no entries to load
+    // Two chunks of 16 (the second the list's last 16, again the first one's on a list of 16):
+    // no loop whose end differs from list to list.
+    const __m256i base = _mm256_set1_epi64x(from);
+    const __m256i one = _mm256_set1_epi64x(1);
+    __m256i w = _mm256_setzero_si256();
+    for (const std::uint16_t* chunk : {at, at + (n - 16)}) {
+        for (std::uint32_t k = 0; k < 16; k += 4) {
+            const __m256i p = _mm256_cvtepu16_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(chunk + k)));
+            w = _mm256_or_si256(w, _mm256_sllv_epi64(one, _mm256_sub_epi64(p, base)));
+        }
+    }
+    __m128i x = _mm_or_si128(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    x = _mm_or_si128(x, _mm_unpackhi_epi64(x, x));
+    return static_cast<std::uint64_t>(_mm_cvtsi128_si64(x));
+#else
+    // Every decoded position tested, no branch on where they lie.
+    std::uint64_t w = 0;
+    for (std::uint32_t k = 0; k < n; ++k) {
+        const std::uint32_t offset = at[k] - from;  // wraps below from
+        w |= std::uint64_t{at[k] < to && offset < 64} << (offset & 63);
+    }
+    return w;
+#endif
 }
 
 // Bits [from, from + 64) of a payload's map (from a multiple of 32, below 2048: the ranks
@@ -307,7 +361,17 @@ rank_bit positions_rank(const std::uint32_t* side, std::uint32_t bytes, std::uin
     const std::uint16_t* at = listed_of(side);
     const std::uint32_t n = listed_positions(bytes);
     rank_bit out;
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+    // Positions and the pad are below 2^15: signed 16-bit compares are exact. 16 at a time.
+    const __m256i b16 = _mm256_set1_epi16(static_cast<short>(bit));
+    __m256i hits = _mm256_setzero_si256();
+    for (std::uint32_t k = 0; k < n; k += 16) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + k));
+        out.rank += ones_in(static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpgt_epi16(b16, x)))) / 2;
+        hits = _mm256_or_si256(hits, _mm256_cmpeq_epi16(x, b16));
+    }
+    out.set = !_mm256_testz_si256(hits, hits);
+#elif defined(__SSE2__)
     // Positions and the pad are below 2^15: signed 16-bit compares are exact.
     const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
     __m128i any = _mm_setzero_si128();
@@ -407,6 +471,28 @@ inline bool probe_runs(const std::byte* payload, std::uint32_t items, std::uint3
     return (ones_in(at_or_below) / 2) & 1u;  // two mask bits a 16-bit lane
 }
 
+
+#if defined(__AVX2__)
+// Run lists above the probe's bound and up to thresholds::read_scan_runs_max_items runs: the
+// parity of the bounds at or below the bit, as in probe_runs, over 8 runs (one 32-bit lane
+// each) a masked load, 4 or 8 loads and no branch on the items. Lanes past the list load as 0
+// (no access: a masked load touches only the lanes it keeps), never above the bit; the bounds
+// of the runs are 2 a run, an even count, so the parity of those above the bit is the parity of
+// those at or below it.
+inline bool scan_runs(const std::byte* payload, std::uint32_t items, std::uint32_t bit) noexcept {
+    static_assert(thresholds::read_scan_runs_max_items <= 64);
+    const __m256i b = _mm256_set1_epi16(static_cast<short>(bit));
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const std::uint32_t loads = items <= 32 ? 4 : 8;
+    std::uint32_t above = 0;
+    for (std::uint32_t k = 0; k < loads; ++k) {
+        const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(items) - static_cast<int>(8 * k)), lane);
+        const __m256i x = _mm256_maskload_epi32(reinterpret_cast<const int*>(payload + 32 * k), keep);
+        above += ones_in(static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpgt_epi16(x, b))));
+    }
+    return (above / 2) & 1u;  // two mask bits a 16-bit lane
+}
+#endif
 #endif
 
 bool payload_bit(payload_kind kind, const std::byte* payload, std::uint32_t items, std::uint32_t bit,
@@ -424,6 +510,9 @@ bool payload_bit(payload_kind kind, const std::byte* payload, std::uint32_t item
         case payload_kind::runs:
 #if defined(__SSE2__)
             if (probe_room(runs_payload::payload_bytes(items), room)) return probe_runs(payload, items, bit);
+#endif
+#if defined(__AVX2__)
+            if (items <= thresholds::read_scan_runs_max_items) return scan_runs(payload, items, bit);
 #endif
             return runs_payload::contains(payload, items, bit);
         case payload_kind::raw: return raw_payload::contains(payload, bit);
@@ -453,6 +542,38 @@ inline plan_groups groups_of(const std::uint32_t* plan) noexcept {
 constexpr std::uint32_t plan_low(std::uint32_t entry) noexcept { return entry & 0xFFFFu; }
 constexpr std::uint32_t plan_index(std::uint32_t entry) noexcept { return (entry >> 16) & 31u; }
 
+#if defined(__AVX2__)
+// A plan's raw group at `position` in the AVX2 copy: 8 planes a gather (each lane the 4 bytes
+// ending at the position's byte of its plane: the 3 before it lie in the block, in the
+// plane's payload or the header and plane table before the payloads, where a load of the 3
+// after it could pass the block's end), each bit shifted to its plane's number, in place of
+// a load, shifts and an OR a plane. tz_transition (24 raw planes a block): callgrind, 20,000
+// reads, 1005 -> 838 instructions and 4.70 -> 4.22 mispredicted branches a read (valgrind
+// counts a gather as one instruction: its loads are in the A/B timings of the commit).
+inline std::uint32_t plan_raw_bits(const std::byte* block, const std::uint32_t* entries, std::uint32_t count,
+                                   std::uint32_t position) noexcept {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i at = _mm256_set1_epi32(static_cast<int>(position / 8) - 3);
+    const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(24 + position % 8));
+    const __m256i low16 = _mm256_set1_epi32(0xFFFF);
+    const __m256i one = _mm256_set1_epi32(1);
+    __m256i bits = _mm256_setzero_si256();
+    for (std::uint32_t k = 0; k < count; k += 8) {
+        const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count - k)), lane);
+        const __m256i e = _mm256_maskload_epi32(reinterpret_cast<const int*>(entries + k), keep);
+        const __m256i offsets = _mm256_add_epi32(_mm256_and_si256(e, low16), at);
+        const __m256i words =
+            _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), reinterpret_cast<const int*>(block), offsets, keep, 1);
+        const __m256i bit = _mm256_and_si256(_mm256_srl_epi32(words, shift), one);
+        bits = _mm256_or_si256(bits, _mm256_sllv_epi32(bit, _mm256_and_si256(_mm256_srli_epi32(e, 16), _mm256_set1_epi32(31))));
+    }
+    __m128i x = _mm_or_si128(_mm256_castsi256_si128(bits), _mm256_extracti128_si256(bits, 1));
+    x = _mm_or_si128(x, _mm_shuffle_epi32(x, 0x4E));
+    x = _mm_or_si128(x, _mm_shuffle_epi32(x, 0xB1));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(x));
+}
+#endif
+
 // Residual at stored position `position` from the plan: the bits of each group, then the
 // bases (XOR mask, then the references in decode order: a reference's own plane is final by
 // then), as residual_at's walk resolves them plane by plane.
@@ -461,10 +582,15 @@ std::uint32_t plan_residual(const block_descriptor& d, const std::byte* block, s
     const plan_groups g = groups_of(plan);
     const std::uint32_t* e = g.entries;
     std::uint32_t bits = 0;
+#if defined(__AVX2__)
+    bits = plan_raw_bits(block, e, g.raw, position);
+    e += g.raw;
+#else
     const std::byte* bytes = block + position / 8;
     const std::uint32_t shift = position % 8;
     for (const std::uint32_t* end = e + g.raw; e != end; ++e)
         bits |= ((static_cast<std::uint32_t>(static_cast<std::uint8_t>(bytes[plan_low(*e)])) >> shift) & 1u) << plan_index(*e);
+#endif
     for (const std::uint32_t* end = e + g.mapped; e != end; ++e)
         bits |= static_cast<std::uint32_t>(bitmap_bit(skips + plan_low(*e), position)) << plan_index(*e);
     for (const std::uint32_t* end = e + g.listed; e != end; ++e)
@@ -630,13 +756,7 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
         case payload_kind::gaps: {
             if (skips != nullptr) {
                 if (gaps_bitmapped(items, least)) return bitmap_window(skips, from);
-                // Every decoded position tested, no branch on where they lie (a short list).
-                const std::uint16_t* at = listed_of(skips);
-                for (std::uint32_t k = 0, n = listed_positions(items); k < n; ++k) {
-                    const std::uint32_t offset = at[k] - from;  // wraps below from
-                    win |= std::uint64_t{at[k] < to && offset < 64} << (offset & 63);
-                }
-                break;
+                return listed_window(listed_of(skips), listed_positions(items), from, to);
             }
             // Skip to the first position >= from, then list positions up to `to`.
             const gaps_cursor c = gaps_seek(payload, items, from, block_end);
@@ -658,6 +778,39 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
     return win;
 }
 
+// Sum (mod 2^32) of popcount(win[p] & keep) << p over the planes p of `live` (the windows of
+// other planes are 0). The AVX2 copy counts 4 planes a step (nibble table, then a sum of
+// absolute differences a lane) up to the highest live plane, in place of a loop over the live
+// planes with a count, shift and add each whose end mispredicted. Callgrind, 20,000 reads,
+// instructions a read loop / this: geoip4_start 1156 / 1013, bed_start 818 / 683, bam_mate_pos
+// 713 / 617, bam_pos 687 / 604, geoip6_start 554 / 528 (mispredicted branches 0.6-1.0 fewer).
+inline std::uint32_t weighted_ones(const std::uint64_t* win, std::uint64_t keep, std::uint32_t live) noexcept {
+#if defined(__AVX2__)
+    static_assert(plane_count == 32);
+    const __m256i table = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2,
+                                           3, 2, 3, 3, 4);
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    const __m256i mask = _mm256_set1_epi64x(static_cast<long long>(keep));
+    __m256i shift = _mm256_setr_epi64x(0, 1, 2, 3);
+    __m256i sum = _mm256_setzero_si256();
+    const auto steps = static_cast<std::uint32_t>(35 - std::countl_zero(live)) / 4;  // 0 for no live plane
+    for (std::uint32_t k = 0; k < steps; ++k) {
+        const __m256i x = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(win + 4 * k)), mask);
+        const __m256i ones = _mm256_add_epi8(_mm256_shuffle_epi8(table, _mm256_and_si256(x, nibble)),
+                                             _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble)));
+        sum = _mm256_add_epi64(sum, _mm256_sllv_epi64(_mm256_sad_epu8(ones, _mm256_setzero_si256()), shift));
+        shift = _mm256_add_epi64(shift, _mm256_set1_epi64x(4));
+    }
+    __m128i x = _mm_add_epi64(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+    x = _mm_add_epi64(x, _mm_unpackhi_epi64(x, x));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(x));
+#else
+    std::uint32_t sum = 0;
+    for (; live; live &= live - 1) sum += ones_in64(win[std::countr_zero(live)] & keep) << std::countr_zero(live);
+    return sum;
+#endif
+}
+
 // Sum (mod 2^32) of the stored residuals' bits [from, to) masked by `keep`, from the plan:
 // each group's windows, then the bases (as plan_residual), then one count per plane.
 std::uint32_t plan_window_sum(const block_descriptor& d, const std::byte* block, std::uint32_t from, std::uint32_t to,
@@ -669,16 +822,8 @@ std::uint32_t plan_window_sum(const block_descriptor& d, const std::byte* block,
         win[plan_index(*e)] =
             payload_window(payload_kind::raw, block + plan_low(*e), 0, d.length, from, to, nullptr, 0, nullptr);
     for (const std::uint32_t* end = e + g.mapped; e != end; ++e) win[plan_index(*e)] = bitmap_window(skips + plan_low(*e), from);
-    for (const std::uint32_t* end = e + g.listed; e != end; ++e) {
-        // Every decoded position tested, no branch on where they lie (a short list).
-        const std::uint16_t* at = listed_of(skips + plan_low(*e));
-        std::uint64_t w = 0;
-        for (std::uint32_t k = 0, n = *e >> 24; k < n; ++k) {
-            const std::uint32_t offset = at[k] - from;  // wraps below from
-            w |= std::uint64_t{at[k] < to && offset < 64} << (offset & 63);
-        }
-        win[plan_index(*e)] = w;
-    }
+    for (const std::uint32_t* end = e + g.listed; e != end; ++e)
+        win[plan_index(*e)] = listed_window(listed_of(skips + plan_low(*e)), *e >> 24, from, to);
     for (const std::uint32_t* end = e + 2 * g.positions; e != end; e += 2)
         win[plan_index(e[0])] = payload_window(payload_kind::positions, block + plan_low(e[0]), e[1], d.length, from, to,
                                                nullptr, 0, block + d.end);
@@ -687,10 +832,7 @@ std::uint32_t plan_window_sum(const block_descriptor& d, const std::byte* block,
             payload_window(payload_kind::runs, block + plan_low(e[0]), e[1], d.length, from, to, nullptr, 0, block + d.end);
     for (std::uint32_t m = plan[0]; m; m &= m - 1) win[std::countr_zero(m)] = ~win[std::countr_zero(m)];
     for (const std::uint32_t* end = e + g.references; e != end; ++e) win[*e & 31u] ^= win[*e >> 8];
-    std::uint32_t sum = 0;
-    for (std::uint32_t live = d.live; live; live &= live - 1)
-        sum += ones_in64(win[std::countr_zero(live)] & keep) << std::countr_zero(live);
-    return sum;
+    return weighted_ones(win, keep, d.live);
 }
 
 // Sum (mod 2^32) of the stored residuals at positions [from, to), to - from <= 64; from is a
