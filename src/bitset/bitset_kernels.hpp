@@ -95,7 +95,8 @@ const bitset_kernel_table& portable_bitset_kernels() noexcept;
 #if defined(BITPLANE_X86)
 const bitset_kernel_table& avx2_bitset_kernels() noexcept;
 /// The AVX2 table with the counting kernels (stats, the block operations, and_count) on
-/// 512-bit registers and VPOPCNTQ (bitset_kernels_avx512.cpp).
+/// 512-bit registers and VPOPCNTQ, and extract_positions by VPCOMPRESSW where the CPU has
+/// AVX-512 VBMI2 (bitset_kernels_avx512.cpp).
 const bitset_kernel_table& avx512_bitset_kernels() noexcept;
 #endif
 
