@@ -187,7 +187,9 @@ const bitset_kernel_table& portable_bitset_kernels() noexcept { return portable_
 
 const bitset_kernel_table& bitset_kernels() {
 #if defined(BITPLANE_X86)
-    if (active_kernels().path >= simd_path::avx2) return avx2_bitset_kernels();  // avx512 runs AVX2's too
+    const simd_path path = active_kernels().path;
+    if (path >= simd_path::avx512) return avx512_bitset_kernels();
+    if (path >= simd_path::avx2) return avx2_bitset_kernels();
 #endif
     return portable_table;
 }

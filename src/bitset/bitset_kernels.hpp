@@ -5,9 +5,10 @@
 // Blocks are 256 bytes at any alignment (raw payloads are read in place from the arena) in
 // the raw payload's bit order. One table per instruction set: bitset_kernels.cpp holds the
 // portable one (the reference every other is tested against), bitset_kernels_avx2.cpp the
-// AVX2 + POPCNT one. The table follows the SIMD path of the block codec
-// (bitplane::active_simd_path(), BITPLANE_SIMD, set_simd_path): the AVX2 table where that
-// path is avx2, the portable one otherwise.
+// AVX2 + POPCNT one, bitset_kernels_avx512.cpp the AVX2 one with its counting kernels on
+// AVX-512 (VPOPCNTQ). The table follows the SIMD path of the block codec
+// (bitplane::active_simd_path(), BITPLANE_SIMD, set_simd_path): the AVX-512 table where that
+// path is avx512, the AVX2 table where it is avx2, the portable one otherwise.
 #pragma once
 
 #include <bitplane/simd.hpp>
@@ -93,6 +94,10 @@ struct bitset_kernel_table {
 const bitset_kernel_table& portable_bitset_kernels() noexcept;
 #if defined(BITPLANE_X86)
 const bitset_kernel_table& avx2_bitset_kernels() noexcept;
+/// The AVX2 table with the counting kernels (stats, the block operations, and_count) on
+/// 512-bit registers and VPOPCNTQ, and extract_positions by VPCOMPRESSW where the CPU has
+/// AVX-512 VBMI2 (bitset_kernels_avx512.cpp).
+const bitset_kernel_table& avx512_bitset_kernels() noexcept;
 #endif
 
 /// The table for the active SIMD path (one atomic load).
