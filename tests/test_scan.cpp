@@ -8,6 +8,7 @@
 // checked against a bit-by-bit reference on every path.
 #include "test_support.hpp"
 
+#include "codec/direct_access.hpp"
 #include "codec/plane_bits.hpp"
 #include "codec/thresholds.hpp"
 #include "ops/scan_block.hpp"
@@ -1047,7 +1048,7 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
     const std::vector<simd_path> paths = bitplane_test::paths_to_sweep();
-    bool marked = false, runs = false, mapped = false, listed_short = false, listed_long = false;
+    bool marked = false, runs = false, mapped = false, listed_short = false, listed_long = false, planned = false;
     std::size_t turn = 0;
     for (const double density : {0.005, 0.03, 0.12, 0.3}) {
         for (const bool in_runs : {false, true}) {
@@ -1090,6 +1091,12 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
                         listed_long |= listed && p.items > 32;
                     }
                     marked |= long_lists >= 2;
+                    // Dense blocks whose direct planes are filled from the read plan kept
+                    // beside them (scan_block.cpp, direct_planes::load_planned), not from
+                    // their plane table.
+                    planned |= info.value_layout == bitplane::codec::layout::dense &&
+                               info.value_transform != bitplane::codec::transform::delta &&
+                               bitplane::detail::side_plan(packed.core().sealed_read_side(b)) != nullptr;
                 }
                 bitplane::set_simd_path(paths[turn++ % paths.size()]);
                 for (std::uint32_t x = 0; x <= 1001; ++x) {
@@ -1112,6 +1119,7 @@ TEST(Scan, ListPlanesOverAFrequentValueOnEveryPath) {
     EXPECT_TRUE(mapped) << "no gap list read from its map: the scans' side-entry path is no longer covered";
     EXPECT_TRUE(listed_short) << "no short gap list read from its positions beside the block";
     EXPECT_TRUE(listed_long) << "no gap list of 33-63 bytes read from its positions beside the block";
+    EXPECT_TRUE(planned) << "no block scanned from its read plan: direct_planes::load_planned is no longer covered";
 }
 
 // Runs of equal values that go up and down (ucd_script and the other runs columns): sparse delta

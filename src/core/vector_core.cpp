@@ -158,6 +158,10 @@ const std::uint32_t* vector_core::sealed_gaps_skips(std::size_t block) const noe
     return side_gaps(side_of(entry_of_[block]));
 }
 
+const std::uint32_t* vector_core::sealed_read_side(std::size_t block) const noexcept {
+    return side_of(entry_of_[block]);
+}
+
 std::uint32_t vector_core::find_same(std::span<const std::byte> bytes, std::uint64_t offset,
                                      const recent_entries* recent) const noexcept {
     const auto same = [&](std::uint32_t id) {

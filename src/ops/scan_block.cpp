@@ -905,6 +905,76 @@ public:
         return true;
     }
 
+    /// load's entries from the block's read plan (direct_access.hpp, read_plan: the planes
+    /// already grouped by payload kind, with their offsets and the words of their gaps side
+    /// entries), not from a walk of the plane table and of `skips` plane by plane: that walk
+    /// was about a third of geoip4_size's count_eq (~1.1K of ~2.5K instructions a block:
+    /// decoding each plane code, the item counts, gaps_side::next's entry sizes). `skips`:
+    /// the block's gaps side entries, which the plan's gaps entries index. False where load
+    /// must be used (no plan, or it names gap lists and no side entries are given), or where
+    /// load would also be false. A gap list kept as positions gets as `items` the fewest bytes
+    /// its padded position count allows (the plan keeps no byte count; listed_positions rounds
+    /// the bytes up to 16): the same side of sparse_list and marked_list as its bytes, and no
+    /// more marked lists (marked_clear_items) than its bytes give. The padded count itself
+    /// marked bam_flag's short lists together: count_eq frequent 1957K -> 2014K instructions.
+    bool load_planned(const block_descriptor& d, const std::byte* bytes, const std::uint32_t* plan,
+                      const std::uint32_t* skips) noexcept {
+        if (plan == nullptr || d.sparse() || d.all_raw() || d.transform() == codec::transform::delta) return false;
+        const std::uint32_t counts = plan[1];
+        const std::uint32_t n_raw = counts & 0xFFu, n_mapped = (counts >> 8) & 0xFFu;
+        const std::uint32_t n_listed = (counts >> 16) & 0xFFu, n_positions = counts >> 24;
+        const std::uint32_t n_references = plan[2] & 0xFFu, n_runs = (plan[2] >> 8) & 0xFFu;
+        if (skips == nullptr && n_mapped + n_listed != 0) return false;
+        bytes_ = bytes;
+        length_ = d.length;
+        live_ = d.live;
+        const std::uint32_t complemented = plan[0];
+        // Live planes with no entry in the plan's groups have no payload (their base's bits).
+        for (std::uint32_t live = d.live; live != 0; live &= live - 1) {
+            const auto j = static_cast<std::uint32_t>(std::countr_zero(live));
+            direct_plane& p = planes_[j];
+            p.one_base = ((complemented >> j) & 1u) != 0;
+            p.payload = codec::payload_kind::none;
+            p.offset = 0;  // gap lists read from their side entries: narrow forms bytes_ + offset
+            p.ref = no_ref;
+            p.map = nullptr;
+            p.positions = nullptr;
+        }
+        const auto at = [this](std::uint32_t word) -> direct_plane& { return planes_[(word >> 16) & 31u]; };
+        const std::uint32_t* e = plan + read_plan_header_words;
+        for (std::uint32_t i = 0; i < n_raw; ++i, ++e) {
+            direct_plane& p = at(*e);
+            p.payload = codec::payload_kind::raw;
+            p.offset = *e & 0xFFFFu;
+        }
+        for (std::uint32_t i = 0; i < n_mapped; ++i, ++e) {
+            direct_plane& p = at(*e);
+            p.payload = codec::payload_kind::gaps;
+            p.map = skips + (*e & 0xFFFFu);
+        }
+        for (std::uint32_t i = 0; i < n_listed; ++i, ++e) {
+            direct_plane& p = at(*e);
+            p.payload = codec::payload_kind::gaps;
+            // u16 positions in pairs per word (value_reader.hpp, listed_of)
+            p.positions = reinterpret_cast<const std::uint16_t*>(skips + (*e & 0xFFFFu));
+            p.listed = *e >> 24;
+            p.items = static_cast<std::uint16_t>(p.listed >= listed_round ? p.listed - (listed_round - 1) : 0u);
+        }
+        for (std::uint32_t i = 0; i < n_positions + n_runs; ++i, e += 2) {
+            direct_plane& p = at(e[0]);
+            p.payload = i < n_positions ? codec::payload_kind::positions : codec::payload_kind::runs;
+            p.offset = e[0] & 0xFFFFu;
+            p.items = static_cast<std::uint16_t>(e[1]);
+        }
+        references_ = n_references != 0;
+        for (std::uint32_t i = 0; i < n_references; ++i, ++e) {
+            const std::uint32_t j = *e & 31u, r = (*e >> 8) & 31u;
+            if (r == j) return false;
+            planes_[j].ref = static_cast<std::uint8_t>(r);
+        }
+        return true;
+    }
+
     [[nodiscard]] std::uint32_t length() const noexcept { return length_; }
     /// Whether a plane is stored against another plane (only equalities read such blocks here).
     [[nodiscard]] bool references() const noexcept { return references_; }
@@ -1103,6 +1173,9 @@ public:
 
 private:
     static constexpr std::uint8_t no_ref = 0xFF;
+    // The positions kept for a short gap list are its bytes rounded up to this (value_reader.hpp,
+    // listed_positions).
+    static constexpr std::uint32_t listed_round = 16;
     // Lists of at most this many items (positions, runs, gap bytes) are applied word by word;
     // longer ones are built into a plane first (bam_mapq, geoip4_size: gap lists of ~100-250
     // positions measured 25% faster that way; bam_flag's short lists 2x slower).
@@ -1428,7 +1501,7 @@ compact_answer equal_interleaved_block(const block_descriptor& d, const std::byt
 // `skips`: the side entries the vector keeps beside the block (null: none, lists are walked).
 bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std::uint32_t* skips,
                     const scan_test& test, scan_scratch& s, plane& out, compact_answer& answer,
-                    std::uint32_t* count = nullptr) {
+                    std::uint32_t* count = nullptr, const std::uint32_t* plan = nullptr) {
     residual_test rt;
     if (!residual_form(d.transform(), d.for_base(), test, rt)) return false;
     if (d.interleaved() && !d.sparse()) {
@@ -1451,7 +1524,7 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
         return true;
     }
     direct_planes dp;
-    if (!dp.load(d, bytes, gaps_side(d, skips))) return false;
+    if (!dp.load_planned(d, bytes, plan, skips) && !dp.load(d, bytes, gaps_side(d, skips))) return false;
     if (dp.references()) {
         if (rt.lo != rt.hi) return false;
         // The target's bit in every plane: the residual's, or the constant plane's where the
@@ -1688,7 +1761,9 @@ block_answer scan_block(const vector_core& v, std::size_t block, const scan_test
     if (!values.empty()) return scan_values(values, test, out);
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
-    if (compare_direct(v.sealed_descriptor(block), bytes.data(), v.sealed_gaps_skips(block), test, scratch, out, direct)) {
+    const std::uint32_t* side = v.sealed_read_side(block);
+    if (compare_direct(v.sealed_descriptor(block), bytes.data(), side_gaps(side), test, scratch, out, direct, nullptr,
+                       side_plan(side))) {
         if (direct == compact_answer::none) return block_answer::none;
         if (direct == compact_answer::all) return block_answer::all;
         return exact ? classify(out, static_cast<std::uint32_t>(block_values)) : block_answer::some;
@@ -1711,7 +1786,9 @@ std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_te
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
     std::uint32_t n = no_count;
-    if (compare_direct(v.sealed_descriptor(block), bytes.data(), v.sealed_gaps_skips(block), test, scratch, scratch.compact, direct, &n)) {
+    const std::uint32_t* side = v.sealed_read_side(block);
+    if (compare_direct(v.sealed_descriptor(block), bytes.data(), side_gaps(side), test, scratch, scratch.compact, direct,
+                       &n, side_plan(side))) {
         if (direct == compact_answer::none) return 0;
         if (direct == compact_answer::all) return static_cast<std::uint32_t>(block_values);
         return n != no_count ? n : block_popcount(scratch.compact);

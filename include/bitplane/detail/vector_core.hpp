@@ -113,6 +113,10 @@ public:
     /// (src/codec/direct_access.hpp: gaps_skips; read them through gaps_side), or null where
     /// it has none. Not for the write-back block.
     [[nodiscard]] const std::uint32_t* sealed_gaps_skips(std::size_t block) const noexcept;
+    /// The whole read side of sealed block `block` (src/codec/direct_access.hpp, read_side:
+    /// its read plan and gaps side entries, split by side_plan and side_gaps), or null where it
+    /// has none. Not for the write-back block.
+    [[nodiscard]] const std::uint32_t* sealed_read_side(std::size_t block) const noexcept;
     [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
         return {tail_.data(), tail_.size()};
     }
