@@ -234,6 +234,24 @@ void for_each_path(F&& f) {
     }
 }
 
+using untranspose_fn = void (*)(const std::uint32_t*, std::uint32_t, std::uint32_t*);
+
+/// for_each_path, once for each untranspose kernel of the path's table: `untranspose` and,
+/// where the path has its own, `untranspose_in_cache` (the avx512 zmm kernel).
+template <class F>
+void for_each_untranspose(F&& f) {
+    for_each_path([&](const kernel_table& k) {
+        {
+            SCOPED_TRACE("untranspose");
+            f(k.untranspose);
+        }
+        if (k.untranspose_in_cache != nullptr) {
+            SCOPED_TRACE("untranspose_in_cache");
+            f(k.untranspose_in_cache);
+        }
+    });
+}
+
 // ---- kernel tests ------------------------------------------------------------------------------
 
 TEST(Kernels, TransposeMatchesReference) {
@@ -275,13 +293,13 @@ std::vector<std::uint32_t> live_masks(std::uint64_t salt) {
 }
 
 TEST(Kernels, UntransposeIgnoresPlanesOutsideLive) {
-    for_each_path([](const kernel_table& k) {
+    for_each_untranspose([](untranspose_fn untranspose) {
         // Every plane is random garbage; only the live ones may reach the output.
         const words planes = random_words(block_words, 3);
         for (const std::uint32_t live : live_masks(3)) {
             SCOPED_TRACE("live " + hex(live) + " " + seed_note(3));
             words out(block_values, garbage);
-            k.untranspose(planes.data(), live, out.data());
+            untranspose(planes.data(), live, out.data());
             EXPECT_TRUE(same(out, ref_untranspose(planes.data(), live)));
         }
     });
@@ -311,11 +329,11 @@ TEST(Kernels, UntransposeMatchesScalarAtEveryWidth) {
             expected.push_back(out);
         }
     }
-    for_each_path([&](const kernel_table& k) {
+    for_each_untranspose([&](untranspose_fn untranspose) {
         for (std::size_t i = 0; i < masks.size(); ++i) {
             SCOPED_TRACE("live " + hex(masks[i]) + " " + seed_note(11));
             words out(block_values, garbage);
-            k.untranspose(planes.data(), masks[i], out.data());
+            untranspose(planes.data(), masks[i], out.data());
             EXPECT_TRUE(same(out, expected[i]));
             EXPECT_TRUE(same(out, ref_untranspose(planes.data(), masks[i])));
         }
@@ -333,7 +351,7 @@ TEST(Kernels, UntransposeNeverReadsDeadPlanes) {
     auto* planes = static_cast<std::uint32_t*>(mem);
     const words raw = random_words(block_words, 7);
     std::copy(raw.begin(), raw.end(), planes);
-    for_each_path([&](const kernel_table& k) {
+    for_each_untranspose([&](untranspose_fn untranspose) {
         for (const bool high_dead : {true, false}) {
             SCOPED_TRACE(high_dead ? "planes 16..31 unreadable" : "planes 0..15 unreadable");
             char* dead = static_cast<char*>(mem) + (high_dead ? page : 0);
@@ -341,7 +359,7 @@ TEST(Kernels, UntransposeNeverReadsDeadPlanes) {
             for (const std::uint32_t live : {0x0000FFFFu, 0x000003FFu, 0x00008001u, 0u}) {
                 const std::uint32_t l = high_dead ? live : live << 16;
                 words out(block_values, garbage);
-                k.untranspose(planes, l, out.data());  // a read of a dead plane faults here
+                untranspose(planes, l, out.data());  // a read of a dead plane faults here
                 EXPECT_TRUE(same(out, ref_untranspose(raw.data(), l))) << hex(l);
             }
             ASSERT_EQ(mprotect(dead, page, PROT_READ | PROT_WRITE), 0);
@@ -355,13 +373,13 @@ TEST(Kernels, UntransposeNeverReadsDeadPlanes) {
 // The same at plane granularity, for random masks: dead planes are poisoned for ASan.
 TEST(Kernels, UntransposeNeverReadsDeadPlanesAsan) {
     words planes = random_words(block_words, 8);
-    for_each_path([&](const kernel_table& k) {
+    for_each_untranspose([&](untranspose_fn untranspose) {
         for (const std::uint32_t live : live_masks(8)) {
             for (std::size_t j = 0; j < plane_count; ++j) {
                 if (!bit(live, j)) ASAN_POISON_MEMORY_REGION(planes.data() + j * plane_words, bitplane::plane_bytes);
             }
             words out(block_values, garbage);
-            k.untranspose(planes.data(), live, out.data());
+            untranspose(planes.data(), live, out.data());
             ASAN_UNPOISON_MEMORY_REGION(planes.data(), planes.size() * sizeof(std::uint32_t));
             EXPECT_TRUE(same(out, ref_untranspose(planes.data(), live))) << hex(live);
         }
@@ -370,11 +388,11 @@ TEST(Kernels, UntransposeNeverReadsDeadPlanesAsan) {
 #endif
 
 TEST(Kernels, UntransposeUnalignedPlanes) {
-    for_each_path([](const kernel_table& k) {
+    for_each_untranspose([](untranspose_fn untranspose) {
         const words buf = random_words(block_words + 1, 4);
         for (const std::uint32_t live : {0xFFFFFFFFu, 0x3FFu}) {
             words out(block_values + 2, garbage);
-            k.untranspose(buf.data() + 1, live, out.data() + 1);
+            untranspose(buf.data() + 1, live, out.data() + 1);
             EXPECT_TRUE(same(words(out.begin() + 1, out.end() - 1), ref_untranspose(buf.data() + 1, live)));
             EXPECT_EQ(out.front(), garbage);
             EXPECT_EQ(out.back(), garbage);

@@ -369,8 +369,10 @@ void rebuild_planes(const parsed_block& block, std::span<const std::byte> bytes,
 }
 
 void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
-                   std::span<std::uint32_t> out, gaps_side side) {
+                   std::span<std::uint32_t> out, gaps_side side, decode_destination destination) {
     const kernel_table& kernels = active_kernels();
+    const auto untranspose_in_cache =
+        kernels.untranspose_in_cache != nullptr ? kernels.untranspose_in_cache : kernels.untranspose;
     if (block.interleaved && !block.sparse && out.size() == block_values) {
         // Interleaved payloads transpose to values in place: no planes in between.
         const auto* payload = reinterpret_cast<const std::uint8_t*>(bytes.data()) +
@@ -388,12 +390,14 @@ void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, 
     rebuild_planes(block, bytes, base_offset, planes, mask, side);
     if (!block.sparse && out.size() == block_values) {
         // A full dense block untransposes straight into the caller's buffer.
-        kernels.untranspose(planes[0].data(), block.live | block.ones, out.data());
+        const auto untranspose =
+            destination == decode_destination::cache ? untranspose_in_cache : kernels.untranspose;
+        untranspose(planes[0].data(), block.live | block.ones, out.data());
         undo_transform(block, out);
         return;
     }
-    alignas(64) std::uint32_t residuals[block_values];
-    kernels.untranspose(planes[0].data(), block.live | block.ones, residuals);
+    alignas(64) std::uint32_t residuals[block_values];  // on the stack: in cache
+    untranspose_in_cache(planes[0].data(), block.live | block.ones, residuals);
     if (block.sparse) {
         // untranspose wrote all 2048 residuals: the kernel may load whole registers of them.
         const auto expand = kernels.expand_nonzero != nullptr ? kernels.expand_nonzero : expand_nonzero_portable;

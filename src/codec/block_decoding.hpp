@@ -1,6 +1,8 @@
 // Rebuilding the planes and values of a parsed block; shared by the decoder and the reader.
 #pragma once
 
+#include <bitplane/detail/decode_destination.hpp>
+
 #include "block_format.hpp"
 #include "direct_access.hpp"
 #include "plane_bits.hpp"
@@ -28,8 +30,10 @@ inline void rebuild_planes(const parsed_block& block, std::span<const std::byte>
     rebuild_planes(block, bytes, base_offset, planes.planes.data(), mask);
 }
 
-/// Decodes the block's values into out[0..block.count).
+/// Decodes the block's values into out[0..block.count); `destination` says whether out is in
+/// cache (it picks the untranspose kernel only).
 void decode_parsed(const parsed_block& block, std::span<const std::byte> bytes, std::uint64_t base_offset,
-                   std::span<std::uint32_t> out, gaps_side side = {});
+                   std::span<std::uint32_t> out, gaps_side side = {},
+                   decode_destination destination = decode_destination::memory);
 
 }  // namespace bitplane::detail

@@ -12,6 +12,10 @@ inline constexpr std::uint32_t descriptor_bytes = 2;
 inline constexpr std::uint32_t item_count_bytes = 2;
 inline constexpr std::uint32_t position_bytes = 2;  // one u16 per flipped bit
 inline constexpr std::uint32_t run_bytes = 4;       // u16 start + u16 end per run
+// The avx512 path's untranspose into cache (kernels_avx512.cpp, kernel_table::untranspose_in_cache)
+// takes blocks of at least this many live planes; fewer keep the AVX2 table's kernel (its spread
+// of plane words to bytes below 6 live planes).
+inline constexpr std::uint32_t untranspose_zmm_min_live = 6;
 
 // ---- value transforms ------------------------------------------------------------------------
 // Transforms are ranked by an estimate of the planes they leave live. The best is encoded;

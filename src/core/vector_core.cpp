@@ -643,7 +643,8 @@ void vector_core::seal() {
     }
 }
 
-void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) const {
+void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out,
+                               decode_destination destination) const {
     if (block == entry_of_.size()) {
         std::copy_n(tail_.begin(), out.size(), out.begin());
     } else if (block == hot_block_) {
@@ -657,10 +658,10 @@ void vector_core::decode_block(std::size_t block, std::span<std::uint32_t> out) 
         const parsed_block parsed = expand_descriptor(d, bytes.data(), block_values);
         const gaps_side side(d, side_gaps(side_of(id)));  // long lists' maps: no list walked
         if (out.size() == block_values) {
-            decode_parsed(parsed, bytes, 0, out, side);
+            decode_parsed(parsed, bytes, 0, out, side, destination);
         } else {
             alignas(64) std::uint32_t values[block_values];
-            decode_parsed(parsed, bytes, 0, {values, block_values}, side);
+            decode_parsed(parsed, bytes, 0, {values, block_values}, side, decode_destination::cache);
             std::copy_n(values, out.size(), out.begin());
         }
     }
@@ -679,7 +680,8 @@ iteration_window vector_core::iteration_fill(std::size_t index, iteration_buffer
     const bool reuse = held != nullptr && held->refs.load(std::memory_order_acquire) == 1;
     iteration_buffer* buffer = reuse ? held : new iteration_buffer;
     try {
-        decode_block(block, {buffer->values, count});
+        // The buffer is reused block after block: in cache.
+        decode_block(block, {buffer->values, count}, decode_destination::cache);
     } catch (...) {
         if (!reuse) delete buffer;
         throw;

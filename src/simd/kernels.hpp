@@ -285,6 +285,12 @@ struct kernel_table {
     /// `stored` may be read (at least the set bits below count; more lets whole registers load).
     void (*expand_nonzero)(const std::uint32_t* stored, std::size_t readable, const std::uint32_t* mask,
                            std::size_t count, std::uint32_t* values) = nullptr;
+
+    /// Optional (null: untranspose): untranspose into a destination already in cache (the
+    /// iterator's buffer, a decoder's stack scratch). The avx512 path's zmm kernel is faster
+    /// there but slower than `untranspose` into memory not in cache (decode() into the caller's
+    /// array), so decoders pick by destination (detail::decode_destination).
+    void (*untranspose_in_cache)(const std::uint32_t* planes, std::uint32_t live, std::uint32_t* values) = nullptr;
 };
 
 // Portable loops that ISA kernels also call for their tails: internal linkage, as above.

@@ -169,6 +169,102 @@ void interleaved_transpose(const std::uint8_t* payload, std::uint32_t live, std:
     }
 }
 
+// ---- untranspose of planar blocks --------------------------------------------------------------
+//
+// The AVX2 kernel's 8x8 bit-matrix scheme (kernels_codec.hpp, untranspose_bit_matrix) on 512-bit
+// registers: sixteen columns (512 values) a round. Its fixed part (byte and word unpacks, the
+// 8x8 dword transposes, the lane permutes) is shuffles, which all issue on one port: at 256 bits
+// that part alone took ~0.75 cycles a value, and the untranspose was over half of a planar
+// block's decode on the avx512 path (geoip4_size: 0.54 -> 0.29 ns a value with it skipped).
+// Here each shuffle moves twice the values, and the 32 registers hold the four byte-planes'
+// eight registers without spilling. The unpacks work within 128-bit lanes as at 256 bits, so
+// lane L of u[p] / u[4 + p] holds values 8q .. 8q + 3 / 8q + 4 .. 8q + 7 for q = 16 L + 4 j + p;
+// one two-register qword permute per pair of lanes joins them into 256-bit stores.
+// Few live planes keep the AVX2 table's kernel (thresholds::untranspose_zmm_min_live).
+// Only for a destination in cache (kernel_table::untranspose_in_cache): into memory not in cache
+// its 256-bit stores, each line filled by four stores from four rounds apart, ran 0.26-0.31 ->
+// 0.37-0.42 ns a value against the AVX2 kernel's (decode6, ad12470), so `untranspose` stays AVX2's.
+template <int Shift>
+[[gnu::always_inline]] inline void swap_bit_blocks(__m512i& low, __m512i& high, __m512i mask) noexcept {
+    // As the AVX2 kernel's: bits [Shift, 2 Shift) of each group in `low` trade places with
+    // bits [0, Shift) in `high` (16-bit shifts are exact: the mask drops what crosses a byte).
+    const __m512i t = _mm512_and_si512(_mm512_xor_si512(_mm512_srli_epi16(low, Shift), high), mask);
+    high = _mm512_xor_si512(high, t);
+    low = _mm512_xor_si512(low, _mm512_slli_epi16(t, Shift));
+}
+
+[[gnu::always_inline]] inline void transpose_bit_bytes(__m512i (&r)[8]) noexcept {
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
+    const __m512i m2 = _mm512_set1_epi8(0x33);
+    const __m512i m1 = _mm512_set1_epi8(0x55);
+    for (std::size_t b = 0; b < 4; ++b) swap_bit_blocks<4>(r[b], r[b + 4], m4);
+    for (std::size_t b : {0u, 1u, 4u, 5u}) swap_bit_blocks<2>(r[b], r[b + 2], m2);
+    for (std::size_t b = 0; b < 8; b += 2) swap_bit_blocks<1>(r[b], r[b + 1], m1);
+}
+
+void untranspose_in_cache(const std::uint32_t* planes, std::uint32_t live, std::uint32_t* values) noexcept {
+    if (std::popcount(live) < static_cast<int>(thresholds::untranspose_zmm_min_live)) {
+        avx2_kernels().untranspose(planes, live, values);
+        return;
+    }
+    // Qwords of lanes 0 and 1 (2 and 3) of a, then of b, interleaved by lane.
+    const __m512i lanes01 = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+    const __m512i lanes23 = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    constexpr std::size_t columns = 16;  // plane words a round
+    for (std::size_t c0 = 0; c0 < plane_words; c0 += columns) {
+        // bytes[k][t]: byte k of values 8q + t (byte q of the register), q = 0..63.
+        __m512i bytes[4][8];
+        for (std::size_t k = 0; k < 4; ++k) {
+            const std::uint32_t group = (live >> (8 * k)) & 0xFFu;
+            __m512i* r = bytes[k];
+            if (group == 0) {
+                for (std::size_t t = 0; t < 8; ++t) r[t] = _mm512_setzero_si512();
+                continue;
+            }
+            for (std::size_t b = 0; b < 8; ++b) {
+                r[b] = ((group >> b) & 1u) != 0 ? _mm512_loadu_si512(planes + (8 * k + b) * plane_words + c0)
+                                                : _mm512_setzero_si512();
+            }
+            transpose_bit_bytes(bytes[k]);
+        }
+        // words[t][j], lane L: values 8q + t as dwords, q = 16 L + 4 j .. 16 L + 4 j + 3.
+        __m512i words[8][4];
+        for (std::size_t t = 0; t < 8; ++t) {
+            const __m512i a = _mm512_unpacklo_epi8(bytes[0][t], bytes[1][t]);
+            const __m512i b = _mm512_unpackhi_epi8(bytes[0][t], bytes[1][t]);
+            const __m512i c = _mm512_unpacklo_epi8(bytes[2][t], bytes[3][t]);
+            const __m512i d = _mm512_unpackhi_epi8(bytes[2][t], bytes[3][t]);
+            words[t][0] = _mm512_unpacklo_epi16(a, c);
+            words[t][1] = _mm512_unpackhi_epi16(a, c);
+            words[t][2] = _mm512_unpacklo_epi16(b, d);
+            words[t][3] = _mm512_unpackhi_epi16(b, d);
+        }
+        std::uint32_t* out = values + column_values * c0;
+        for (std::size_t j = 0; j < 4; ++j) {
+            __m512i s[8], u[8];
+            for (std::size_t h = 0; h < 8; h += 4) {
+                s[h + 0] = _mm512_unpacklo_epi32(words[h + 0][j], words[h + 1][j]);
+                s[h + 1] = _mm512_unpackhi_epi32(words[h + 0][j], words[h + 1][j]);
+                s[h + 2] = _mm512_unpacklo_epi32(words[h + 2][j], words[h + 3][j]);
+                s[h + 3] = _mm512_unpackhi_epi32(words[h + 2][j], words[h + 3][j]);
+                u[h + 0] = _mm512_unpacklo_epi64(s[h + 0], s[h + 2]);  // slot 0: t = h..h+3
+                u[h + 1] = _mm512_unpackhi_epi64(s[h + 0], s[h + 2]);  // slot 1
+                u[h + 2] = _mm512_unpacklo_epi64(s[h + 1], s[h + 3]);  // slot 2
+                u[h + 3] = _mm512_unpackhi_epi64(s[h + 1], s[h + 3]);  // slot 3
+            }
+            for (std::size_t p = 0; p < 4; ++p) {
+                const std::size_t q = 4 * j + p;
+                const __m512i low = _mm512_permutex2var_epi64(u[p], lanes01, u[4 + p]);   // q, q + 16
+                const __m512i high = _mm512_permutex2var_epi64(u[p], lanes23, u[4 + p]);  // q + 32, q + 48
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * q), _mm512_castsi512_si256(low));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * (q + 16)), _mm512_extracti64x4_epi64(low, 1));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * (q + 32)), _mm512_castsi512_si256(high));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8 * (q + 48)), _mm512_extracti64x4_epi64(high, 1));
+            }
+        }
+    }
+}
+
 // ---- delta_decode ------------------------------------------------------------------------------
 //
 // The AVX2 kernel's scheme (kernels_avx2.cpp) at 16 lanes: 32 values a round as two prefix sums
@@ -547,6 +643,7 @@ kernel_table make_table() noexcept {
     table.stats = &stats;
     table.split_nonzero = &split_nonzero;
     table.delta_decode = &delta_decode;
+    table.untranspose_in_cache = &untranspose_in_cache;
     return table;
 }
 

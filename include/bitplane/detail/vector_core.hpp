@@ -11,6 +11,7 @@
 #include <bitplane/codec.hpp>
 #include <bitplane/detail/block_descriptor.hpp>
 #include <bitplane/detail/block_summary.hpp>
+#include <bitplane/detail/decode_destination.hpp>
 #include <bitplane/stats.hpp>
 
 #include <bitplane/detail/default_init_allocator.hpp>
@@ -71,7 +72,8 @@ public:
     void set(std::size_t index, std::uint32_t bits);           // unchecked
     /// Unchecked. Ranges spanning many full blocks are decoded in parallel over blocks.
     void decode(std::size_t first, std::span<std::uint32_t> out) const;
-    void decode_block(std::size_t block, std::span<std::uint32_t> out) const;
+    void decode_block(std::size_t block, std::span<std::uint32_t> out,
+                      decode_destination destination = decode_destination::memory) const;
     /// Decodes the block holding `index` (< size()) for an iterator that holds `held` (may be
     /// null): into `held` itself when the iterator holds its only reference, else into a new
     /// buffer, and then `held` is released. If this throws, `held` is untouched (though its
