@@ -429,6 +429,46 @@ TEST(RandomRead, PlannedBlocksOfRawPlanesAndRunLists) {
     EXPECT_GE(seen(raw_seen, 17, 32), 2u);
 }
 
+// Blocks whose plans hold many gap lists kept as maps (the AVX2 copy reads them 8 a gather,
+// plan_mapped_bits): 0-3 raw low planes under 1-24 sparse planes of ~60-160 set bits each (gap
+// lists of at least read_bitmap_min_gaps_bytes), so that the mapped group runs 0, 1, 2 and 3
+// gathers, beside raw planes in the same lanes.
+TEST(RandomRead, PlannedBlocksOfManyMappedLists) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("random-read-planned-maps"));
+    read_counts counts;
+    std::vector<bool> maps_seen(33);
+    for (int round = 0; round < 48; ++round) {
+        const std::uint32_t length = round % 4 == 3 ? 1200 + static_cast<std::uint32_t>(rng() % 848) : 2048;
+        const unsigned raw = static_cast<unsigned>(round % 4);
+        const unsigned sparse = 1 + static_cast<unsigned>(round % 24);
+        std::vector<std::uint32_t> values(length, 0);
+        for (std::uint32_t i = 0; i < length; ++i) values[i] = static_cast<std::uint32_t>(rng()) & ((1u << raw) - 1);
+        for (unsigned plane = 0; plane < sparse && raw + plane < 32; ++plane) {
+            const std::uint32_t ones = 60 + static_cast<std::uint32_t>(rng() % 100);
+            for (std::uint32_t k = 0; k < ones; ++k) values[rng() % length] |= 1u << (raw + plane);
+        }
+        std::vector<std::byte> out(bitplane::codec::max_block_bytes);
+        const std::size_t n = bitplane::codec::encode_block(values, round % 3 == 2, out);
+        const auto info = bitplane::codec::describe_block(std::span<const std::byte>(out).first(n), values.size());
+        std::uint32_t maps = 0;
+        for (const auto& p : info.planes)
+            maps += gaps_payload_bytes(p) >= bitplane::detail::thresholds::read_bitmap_min_gaps_bytes ? 1u : 0u;
+        maps_seen[maps] = true;
+        expect_reads(values, round % 3 == 2, counts, "round " + std::to_string(round) + " length " + std::to_string(length));
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_GT(counts.planned_blocks, 40u) << "the rounds should give blocks with read plans";
+    const auto seen = [&](std::size_t from, std::size_t to) {
+        std::size_t k = 0;
+        for (std::size_t m = from; m <= to; ++m) k += maps_seen[m] ? 1 : 0;
+        return k;
+    };
+    EXPECT_GE(seen(1, 8), 3u) << "one gather";
+    EXPECT_GE(seen(9, 16), 3u) << "two gathers";
+    EXPECT_GE(seen(17, 24), 3u) << "three gathers";
+}
+
 // Delta blocks as sorted read positions give them (bam_pos): random low bits of each step
 // (raw planes on base zero, read inline by window_sum) under steps of a few sizes whose high
 // bits are sparse (gap lists, positions, planes XORed onto others), some steps negative, on

@@ -184,11 +184,6 @@ void read_side(const block_descriptor& d, const std::byte* block, std::uint32_t*
     if (gaps != 0) gaps_skips(d, block, out + 1 + plan);
 }
 
-std::uint32_t read_side_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
-                              const std::uint32_t* checkpoints, const std::uint32_t* side) noexcept {
-    return read_value(d, block, index, checkpoints, side_gaps(side), side_plan(side));
-}
-
 gaps_side::gaps_side(const block_descriptor& d, const std::uint32_t* skips) noexcept
     : entries_(skips), least_(reader_portable::mapped_least(d)) {}
 
@@ -209,6 +204,19 @@ gaps_side::entry gaps_side::next(payload_kind kind, std::uint32_t bytes) noexcep
     return {nullptr, reader_portable::listed_of(at), reader_portable::listed_positions(bytes)};
 }
 
+namespace {
+
+// Out of line so that read_value keeps no frame: with the portable copy inlined there, the AVX2
+// reads paid its six register saves and restores and a call instead of a jump (35 instructions
+// a read in read_value itself, callgrind bam_pos).
+[[gnu::noinline]] std::uint32_t read_value_portable(const block_descriptor& d, const std::byte* block,
+                                                    std::uint32_t index, const std::uint32_t* checkpoints,
+                                                    const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
+    return reader_portable::read_value(d, block, index, checkpoints, skips, plan);
+}
+
+}  // namespace
+
 std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
                          const std::uint32_t* checkpoints, const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
 #if defined(BITPLANE_X86)
@@ -221,7 +229,7 @@ std::uint32_t read_value(const block_descriptor& d, const std::byte* block, std:
     if ((d.transform() == codec::transform::delta || plan != nullptr) && active_kernels().path >= simd_path::avx2)
         return read_value_avx2(d, block, index, checkpoints, skips, plan);
 #endif
-    return reader_portable::read_value(d, block, index, checkpoints, skips, plan);
+    return read_value_portable(d, block, index, checkpoints, skips, plan);
 }
 
 }  // namespace bitplane::detail

@@ -107,11 +107,17 @@ simd_path initial_path() {
     return path;
 }
 
-std::atomic<const detail::kernel_table*> active_table{nullptr};
+using detail::active_table;
+
+}  // namespace
+
+namespace detail {
+
+std::atomic<const kernel_table*> active_table{nullptr};
 
 // Cold path of active_kernels(): decided once; a bad BITPLANE_SIMD throws here, at every use,
 // until set_simd_path installs a path explicitly.
-const detail::kernel_table& first_use() {
+const kernel_table& first_kernels_use() {
     const detail::kernel_table* chosen = &table_for(initial_path());
     const detail::kernel_table* expected = nullptr;
     if (active_table.compare_exchange_strong(expected, chosen, std::memory_order_acq_rel)) {
@@ -120,7 +126,7 @@ const detail::kernel_table& first_use() {
     return *expected;  // another thread (or set_simd_path) got there first
 }
 
-}  // namespace
+}  // namespace detail
 
 std::string_view to_string(simd_path path) noexcept {
     switch (path) {
@@ -163,15 +169,4 @@ void set_simd_path(simd_path path) {
     active_table.store(&table_for(path), std::memory_order_release);
 }
 
-namespace detail {
-
-const kernel_table& active_kernels() {
-    const kernel_table* table = active_table.load(std::memory_order_acquire);
-    if (table != nullptr) [[likely]] {
-        return *table;
-    }
-    return first_use();
-}
-
-}  // namespace detail
 }  // namespace bitplane

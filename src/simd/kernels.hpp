@@ -8,6 +8,7 @@
 
 #include "codec/host_device.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <climits>
@@ -374,7 +375,20 @@ const kernel_table& sse2_kernels() noexcept;  // x86-64 only
 const kernel_table& avx2_kernels() noexcept;  // x86-64 only
 const kernel_table& avx512_kernels() noexcept;  // x86-64 only: avx2's table, GFNI transposes
 
-/// The table for the active path (see simd.hpp). Cheap: one atomic load.
-const kernel_table& active_kernels();
+/// The active path's table (dispatch.cpp; null until first use or set_simd_path).
+extern std::atomic<const kernel_table*> active_table;
+/// active_kernels' cold path: picks the path once (dispatch.cpp).
+const kernel_table& first_kernels_use();
+
+/// The table for the active path (see simd.hpp). Cheap: one atomic load. Inline, so that a
+/// caller that only dispatches (read_value) needs no call before its tail jump, and with it no
+/// saved registers: out of line it cost a random read ~30 instructions (callgrind bam_pos).
+inline const kernel_table& active_kernels() {
+    const kernel_table* table = active_table.load(std::memory_order_acquire);
+    if (table != nullptr) [[likely]] {
+        return *table;
+    }
+    return first_kernels_use();
+}
 
 }  // namespace bitplane::detail
