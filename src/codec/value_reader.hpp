@@ -543,6 +543,29 @@ constexpr std::uint32_t plan_low(std::uint32_t entry) noexcept { return entry & 
 constexpr std::uint32_t plan_index(std::uint32_t entry) noexcept { return (entry >> 16) & 31u; }
 
 #if defined(__AVX2__)
+// The bits at word `index` of 8 planes a gather: entry e's low 16 bits locate its plane (in
+// units of Scale bytes from `base`), its bits 16-20 the plane's number; each gathered word
+// is shifted right by `shift`. plan_raw_bits and plan_mapped_bits below.
+template <int Scale>
+inline __m256i plan_gathered_bits(__m256i bits, const void* base, const std::uint32_t* entries, std::uint32_t count,
+                                  int index, int shift) noexcept {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i at = _mm256_set1_epi32(index);
+    const __m128i right = _mm_cvtsi32_si128(shift);
+    const __m256i low16 = _mm256_set1_epi32(0xFFFF);
+    const __m256i one = _mm256_set1_epi32(1);
+    for (std::uint32_t k = 0; k < count; k += 8) {
+        const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count - k)), lane);
+        const __m256i e = _mm256_maskload_epi32(reinterpret_cast<const int*>(entries + k), keep);
+        const __m256i offsets = _mm256_add_epi32(_mm256_and_si256(e, low16), at);
+        const __m256i words =
+            _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), static_cast<const int*>(base), offsets, keep, Scale);
+        const __m256i bit = _mm256_and_si256(_mm256_srl_epi32(words, right), one);
+        bits = _mm256_or_si256(bits, _mm256_sllv_epi32(bit, _mm256_and_si256(_mm256_srli_epi32(e, 16), _mm256_set1_epi32(31))));
+    }
+    return bits;
+}
+
 // A plan's raw group at `position` in the AVX2 copy: 8 planes a gather (each lane the 4 bytes
 // ending at the position's byte of its plane: the 3 before it lie in the block, in the
 // plane's payload or the header and plane table before the payloads, where a load of the 3
@@ -553,21 +576,8 @@ constexpr std::uint32_t plan_index(std::uint32_t entry) noexcept { return (entry
 // Returns the bits by lanes, ORed into `bits` (plan_lanes_or folds them once for both groups).
 inline __m256i plan_raw_bits(__m256i bits, const std::byte* block, const std::uint32_t* entries, std::uint32_t count,
                              std::uint32_t position) noexcept {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i at = _mm256_set1_epi32(static_cast<int>(position / 8) - 3);
-    const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(24 + position % 8));
-    const __m256i low16 = _mm256_set1_epi32(0xFFFF);
-    const __m256i one = _mm256_set1_epi32(1);
-    for (std::uint32_t k = 0; k < count; k += 8) {
-        const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count - k)), lane);
-        const __m256i e = _mm256_maskload_epi32(reinterpret_cast<const int*>(entries + k), keep);
-        const __m256i offsets = _mm256_add_epi32(_mm256_and_si256(e, low16), at);
-        const __m256i words =
-            _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), reinterpret_cast<const int*>(block), offsets, keep, 1);
-        const __m256i bit = _mm256_and_si256(_mm256_srl_epi32(words, shift), one);
-        bits = _mm256_or_si256(bits, _mm256_sllv_epi32(bit, _mm256_and_si256(_mm256_srli_epi32(e, 16), _mm256_set1_epi32(31))));
-    }
-    return bits;
+    return plan_gathered_bits<1>(bits, block, entries, count, static_cast<int>(position / 8) - 3,
+                                 static_cast<int>(24 + position % 8));
 }
 
 // A plan's mapped group (gap lists kept as 2048-bit maps) at `position` in the AVX2 copy: 8
@@ -575,21 +585,8 @@ inline __m256i plan_raw_bits(__m256i bits, const std::byte* block, const std::ui
 // its exit (0-5 maps a block, tz_offset) was mispredicted on most reads.
 inline __m256i plan_mapped_bits(__m256i bits, const std::uint32_t* skips, const std::uint32_t* entries,
                                 std::uint32_t count, std::uint32_t position) noexcept {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i word = _mm256_set1_epi32(static_cast<int>(position / 32));
-    const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(position % 32));
-    const __m256i low16 = _mm256_set1_epi32(0xFFFF);
-    const __m256i one = _mm256_set1_epi32(1);
-    for (std::uint32_t k = 0; k < count; k += 8) {
-        const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count - k)), lane);
-        const __m256i e = _mm256_maskload_epi32(reinterpret_cast<const int*>(entries + k), keep);
-        const __m256i at = _mm256_add_epi32(_mm256_and_si256(e, low16), word);
-        const __m256i words =
-            _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), reinterpret_cast<const int*>(skips), at, keep, 4);
-        const __m256i bit = _mm256_and_si256(_mm256_srl_epi32(words, shift), one);
-        bits = _mm256_or_si256(bits, _mm256_sllv_epi32(bit, _mm256_and_si256(_mm256_srli_epi32(e, 16), _mm256_set1_epi32(31))));
-    }
-    return bits;
+    return plan_gathered_bits<4>(bits, skips, entries, count, static_cast<int>(position / 32),
+                                 static_cast<int>(position % 32));
 }
 
 // The OR of plan_raw_bits' and plan_mapped_bits' lanes.
