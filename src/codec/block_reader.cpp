@@ -62,13 +62,13 @@ std::uint32_t* payload_bitmap(const std::byte* payload, std::uint32_t bytes, std
 std::uint32_t* payload_skips(const std::byte* payload, std::uint32_t bytes, std::uint32_t least,
                              std::uint32_t* out) noexcept {
     if (reader_portable::gaps_bitmapped(bytes, least)) return payload_bitmap(payload, bytes, out);
-    const std::uint32_t n = reader_portable::listed_positions(bytes);
+    const std::uint32_t n = listed_positions(bytes);
     std::uint16_t listed[thresholds::read_bitmap_min_gaps_bytes + 16];
     std::uint32_t k = 0;
     gaps_payload::for_every_position(payload, bytes, [&](std::uint32_t p) {
         if (k < n) listed[k++] = static_cast<std::uint16_t>(p);
     });
-    std::fill(listed + k, listed + n, reader_portable::gaps_listed_pad);
+    std::fill(listed + k, listed + n, gaps_listed_pad);
     std::memcpy(out, listed, 2 * n);
     return out + n / 2;
 }
@@ -138,7 +138,7 @@ void write_read_plan(const block_descriptor& d, const std::byte* block, std::uin
                 if (reader_portable::gaps_bitmapped(e.items, least)) {
                     mapped[n_mapped++] = entry | index << 16;
                 } else {
-                    listed[n_listed++] = entry | index << 16 | reader_portable::listed_positions(e.items) << 24;
+                    listed[n_listed++] = entry | index << 16 | listed_positions(e.items) << 24;
                 }
                 entry += skip_entries(e.items, least);
                 break;
@@ -201,7 +201,7 @@ gaps_side::entry gaps_side::next(payload_kind kind, std::uint32_t bytes) noexcep
     const std::uint32_t* at = entries_;
     entries_ += skip_entries(bytes, least_);
     if (reader_portable::gaps_bitmapped(bytes, least_)) return {at, nullptr};
-    return {nullptr, reader_portable::listed_of(at), reader_portable::listed_positions(bytes)};
+    return {nullptr, reader_portable::listed_of(at), listed_positions(bytes)};
 }
 
 namespace {

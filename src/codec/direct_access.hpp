@@ -82,6 +82,26 @@ private:
 /// (listed_positions); positions and runs two words, `offset | index << 16` and the item
 /// count; references `index | reference << 8`, in decode order. In memory only.
 inline constexpr std::uint32_t read_plan_header_words = 3;
+/// A read plan's group counts and first entry, as the header words give them (read_plan).
+struct plan_groups {
+    std::uint32_t raw, mapped, listed, positions, runs, references;
+    const std::uint32_t* entries;
+};
+inline plan_groups groups_of(const std::uint32_t* plan) noexcept {
+    const std::uint32_t counts = plan[1];
+    return {counts & 0xFFu, (counts >> 8) & 0xFFu, (counts >> 16) & 0xFFu, counts >> 24, plan[2] >> 8, plan[2] & 0xFFu,
+            plan + read_plan_header_words};
+}
+/// An entry's low 16 bits (payload offset, or word of its side entries) and plane number.
+constexpr std::uint32_t plan_low(std::uint32_t entry) noexcept { return entry & 0xFFFFu; }
+constexpr std::uint32_t plan_index(std::uint32_t entry) noexcept { return (entry >> 16) & 31u; }
+/// A short gap list's kept positions: one u16 per payload byte, rounded up to a multiple of
+/// listed_positions_step and padded with gaps_listed_pad (value_reader.hpp says why).
+inline constexpr std::uint32_t listed_positions_step = 16;
+inline constexpr std::uint16_t gaps_listed_pad = 0x7FFF;  // above every bit, also as signed 16-bit
+constexpr std::uint32_t listed_positions(std::uint32_t bytes) noexcept {
+    return (bytes + listed_positions_step - 1) / listed_positions_step * listed_positions_step;
+}
 /// The plan's words (0: the block gets none: all-raw, or no stored plane).
 std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block) noexcept;
 /// Fills out[0..read_plan_words(d, block)).

@@ -142,8 +142,7 @@ constexpr std::uint32_t mapped_least(const block_descriptor& d) noexcept {
 // escape and on the item that passes the bit; the decoded positions are compared with the
 // bit 8 at a time (positions_bit), none of it depending on where the bit lies. bam_mapq
 // 11.8 -> 2.8 mispredicted branches a read (callgrind); memory in thresholds.hpp.
-inline constexpr std::uint16_t gaps_listed_pad = 0x7FFF;  // above every bit, also as signed 16-bit
-constexpr std::uint32_t listed_positions(std::uint32_t bytes) noexcept { return (bytes + 15) / 16 * 16; }
+// (gaps_listed_pad and listed_positions: direct_access.hpp, beside the side's format.)
 // Side entries of a list of `bytes` bytes in a block whose mapped_least is `least`.
 constexpr std::uint32_t skip_entries(std::uint32_t bytes, std::uint32_t least) noexcept {
     return gaps_bitmapped(bytes, least) ? gaps_bitmap_words : listed_positions(bytes) / 2;
@@ -530,17 +529,7 @@ inline const std::uint32_t* skip_past(const std::uint32_t* skips, payload_kind k
 }
 
 // ---- read plans (direct_access.hpp: read_plan): one loop per group of planes --------------
-struct plan_groups {
-    std::uint32_t raw, mapped, listed, positions, runs, references;
-    const std::uint32_t* entries;
-};
-inline plan_groups groups_of(const std::uint32_t* plan) noexcept {
-    const std::uint32_t counts = plan[1];
-    return {counts & 0xFFu, (counts >> 8) & 0xFFu, (counts >> 16) & 0xFFu, counts >> 24, plan[2] >> 8, plan[2] & 0xFFu,
-            plan + read_plan_header_words};
-}
-constexpr std::uint32_t plan_low(std::uint32_t entry) noexcept { return entry & 0xFFFFu; }
-constexpr std::uint32_t plan_index(std::uint32_t entry) noexcept { return (entry >> 16) & 31u; }
+// (plan_groups, groups_of, plan_low, plan_index: direct_access.hpp, beside the plan's format.)
 
 #if defined(__AVX2__)
 // The bits at word `index` of 8 planes a gather: entry e's low 16 bits locate its plane (in

@@ -914,17 +914,14 @@ public:
     /// must be used (no plan, or it names gap lists and no side entries are given), or where
     /// load would also be false. A gap list kept as positions gets as `items` the fewest bytes
     /// its padded position count allows (the plan keeps no byte count; listed_positions rounds
-    /// the bytes up to 16): the same side of sparse_list and marked_list as its bytes, and no
-    /// more marked lists (marked_clear_items) than its bytes give. The padded count itself
+    /// the bytes up to listed_positions_step): the same side of sparse_list and marked_list as
+    /// its bytes, and no more marked lists (marked_clear_items) than its bytes give. The padded count itself
     /// marked bam_flag's short lists together: count_eq frequent 1957K -> 2014K instructions.
     bool load_planned(const block_descriptor& d, const std::byte* bytes, const std::uint32_t* plan,
                       const std::uint32_t* skips) noexcept {
         if (plan == nullptr || d.sparse() || d.all_raw() || d.transform() == codec::transform::delta) return false;
-        const std::uint32_t counts = plan[1];
-        const std::uint32_t n_raw = counts & 0xFFu, n_mapped = (counts >> 8) & 0xFFu;
-        const std::uint32_t n_listed = (counts >> 16) & 0xFFu, n_positions = counts >> 24;
-        const std::uint32_t n_references = plan[2] & 0xFFu, n_runs = (plan[2] >> 8) & 0xFFu;
-        if (skips == nullptr && n_mapped + n_listed != 0) return false;
+        const plan_groups g = groups_of(plan);
+        if (skips == nullptr && g.mapped + g.listed != 0) return false;
         bytes_ = bytes;
         length_ = d.length;
         live_ = d.live;
@@ -940,34 +937,35 @@ public:
             p.map = nullptr;
             p.positions = nullptr;
         }
-        const auto at = [this](std::uint32_t word) -> direct_plane& { return planes_[(word >> 16) & 31u]; };
-        const std::uint32_t* e = plan + read_plan_header_words;
-        for (std::uint32_t i = 0; i < n_raw; ++i, ++e) {
+        const auto at = [this](std::uint32_t word) -> direct_plane& { return planes_[plan_index(word)]; };
+        const std::uint32_t* e = g.entries;
+        for (std::uint32_t i = 0; i < g.raw; ++i, ++e) {
             direct_plane& p = at(*e);
             p.payload = codec::payload_kind::raw;
-            p.offset = *e & 0xFFFFu;
+            p.offset = plan_low(*e);
         }
-        for (std::uint32_t i = 0; i < n_mapped; ++i, ++e) {
+        for (std::uint32_t i = 0; i < g.mapped; ++i, ++e) {
             direct_plane& p = at(*e);
             p.payload = codec::payload_kind::gaps;
-            p.map = skips + (*e & 0xFFFFu);
+            p.map = skips + plan_low(*e);
         }
-        for (std::uint32_t i = 0; i < n_listed; ++i, ++e) {
+        constexpr std::uint32_t step = listed_positions_step;
+        for (std::uint32_t i = 0; i < g.listed; ++i, ++e) {
             direct_plane& p = at(*e);
             p.payload = codec::payload_kind::gaps;
             // u16 positions in pairs per word (value_reader.hpp, listed_of)
-            p.positions = reinterpret_cast<const std::uint16_t*>(skips + (*e & 0xFFFFu));
+            p.positions = reinterpret_cast<const std::uint16_t*>(skips + plan_low(*e));
             p.listed = *e >> 24;
-            p.items = static_cast<std::uint16_t>(p.listed >= listed_round ? p.listed - (listed_round - 1) : 0u);
+            p.items = static_cast<std::uint16_t>(p.listed >= step ? p.listed - (step - 1) : 0u);
         }
-        for (std::uint32_t i = 0; i < n_positions + n_runs; ++i, e += 2) {
+        for (std::uint32_t i = 0; i < g.positions + g.runs; ++i, e += 2) {
             direct_plane& p = at(e[0]);
-            p.payload = i < n_positions ? codec::payload_kind::positions : codec::payload_kind::runs;
-            p.offset = e[0] & 0xFFFFu;
+            p.payload = i < g.positions ? codec::payload_kind::positions : codec::payload_kind::runs;
+            p.offset = plan_low(e[0]);
             p.items = static_cast<std::uint16_t>(e[1]);
         }
-        references_ = n_references != 0;
-        for (std::uint32_t i = 0; i < n_references; ++i, ++e) {
+        references_ = g.references != 0;
+        for (std::uint32_t i = 0; i < g.references; ++i, ++e) {
             const std::uint32_t j = *e & 31u, r = (*e >> 8) & 31u;
             if (r == j) return false;
             planes_[j].ref = static_cast<std::uint8_t>(r);
@@ -1173,9 +1171,6 @@ public:
 
 private:
     static constexpr std::uint8_t no_ref = 0xFF;
-    // The positions kept for a short gap list are its bytes rounded up to this (value_reader.hpp,
-    // listed_positions).
-    static constexpr std::uint32_t listed_round = 16;
     // Lists of at most this many items (positions, runs, gap bytes) are applied word by word;
     // longer ones are built into a plane first (bam_mapq, geoip4_size: gap lists of ~100-250
     // positions measured 25% faster that way; bam_flag's short lists 2x slower).
