@@ -199,6 +199,15 @@ std::uint32_t combine_planes(const block_planes& left, std::uint32_t a, const bl
     return live;
 }
 
+// Words [from, to) of `p` zeroed 8 at a time (one register store each, words from `to` up to
+// the next 8 too: the compacted planes' words past the ones in use are scratch), not by a
+// memset call for a few words (~25 instructions a plane: 10 planes twice a sparse AND block).
+void clear_words(plane& p, std::size_t from, std::size_t to) {
+    std::size_t w = from;
+    for (; w < to && w + 8 <= plane_words; w += 8) std::memset(p.data() + w, 0, 32);
+    for (; w < to; ++w) p[w] = 0;
+}
+
 // The stored planes of a plain, dense, all-raw full block (uniform data): its live mask and
 // its interleaved plane words, usable as they are. Empty when the block is anything else.
 struct raw_block {
@@ -401,8 +410,7 @@ std::size_t finish_sparse(const plane& within, std::uint32_t length, const block
     }
     const std::size_t written = (std::size_t{still} + 31) / 32;  // then zeros up to `words`
     for (std::uint32_t bits = live; bits; bits &= bits - 1) {
-        plane& r = s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))];
-        std::fill(r.begin() + static_cast<std::ptrdiff_t>(written), r.begin() + static_cast<std::ptrdiff_t>(words), 0u);
+        clear_words(s.result.planes[static_cast<std::size_t>(std::countr_zero(bits))], written, words);
     }
     if (const std::size_t bytes = write_sparse_raw(mask, still, s.result, live, raw_mask, s.plan, out)) return bytes;
     for (std::uint32_t bits = live; bits; bits &= bits - 1) {
@@ -525,8 +533,7 @@ void interleaved_planes_at(const vector_core& v, std::size_t block, const plane&
     }
     const std::size_t words = plane_words_for(length), written = (length + 31) / 32;
     for (std::uint32_t bits = d.live; bits; bits &= bits - 1) {
-        plane& p = out.planes[static_cast<std::size_t>(std::countr_zero(bits))];
-        std::fill(p.begin() + static_cast<std::ptrdiff_t>(written), p.begin() + static_cast<std::ptrdiff_t>(words), 0u);
+        clear_words(out.planes[static_cast<std::size_t>(std::countr_zero(bits))], written, words);
     }
     if (d.ones) {
         const plane all = ones_plane(length);
