@@ -403,6 +403,101 @@ TYPED_TEST(BitwiseTest, SparseOperandAgainstDenseOnEveryPath) {
     EXPECT_GT(planned_masks, 0u);  // and planned ones (few kept, or clustered)
 }
 
+// `permille` of 1000 values non-zero (random `bits`-bit values, made non-zero), the rest zero.
+std::vector<std::uint32_t> values_of_density(std::size_t n, unsigned permille, unsigned bits, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint32_t> out(n, 0u);
+    const std::uint32_t width = bits == 32 ? ~0u : (1u << bits) - 1;
+    for (auto& x : out) {
+        if (rng() % 1000 >= permille) continue;
+        const std::uint32_t v = static_cast<std::uint32_t>(rng()) & width;
+        x = v != 0 ? v : 1u;
+    }
+    return out;
+}
+
+// Sparse operands from a few values in a block to half of them, against uniform columns of
+// several widths (few to most of the kept values becoming zero in an AND: the result's mask
+// loses a few bits or many, deposit_plane's one-step and split word pairs), a size that is no
+// multiple of a block, and empty columns; every operation in both orders, on every path.
+TYPED_TEST(BitwiseTest, SparseOperandsOfEveryDensityEveryPath) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const simd_path_guard guard;
+    const std::size_t n = 3 * block_values + 1311;
+    const unsigned densities[] = {2, 20, 100, 250, 400, 550};  // permille
+    const unsigned sparse_widths[] = {1, 8, 20, 32};
+    const unsigned dense_widths[] = {1, 4, 10, 17, 32};
+    std::size_t sparse_blocks = 0;
+    for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        for (const std::size_t size : {std::size_t{0}, n}) {
+            for (const unsigned permille : densities) {
+                for (const unsigned sw : sparse_widths) {
+                    const std::vector<T> rs = as_typed<T>(values_of_density(size, permille, sw, case_seed("density", permille, sw)));
+                    const bvec<T> sparse = from(rs);
+                    for (std::size_t k = 0; k < sparse.core().sealed_block_count(); ++k)
+                        sparse_blocks += sparse.core().sealed_descriptor(k).sparse() ? 1 : 0;
+                    for (const unsigned dw : dense_widths) {
+                        SCOPED_TRACE("size " + std::to_string(size) + ", " + std::to_string(permille) + " per mille of " +
+                                     std::to_string(sw) + "-bit values with uniform" + std::to_string(dw));
+                        const std::vector<T> rd = as_typed<T>(dense_values(size, dw, 0, 0, case_seed("density-dense", dw)));
+                        const bvec<T> dense = from(rd);
+                        check_all_ops(dense, sparse, rd, rs);
+                        check_all_ops(sparse, dense, rs, rd);
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GT(sparse_blocks, 0u);  // the densities above reach the sparse layout
+}
+
+// Result blocks that repeat, not side by side (a period of three blocks): AND and AND-NOT of a
+// sparse column with a dense one, each built of the same three blocks over and over, give
+// blocks that share one stored entry each (found through the recent-blocks table, not the
+// previous two blocks), with the right values, on every path.
+TYPED_TEST(BitwiseTest, RepeatedSparseResultBlocksShareEntriesEveryPath) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    const simd_path_guard guard;
+    constexpr std::size_t period = 3, blocks = 12;
+    const std::vector<std::uint32_t> sparse_block = values_of_density(period * block_values, 100, 20, case_seed("repeat-s"));
+    const std::vector<std::uint32_t> dense_block = dense_values(period * block_values, 10, 0, 0, case_seed("repeat-d"));
+    std::vector<std::uint32_t> s32, d32;
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const auto from_block = static_cast<std::ptrdiff_t>((b % period) * block_values);
+        s32.insert(s32.end(), sparse_block.begin() + from_block, sparse_block.begin() + from_block + block_values);
+        d32.insert(d32.end(), dense_block.begin() + from_block, dense_block.begin() + from_block + block_values);
+    }
+    const std::vector<T> rs = as_typed<T>(s32), rd = as_typed<T>(d32);
+    for (const bitplane::simd_path path : bitplane_test::paths_to_sweep()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        const bvec<T> sparse = from(rs), dense = from(rd);
+        for (const op_kind op : {op_kind::and_op, op_kind::andnot_op}) {
+            for (const bool sparse_left : {true, false}) {
+                SCOPED_TRACE(std::string(name_of(op)) + (sparse_left ? ", sparse left" : ", sparse right"));
+                const bvec<T>& a = sparse_left ? sparse : dense;
+                const bvec<T>& b = sparse_left ? dense : sparse;
+                EXPECT_TRUE(op_matches(op, a, b, sparse_left ? rs : rd, sparse_left ? rd : rs));
+                const bvec<T> result = run_op(op, a, b);
+                ASSERT_EQ(result.core().sealed_block_count(), blocks);
+                for (std::size_t k = 0; k < blocks; ++k) {
+                    const std::byte* stored = result.core().sealed_block(k, {}).data();
+                    if (k >= period) {
+                        EXPECT_EQ(stored, result.core().sealed_block(k - period, {}).data()) << "block " << k;
+                    }
+                    if (k >= 1) {
+                        EXPECT_NE(stored, result.core().sealed_block(k - 1, {}).data()) << "block " << k;
+                    }
+                }
+            }
+        }
+    }
+}
+
 // ---- shortcuts --------------------------------------------------------------------------------
 
 TYPED_TEST(BitwiseTest, ZeroBlocksAnswerWithoutPlaneWork) {

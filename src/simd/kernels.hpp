@@ -263,16 +263,18 @@ struct kernel_table {
                        bool fresh) = nullptr;
 
     /// Optional (null: ops/bitwise.cpp's portable loop, kernels_compact.hpp): extract_plane
-    /// for the planes `live` at once, stored column by column: word c of the r-th plane of
-    /// `live` is the little-endian word at words + c * column_stride + 4 r (an interleaved
-    /// all-raw payload: column_stride = 4 * popcount(live); any alignment). For each plane j
+    /// for the planes `live` at once: word c of the r-th plane of `live` is the little-endian
+    /// word at words + c * column_stride + r * plane_stride (any alignment): an interleaved
+    /// all-raw payload has column_stride = 4 * popcount(live) and plane_stride = 4; planes
+    /// of W words one after another have column_stride = 4 and plane_stride = 4 W. For each plane j
     /// of `live`, out[j * plane_words ..] gets the bits at the set bits of
     /// select[0..columns), columns <= 64, in order, in its first ceil(popcount / 32) words
     /// (zeros above the last bit); the words after those and the planes not in `live` are not
     /// written, and neither the columns nor the select words from `columns` on are read
     /// (compacting a few words of planes costs no walk over 64).
-    void (*extract_planes)(const std::uint8_t* words, std::size_t column_stride, std::uint32_t live,
-                           const std::uint32_t* select, std::size_t columns, std::uint32_t* out) = nullptr;
+    void (*extract_planes)(const std::uint8_t* words, std::size_t column_stride, std::size_t plane_stride,
+                           std::uint32_t live, const std::uint32_t* select, std::size_t columns,
+                           std::uint32_t* out) = nullptr;
 
     /// Optional (null: the codec's SSE2/portable loop, value_transform.cpp): a delta block's
     /// residuals r[0..count) to its values, in place: v[0] = first + r[0], v[i] = v[i-1] + r[i]
