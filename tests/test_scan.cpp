@@ -648,6 +648,23 @@ TEST(ScanKernels, NarrowPlanesMatchesReferenceOnEveryPath) {
             for (std::uint32_t w = 0; w < plane_words; ++w) ASSERT_EQ(eq[w], want[w]) << "word " << w;
             ASSERT_EQ(got, any);
         }
+        // One bit left in eq, in every word (and so every lane of every register), kept or
+        // cleared by one plane: whether any bit is left must not depend on where it is.
+        std::vector<std::uint8_t> one(4 * std::size_t{plane_words} + 1);
+        for (std::uint32_t w = 0; w < plane_words; ++w) {
+            for (const std::uint32_t flip : {0u, ~0u}) {
+                const std::uint32_t bit = 1u << (rng() % 32);
+                std::vector<std::uint32_t> words(plane_words, 0u);
+                words[w] = bit;
+                std::memcpy(one.data() + 1, words.data(), 4 * std::size_t{plane_words});
+                const std::uint8_t* plane = one.data() + 1;
+                std::vector<std::uint32_t> eq(plane_words, 0u);
+                eq[w] = bit;
+                const bool got = kernels.narrow_planes(eq.data(), &plane, &flip, 1, false);
+                ASSERT_EQ(got, flip == 0u) << "word " << w;
+                ASSERT_EQ(eq[w], flip == 0u ? bit : 0u) << "word " << w;
+            }
+        }
     }
     const std::vector<simd_path> swept = bitplane_test::paths_to_sweep();
     if (std::find(swept.begin(), swept.end(), simd_path::avx2) != swept.end()) {
