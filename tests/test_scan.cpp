@@ -587,6 +587,91 @@ TEST(ScanKernels, EqualInterleavedMatchesReferenceOnEveryPath) {
     }
 }
 
+// The optional narrow_planes kernel (where a path has one) against the definition, word by
+// word: 0..32 planes at odd addresses (a plane's 256 bytes ending where the buffer ends),
+// flips of 0 and ~0, eq fresh or given (dense, sparse, empty), planes of every density, and
+// planes equal to or the complement of one another (eq emptied in one word, or everywhere).
+TEST(ScanKernels, NarrowPlanesMatchesReferenceOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const int rounds = quick_mode() ? 20 : 80;
+    bool ran = false;
+    for (const simd_path path : bitplane_test::paths_to_sweep()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        const auto& kernels = bitplane::detail::active_kernels();
+        if (kernels.narrow_planes == nullptr) continue;
+        ran = true;
+        std::mt19937_64 rng(case_seed("narrow-planes", static_cast<std::uint64_t>(path)));
+        const auto word_of = [&rng](unsigned density) {
+            std::uint32_t w = static_cast<std::uint32_t>(rng());
+            if (density == 0) w &= static_cast<std::uint32_t>(rng()) & static_cast<std::uint32_t>(rng());
+            if (density == 1) w |= static_cast<std::uint32_t>(rng()) | static_cast<std::uint32_t>(rng());
+            if (density == 3) w = rng() % 2 == 0 ? 0u : ~0u;
+            return w;
+        };
+        for (int round = 0; round < rounds; ++round) {
+            const auto count = static_cast<std::uint32_t>(rng() % 33);
+            std::vector<std::vector<std::uint8_t>> storage(count);
+            std::vector<const std::uint8_t*> planes(count);
+            std::vector<std::uint32_t> flips(count);
+            std::vector<std::vector<std::uint32_t>> words(count, std::vector<std::uint32_t>(plane_words));
+            for (std::uint32_t k = 0; k < count; ++k) {
+                const unsigned density = static_cast<unsigned>(rng() % 4);
+                for (std::uint32_t w = 0; w < plane_words; ++w) words[k][w] = word_of(density);
+                if (k > 0 && rng() % 4 == 0) {  // a copy or the complement of the previous plane
+                    words[k] = words[k - 1];
+                    if (rng() % 2 == 0)
+                        for (auto& w : words[k]) w = ~w;
+                }
+                flips[k] = rng() % 2 == 0 ? 0u : ~0u;
+                const std::size_t lead = 1 + rng() % 7;
+                storage[k].resize(lead + 4 * std::size_t{plane_words});
+                std::memcpy(storage[k].data() + lead, words[k].data(), 4 * std::size_t{plane_words});
+                planes[k] = storage[k].data() + lead;
+            }
+            const bool fresh = rng() % 2 == 0;
+            std::vector<std::uint32_t> eq(plane_words);
+            const unsigned eq_density = static_cast<unsigned>(rng() % 5);
+            for (auto& w : eq) w = eq_density == 4 ? 0u : word_of(eq_density);
+            std::vector<std::uint32_t> want(plane_words);
+            bool any = false;
+            for (std::uint32_t w = 0; w < plane_words; ++w) {
+                std::uint32_t x = fresh ? ~0u : eq[w];
+                for (std::uint32_t k = 0; k < count; ++k) x &= words[k][w] ^ flips[k];
+                want[w] = x;
+                any = any || x != 0;
+            }
+            SCOPED_TRACE("round " + std::to_string(round) + " planes " + std::to_string(count) +
+                         (fresh ? " fresh" : " given"));
+            const bool got = kernels.narrow_planes(eq.data(), planes.data(), flips.data(), count, fresh);
+            for (std::uint32_t w = 0; w < plane_words; ++w) ASSERT_EQ(eq[w], want[w]) << "word " << w;
+            ASSERT_EQ(got, any);
+        }
+        // One bit left in eq, in every word (and so every lane of every register), kept or
+        // cleared by one plane: whether any bit is left must not depend on where it is.
+        std::vector<std::uint8_t> one(4 * std::size_t{plane_words} + 1);
+        for (std::uint32_t w = 0; w < plane_words; ++w) {
+            for (const std::uint32_t flip : {0u, ~0u}) {
+                const std::uint32_t bit = 1u << (rng() % 32);
+                std::vector<std::uint32_t> words(plane_words, 0u);
+                words[w] = bit;
+                std::memcpy(one.data() + 1, words.data(), 4 * std::size_t{plane_words});
+                const std::uint8_t* plane = one.data() + 1;
+                std::vector<std::uint32_t> eq(plane_words, 0u);
+                eq[w] = bit;
+                const bool got = kernels.narrow_planes(eq.data(), &plane, &flip, 1, false);
+                ASSERT_EQ(got, flip == 0u) << "word " << w;
+                ASSERT_EQ(eq[w], flip == 0u ? bit : 0u) << "word " << w;
+            }
+        }
+    }
+    const std::vector<simd_path> swept = bitplane_test::paths_to_sweep();
+    if (std::find(swept.begin(), swept.end(), simd_path::avx2) != swept.end()) {
+        EXPECT_TRUE(ran) << "the AVX2 path has a narrow_planes kernel";
+    }
+}
+
 TEST(ScanKernels, TestValuesMatchesReferenceOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;

@@ -23,6 +23,8 @@
 //   planes that keep only their own bits first, then raw planes (read in place), then list
 //   planes that clear theirs, and stops once the mask is empty; a plane stored against plane r
 //   acts, where r already equals the target, as one stored against the target's bit of r.
+//   The raw planes of a whole block are ANDed in one pass (the narrow_planes kernel, AVX2 and
+//   AVX-512: eq kept in registers), not one pass over eq per plane.
 //   Short lists (<= 32 items) touch only the words they fall in; longer ones are built into a
 //   plane first. Where no list keeps its bits, the lists that clear theirs (two or more, over
 //   32 items: bam_mapq, geoip4_size) are marked together in a byte map (a store per position,

@@ -262,6 +262,16 @@ struct kernel_table {
     bool (*pack_marks)(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words, std::uint32_t flip,
                        bool fresh) = nullptr;
 
+    /// Optional (null: the scans narrow eq one plane at a time, ops/scan_block.cpp): the raw
+    /// planes of an equality in one pass over a whole plane of eq. For w < 64:
+    /// eq[w] = (fresh ? ~0 : eq[w]) & AND over k < count of (word w of planes[k] ^ flips[k]),
+    /// where word w of planes[k] is the little-endian word at planes[k] + 4 w (any alignment,
+    /// 256 bytes read) and flips[k] is 0 or ~0. Returns whether any bit of eq is set. eq is
+    /// loaded and stored once, not once per plane (word_length, geoip4_country: 4-8 raw
+    /// planes a block).
+    bool (*narrow_planes)(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
+                          std::uint32_t count, bool fresh) = nullptr;
+
     /// Optional (null: ops/bitwise.cpp's portable loop, kernels_compact.hpp): extract_plane
     /// for the planes `live` at once: word c of the r-th plane of `live` is the little-endian
     /// word at words + c * column_stride + r * plane_stride (any alignment): an interleaved

@@ -632,6 +632,29 @@ std::size_t split_nonzero(const std::uint32_t* values, std::size_t count, std::u
     return kept;
 }
 
+// narrow_planes (kernels.hpp): eq's 64 words in 4 registers for the whole pass, each plane one
+// ternary-logic instruction per register (acc & (flip ^ word), the plane's words its memory
+// operand), where the AVX2 kernel takes a load, an XOR and an AND per 8 words.
+bool narrow_planes(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
+                   std::uint32_t count, bool fresh) noexcept {
+    constexpr std::uint32_t regs = plane_words / 16;
+    constexpr int acc_and_xor = 0x60;  // A & (B ^ C) for A = 0xF0, B = 0xCC, C = 0xAA
+    __m512i acc[regs];
+    for (std::uint32_t r = 0; r < regs; ++r) acc[r] = fresh ? _mm512_set1_epi32(-1) : _mm512_loadu_si512(eq + 16 * r);
+    for (std::uint32_t k = 0; k < count; ++k) {
+        const std::uint8_t* p = planes[k];
+        const __m512i flip = _mm512_set1_epi32(static_cast<int>(flips[k]));
+        for (std::uint32_t r = 0; r < regs; ++r)
+            acc[r] = _mm512_ternarylogic_epi32(acc[r], flip, _mm512_loadu_si512(p + 64 * r), acc_and_xor);
+    }
+    __m512i any = _mm512_setzero_si512();
+    for (std::uint32_t r = 0; r < regs; ++r) {
+        _mm512_storeu_si512(eq + 16 * r, acc[r]);
+        any = _mm512_or_si512(any, acc[r]);
+    }
+    return _mm512_test_epi32_mask(any, any) != 0;
+}
+
 kernel_table make_table() noexcept {
     kernel_table table = avx2_kernels();
     table.path = simd_path::avx512;
@@ -644,6 +667,7 @@ kernel_table make_table() noexcept {
     table.split_nonzero = &split_nonzero;
     table.delta_decode = &delta_decode;
     table.untranspose_in_cache = &untranspose_in_cache;
+    table.narrow_planes = &narrow_planes;
     return table;
 }
 

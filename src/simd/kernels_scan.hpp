@@ -481,6 +481,31 @@ inline bool pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint3
     }
     return acc != 0;
 }
+
+// narrow_planes of the kernel table (kernels.hpp): eq's 64 words in 8 registers for the whole
+// pass, each plane a load, XOR and AND per register (the SSE2 loop of scan_block.cpp loads and
+// stores eq again for every plane, 4 words an instruction).
+inline bool narrow_planes(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
+                          std::uint32_t count, bool fresh) noexcept {
+    constexpr std::uint32_t regs = plane_words / 8;
+    __m256i acc[regs];
+    for (std::uint32_t r = 0; r < regs; ++r)
+        acc[r] = fresh ? _mm256_set1_epi32(-1) : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eq + 8 * r));
+    for (std::uint32_t k = 0; k < count; ++k) {
+        const std::uint8_t* p = planes[k];
+        const __m256i flip = _mm256_set1_epi32(static_cast<int>(flips[k]));
+        for (std::uint32_t r = 0; r < regs; ++r) {
+            const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * r));
+            acc[r] = _mm256_and_si256(acc[r], _mm256_xor_si256(x, flip));
+        }
+    }
+    __m256i any = _mm256_setzero_si256();
+    for (std::uint32_t r = 0; r < regs; ++r) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(eq + 8 * r), acc[r]);
+        any = _mm256_or_si256(any, acc[r]);
+    }
+    return _mm256_testz_si256(any, any) == 0;
+}
 #endif
 
 template <class A>
