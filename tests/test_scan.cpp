@@ -11,6 +11,7 @@
 #include "codec/direct_access.hpp"
 #include "codec/plane_bits.hpp"
 #include "codec/thresholds.hpp"
+#include "core/vector_access.hpp"
 #include "ops/scan_block.hpp"
 #include "simd/kernels.hpp"
 
@@ -1347,3 +1348,43 @@ TEST(ScanBlocks, ZigzagEncodedIntervalsEveryPath) {
     EXPECT_GT(zigzag_blocks, 100u) << "zigzag-only encoding no longer gives zigzag blocks";
 }
 
+
+// Intervals that hold the column's every value, none of it, or all but its largest, answered
+// from the column's [min, max] over the blocks' summaries (scan.cpp, answer_for_all): with a
+// tail that passes or not, and with blocks appended as bytes, whose summaries are unknown (the
+// per-block way then answers).
+TEST(Scan, WholeColumnIntervalsEveryPath) {
+    BITPLANE_SEED_TRACE();
+    bitplane_test::on_every_path([] {
+        for (const bool as_bytes : {false, true}) {
+            for (const std::size_t n : {std::size_t{0}, std::size_t{577}, 3 * block_values, 3 * block_values + 576}) {
+                SCOPED_TRACE(std::string(as_bytes ? "appended as bytes" : "encoded") + " n " + std::to_string(n));
+                std::mt19937_64 rng(case_seed("scan-whole-column", n, as_bytes));
+                std::vector<std::int32_t> values(n);
+                for (auto& x : values) x = static_cast<std::int32_t>(rng() % 2);  // bed_strand: 0 and 1
+                if (n > block_values) values[block_values + 3] = -5;          // one block wider
+                const std::size_t sealed = n / block_values * block_values;
+                bitplane::vector<std::int32_t> v;
+                if (as_bytes) {
+                    bitplane::detail::vector_core& core = bitplane::detail::vector_access::core(v);
+                    for (std::size_t b = 0; b < sealed; b += block_values) {
+                        std::vector<std::byte> bytes(bitplane::codec::max_block_bytes);
+                        const std::span<const std::uint32_t> bits(
+                            reinterpret_cast<const std::uint32_t*>(values.data()) + b, block_values);
+                        bytes.resize(bitplane::codec::encode_block(bits, true, bytes));
+                        core.append_encoded_block(bytes);
+                    }
+                    for (std::size_t i = sealed; i < n; ++i) v.push_back(values[i]);
+                } else {
+                    v = bitplane::vector<std::int32_t>(std::span<const std::int32_t>(values.data(), values.size()));
+                }
+                ASSERT_EQ(v.size(), n);
+                for (const auto& [lo, hi] : std::vector<std::pair<std::int32_t, std::int32_t>>{
+                         {-5, 1}, {-6, 2}, {0, 1}, {-5, 0}, {2, 9}, {-9, -6}, {1, 1}, {-5, -5}}) {
+                    check_probe(v, values, op::range, lo, hi, true);
+                    if (::testing::Test::HasFatalFailure()) return;
+                }
+            }
+        }
+    });
+}
