@@ -11,6 +11,7 @@
 #include "codec/direct_access.hpp"
 #include "codec/plane_bits.hpp"
 #include "codec/thresholds.hpp"
+#include "core/vector_access.hpp"
 #include "ops/scan_block.hpp"
 #include "simd/kernels.hpp"
 
@@ -1298,4 +1299,177 @@ TEST(Scan, DeltaBlocksWithPlanesStoredAgainstConstantPlanes) {
             if (HasFatalFailure()) return;
         }
     }
+}
+
+// Zigzag blocks under intervals (scan_block.cpp, zigzag_prefix): the symmetric ones, [-a, a]
+// and [-a - 1, a], are compared on the residual planes as the prefix [0, 2a] or [0, 2a + 1];
+// every other interval is decoded. Both ways against the reference, around each: one off each
+// side of symmetric, both bounds negative, both positive, empty, the whole column, and the
+// int32 extremes; on blocks of every residual width, sparse ones (mostly zeros), runs and a
+// constant negative block, sizes not a multiple of 2048, with and without side entries
+// (check_probe's per-block answers), for int32 and for the same bits as uint32.
+namespace {
+
+std::vector<std::int32_t> zigzag_values(std::uint32_t width, int kind, std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    const std::uint64_t magnitudes = std::uint64_t{1} << width;  // |v| <= 2^width + 1, width <= 30
+    std::vector<std::int32_t> out(n);
+    std::int32_t run_value = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        // Even non-negative and odd negative values: bit 1 of every zigzag residual is 0, one
+        // plane fewer than a frame of reference needs, so that the encoder takes zigzag.
+        const auto m = static_cast<std::int64_t>(rng() % (magnitudes / 2 + 1));
+        const std::int32_t v = static_cast<std::int32_t>(rng() % 2 == 0 ? 2 * m : -2 * m - 1);
+        switch (kind) {
+            case 0: out[i] = v; break;                                 // dense
+            case 1: out[i] = rng() % 16 == 0 ? v : 0; break;           // sparse
+            case 2:                                                    // runs
+                if (i % 97 == 0) run_value = v;
+                out[i] = run_value;
+                break;
+            default: out[i] = -static_cast<std::int32_t>(magnitudes / 2) - 1; break;  // constant negative
+        }
+    }
+    return out;
+}
+
+std::vector<std::pair<std::int32_t, std::int32_t>> zigzag_intervals(const std::vector<std::int32_t>& values,
+                                                                    std::uint64_t seed) {
+    using lim = std::numeric_limits<std::int32_t>;
+    const auto [mn, mx] = std::minmax_element(values.begin(), values.end());
+    std::mt19937_64 rng(seed);
+    std::vector<std::pair<std::int32_t, std::int32_t>> out = {
+        {*mn, *mx}, {lim::min(), lim::max()}, {-lim::max(), lim::max()}, {lim::min(), lim::max() - 1},
+        {lim::min(), -1}, {0, lim::max()}, {lim::min(), lim::min()}, {lim::max(), lim::max()}, {-1, 0}, {0, 0},
+        {-1, -1}, {0, -1}, {1, -1}};
+    std::vector<std::int32_t> bounds = {0, 1, 2, 3, 434, lim::max() - 1};
+    for (int k = 0; k < 6; ++k) {
+        const std::int32_t v = values[rng() % values.size()];
+        bounds.push_back(v == lim::min() ? lim::max() : (v < 0 ? -v : v));
+    }
+    for (const std::int32_t a : bounds) {
+        out.emplace_back(-a, a);          // symmetric: [0, 2a]
+        out.emplace_back(-a - 1, a);      // [0, 2a + 1]
+        out.emplace_back(-a + 1, a);      // decoded
+        out.emplace_back(-a, a == lim::max() ? a : a + 1);  // decoded
+        out.emplace_back(-a - 1, -1);     // both negative
+        out.emplace_back(a / 2, a);       // both positive
+        out.emplace_back(a, -a - 1);      // empty
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(Scan, ZigzagIntervalsEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    std::uint64_t zigzag_blocks = 0;
+    for (std::uint32_t width = 1; width <= 30; width += quick_mode() ? 6 : 3) {
+        for (int kind = 0; kind < 4; ++kind) {
+            const std::size_t n = kind == 3 ? block_values + 5 : 2 * block_values + 313;
+            SCOPED_TRACE("width " + std::to_string(width) + " kind " + std::to_string(kind));
+            const std::vector<std::int32_t> values = zigzag_values(width, kind, n, case_seed("scan-zz", width, kind));
+            const bitplane::vector<std::int32_t> v(std::span<const std::int32_t>(values.data(), values.size()));
+            zigzag_blocks += v.stats().blocks_by_transform[static_cast<std::size_t>(bitplane::codec::transform::zigzag)];
+            std::vector<std::uint32_t> bits(n);
+            std::memcpy(bits.data(), values.data(), n * 4);
+            const bitplane::vector<std::uint32_t> u(std::span<const std::uint32_t>(bits.data(), bits.size()));
+            const auto intervals = zigzag_intervals(values, case_seed("scan-zz-intervals", width, kind));
+            bitplane_test::on_every_path([&] {
+                for (const auto& [lo, hi] : intervals) {
+                    check_probe(v, values, op::range, lo, hi, true);
+                    if (HasFatalFailure()) return;
+                    check_probe(u, bits, op::range, std::bit_cast<std::uint32_t>(lo), std::bit_cast<std::uint32_t>(hi),
+                                false);
+                    if (HasFatalFailure()) return;
+                }
+            });
+            if (HasFatalFailure()) return;
+        }
+    }
+    EXPECT_GT(zigzag_blocks, 10u) << "the vectors no longer hold zigzag blocks: the test does not cover them";
+}
+
+// The same intervals on blocks encoded zigzag (zigzag only: no other transform can be taken)
+// for both signednesses, scanned as encoded bytes.
+TEST(ScanBlocks, ZigzagEncodedIntervalsEveryPath) {
+    BITPLANE_SEED_TRACE();
+    bitplane::codec::encode_options zigzag_only;
+    zigzag_only.frame_of_reference = zigzag_only.delta = false;
+    std::size_t zigzag_blocks = 0;
+    bitplane_test::on_every_path([&] {
+        for (std::uint32_t width = 0; width <= 30; width += quick_mode() ? 5 : 2) {
+            for (int kind = 0; kind < 4; ++kind) {
+                for (const std::size_t n : {std::size_t{1}, std::size_t{999}, block_values}) {
+                    SCOPED_TRACE("width " + std::to_string(width) + " kind " + std::to_string(kind) + " n " +
+                                 std::to_string(n));
+                    const std::vector<std::int32_t> values =
+                        zigzag_values(width, kind, n, case_seed("scan-zz-enc", width, kind, n));
+                    std::vector<std::uint32_t> bits(n);
+                    std::memcpy(bits.data(), values.data(), n * 4);
+                    std::vector<std::byte> bytes(bitplane::codec::max_block_bytes);
+                    bytes.resize(bitplane::codec::encode_block(bits, true, bytes, zigzag_only));
+                    const auto count = static_cast<std::uint32_t>(n);
+                    if (bitplane::codec::describe_block(bytes, count).value_transform ==
+                        bitplane::codec::transform::zigzag)
+                        ++zigzag_blocks;
+                    bitplane::detail::scan_scratch scratch;
+                    plane out;
+                    for (const auto& [lo, hi] : zigzag_intervals(values, case_seed("scan-zz-enc-iv", width, kind))) {
+                        SCOPED_TRACE(probe_name(op::range, lo, hi));
+                        const auto test = make_test(op::range, lo, hi);
+                        out.fill(0xA5A5A5A5u);
+                        const positions expected = reference(values, op::range, lo, hi);
+                        ASSERT_TRUE(same_positions(
+                            expected, block_positions(bitplane::detail::scan_encoded_block(bytes, count, test, scratch, out),
+                                                      out, 0, count)));
+                        ASSERT_EQ(bitplane::detail::count_encoded_block(bytes, count, test, scratch), expected.size());
+                    }
+                }
+            }
+        }
+    });
+    EXPECT_GT(zigzag_blocks, 100u) << "zigzag-only encoding no longer gives zigzag blocks";
+}
+
+
+// Intervals that hold the column's every value, none of it, or all but its largest, answered
+// from the column's [min, max] over the blocks' summaries (scan.cpp, answer_for_all): with a
+// tail that passes or not, and with blocks appended as bytes, whose summaries are unknown (the
+// per-block way then answers).
+TEST(Scan, WholeColumnIntervalsEveryPath) {
+    BITPLANE_SEED_TRACE();
+    bitplane_test::on_every_path([] {
+        for (const bool as_bytes : {false, true}) {
+            for (const std::size_t n : {std::size_t{0}, std::size_t{577}, 3 * block_values, 3 * block_values + 576}) {
+                SCOPED_TRACE(std::string(as_bytes ? "appended as bytes" : "encoded") + " n " + std::to_string(n));
+                std::mt19937_64 rng(case_seed("scan-whole-column", n, as_bytes));
+                std::vector<std::int32_t> values(n);
+                for (auto& x : values) x = static_cast<std::int32_t>(rng() % 2);  // bed_strand: 0 and 1
+                if (n > block_values) values[block_values + 3] = -5;          // one block wider
+                const std::size_t sealed = n / block_values * block_values;
+                bitplane::vector<std::int32_t> v;
+                if (as_bytes) {
+                    bitplane::detail::vector_core& core = bitplane::detail::vector_access::core(v);
+                    for (std::size_t b = 0; b < sealed; b += block_values) {
+                        std::vector<std::byte> bytes(bitplane::codec::max_block_bytes);
+                        const std::span<const std::uint32_t> bits(
+                            reinterpret_cast<const std::uint32_t*>(values.data()) + b, block_values);
+                        bytes.resize(bitplane::codec::encode_block(bits, true, bytes));
+                        core.append_encoded_block(bytes);
+                    }
+                    for (std::size_t i = sealed; i < n; ++i) v.push_back(values[i]);
+                } else {
+                    v = bitplane::vector<std::int32_t>(std::span<const std::int32_t>(values.data(), values.size()));
+                }
+                ASSERT_EQ(v.size(), n);
+                for (const auto& [lo, hi] : std::vector<std::pair<std::int32_t, std::int32_t>>{
+                         {-5, 1}, {-6, 2}, {0, 1}, {-5, 0}, {2, 9}, {-9, -6}, {1, 1}, {-5, -5}}) {
+                    check_probe(v, values, op::range, lo, hi, true);
+                    if (::testing::Test::HasFatalFailure()) return;
+                }
+            }
+        }
+    });
 }

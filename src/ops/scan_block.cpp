@@ -108,8 +108,34 @@ std::uint32_t zigzag(std::uint32_t bits) noexcept {
     return (bits << 1) ^ static_cast<std::uint32_t>(static_cast<std::int32_t>(bits) >> 31);
 }
 
+// A zigzag residual z holds the int32 s = z / 2 where z is even and -(z + 1) / 2 where it is
+// odd, so the residuals of an int32 interval [lo, hi] with lo < 0 <= hi are the even z up to
+// 2 hi and the odd z up to -2 lo - 1. Where these two bounds are neighbours, hi = -lo
+// (bam_tlen's [-434, 434]) or hi = -lo - 1, every z from 0 up to the larger bound passes: one
+// residual interval [0, max(2 hi, -2 lo - 1)], compared on the planes like a frame of
+// reference (a block of 2048 went through decode_and_test before, about 16K instructions,
+// callgrind AVX2). Other intervals need the parity plane beside the comparison, and are
+// decoded: false. The interval is taken on the values' bits as int32 whatever the keys'
+// sign (a block of uint32 values may be zigzag too): the keys start .. start + span are
+// those int32 values when they do not pass from 0x7FFFFFFF to 0x80000000 as bits.
+bool zigzag_prefix(const scan_test& test, residual_test& out) noexcept {
+    if (test.negate) return false;
+    const std::uint32_t first_bits = test.start ^ scan_test::bias(test.is_signed);
+    // Offset by 2^31, the int32 order is the unsigned order: the interval must not wrap.
+    const std::uint32_t first_ordered = first_bits ^ 0x80000000u;
+    if (first_ordered > max_key - test.span) return false;
+    const std::int64_t lo = static_cast<std::int32_t>(first_bits);
+    const std::int64_t hi = lo + test.span;
+    if (lo >= 0 || hi < 0 || (hi != -lo && hi != -lo - 1)) return false;
+    out.lo = 0;
+    out.hi = static_cast<std::uint32_t>(std::max(2 * hi, -2 * lo - 1));  // <= 2^32 - 1
+    out.inside = true;
+    return true;
+}
+
 // The block's test on its residual planes, where there is one (plain, frame of reference,
-// zigzag for equality); false where the values must be decoded.
+// zigzag for equality and for intervals zigzag_prefix takes); false where the values must
+// be decoded.
 bool residual_form(codec::transform transform, std::uint32_t for_base, const scan_test& test,
                    residual_test& out) noexcept {
     const std::uint32_t bias = scan_test::bias(test.is_signed);
@@ -117,7 +143,7 @@ bool residual_form(codec::transform transform, std::uint32_t for_base, const sca
         case codec::transform::none: out = to_residuals(test, bias); return true;
         case codec::transform::frame_of_reference: out = to_residuals(test, for_base ^ bias); return true;
         case codec::transform::zigzag:
-            if (test.span != 0) return false;
+            if (test.span != 0) return zigzag_prefix(test, out);
             out.lo = out.hi = zigzag(test.start ^ bias);
             out.inside = !test.negate;
             return true;
@@ -357,6 +383,8 @@ public:
     [[nodiscard]] std::uint32_t words() const noexcept { return words_; }
     /// Planes read in place (nothing to build: an equality test reads them in one pass).
     [[nodiscard]] bool in_place() const noexcept { return block_.interleaved; }
+    /// Whether the planes are a sparse block's compact ones.
+    [[nodiscard]] bool sparse() const noexcept { return block_.sparse; }
     /// Whether `bits` has a set bit below the planes' length.
     [[nodiscard]] bool any_inside(const std::uint32_t* bits) const noexcept {
         const std::uint32_t full = block_.length / 32;
@@ -566,8 +594,14 @@ enum class compact_answer : std::uint8_t { none, all, some };
 // there (random 32-bit values, rare value: 14-21 ms against 10-11 ms for 16M values, AVX2).
 constexpr std::uint32_t planar_stage = 4;
 
-std::uint32_t stage_steps(bool in_place, std::uint32_t left) noexcept {
-    return in_place ? left : std::min(planar_stage, left);
+// After the first stage, a dense block's planes go in one more stage: a stop after 8 or 12
+// planes saved less than the stages cost (a compare call and a merge of its answers each 4
+// planes) on every corpus column (instructions, callgrind AVX2: count_range bam_tlen 9.13M ->
+// 8.11M, tz_transition 393K -> 325K, tz_offset -5%, no count_eq or count_range up by 0.5%). A
+// sparse block's compact planes keep their stages: random 20-bit values, 90% zeros, count_eq
+// of a rare value took 1.43x the instructions with the rest in one stage.
+std::uint32_t stage_steps(bool in_place, bool sparse, std::uint32_t done, std::uint32_t left) noexcept {
+    return in_place || (done != 0 && !sparse) ? left : std::min(planar_stage, left);
 }
 
 // Runs `whole` (targets, steps, bits, finish, need_lt and words set; planes not) stage by
@@ -583,7 +617,7 @@ bool compare_in_stages(block_planes_source& source, const compare_job& whole, sc
     std::uint32_t* const lt2 = s.values + 2 * plane_words;
     compare_job job = whole;
     for (std::uint32_t done = 0; done < total;) {
-        const std::uint32_t n = stage_steps(source.in_place(), total - done);
+        const std::uint32_t n = stage_steps(source.in_place(), source.sparse(), done, total - done);
         for (std::uint32_t t = 0; t < targets; ++t) {
             const std::uint32_t left = whole.steps[t] > done ? whole.steps[t] - done : 0;
             job.steps[t] = std::min(n, left);
@@ -1390,25 +1424,37 @@ bool run_direct(const direct_planes& dp, std::uint32_t live, const compare_job& 
         bool complement = false;
         const std::uint32_t* bits = dp.payload_bits(order[k], s.values, words, complement, s.marks);
         const std::uint32_t flip = complement ? ~0u : 0u;
+        // One pass over the words per target and plane: lt, eq and the OR of what is still
+        // equal together (three loops, each reading eq again, were most of a range's cost on
+        // word_length's plain blocks: 3.3K instructions a block, callgrind AVX2).
         std::uint32_t acc = 0;
         for (std::uint32_t t = 0; t < job.targets; ++t) {
             std::uint32_t* eq = s.eq + t * plane_words;
             std::uint32_t* lt = s.lt + t * plane_words;
             if (k < job.steps[t]) {
-                if (((job.bits[t] >> k) & 1u) != 0) {
-                    if (job.need_lt)
-                        for (std::uint32_t c = 0; c < words; ++c) lt[c] |= eq[c] & ~(bits[c] ^ flip);
-                    for (std::uint32_t c = 0; c < words; ++c) eq[c] &= bits[c] ^ flip;
+                const bool finishes = k + 1 == job.steps[t] && job.finish[t] != compare_job::finish_none;
+                std::uint32_t still = 0;
+                if (((job.bits[t] >> k) & 1u) == 0) {
+                    for (std::uint32_t c = 0; c < words; ++c) still |= eq[c] &= ~(bits[c] ^ flip);
+                } else if (job.need_lt) {
+                    for (std::uint32_t c = 0; c < words; ++c) {
+                        const std::uint32_t b = bits[c] ^ flip;
+                        lt[c] |= eq[c] & ~b;
+                        still |= eq[c] &= b;
+                    }
                 } else {
-                    for (std::uint32_t c = 0; c < words; ++c) eq[c] &= ~(bits[c] ^ flip);
+                    for (std::uint32_t c = 0; c < words; ++c) still |= eq[c] &= bits[c] ^ flip;
                 }
-                if (k + 1 == job.steps[t] && job.finish[t] != compare_job::finish_none) {
+                if (finishes) {
                     if (job.finish[t] == compare_job::finish_lt && job.need_lt)
                         for (std::uint32_t c = 0; c < words; ++c) lt[c] |= eq[c];
                     std::fill_n(eq, words, 0u);
+                    still = 0;
                 }
+                acc |= still;
+            } else {
+                for (std::uint32_t c = 0; c < words; ++c) acc |= eq[c];
             }
-            for (std::uint32_t c = 0; c < words; ++c) acc |= eq[c];
         }
         if (acc == 0) return false;
     }

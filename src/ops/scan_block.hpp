@@ -45,10 +45,13 @@
 //   equality on 24 planes or more 4 columns at a time from the bottom plane and leave a
 //   column group once none of its residuals is still equal.
 // - Others (sparse, delta, order tests on blocks with plane references), expanded from the
-//   descriptor: planes built on demand, compared by compare_planes in stages of 4 from the top
-//   (a block where no residual is still equal to a target stops there). Sparse blocks compare
+//   descriptor: planes built on demand, compared by compare_planes from the top, the first 4
+//   planes alone (a block where no residual is still equal to a target stops there), then the
+//   rest in one stage (sparse blocks' compact planes: in stages of 4). Sparse blocks compare
 //   their compact planes (never zero), deposit the result onto the non-zero mask and add the
-//   zero residuals' answer. Zigzag blocks decode for order tests. Delta blocks with
+//   zero residuals' answer. Zigzag blocks compare the intervals [-a, a] and [-a - 1, a] as
+//   the residual prefix [0, 2a] or [0, 2a + 1] (zigzag_prefix), and decode for other order
+//   tests. Delta blocks with
 //   non-negative steps are answered from their bounds (first value, and the last from plane
 //   popcounts, read off the payloads where possible) when the interval holds all or none of
 //   them; otherwise their residuals go through the test_values kernel, which decodes the
