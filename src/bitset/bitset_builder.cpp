@@ -206,9 +206,13 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     const bitset_kernel_table& k = bitset_kernels();
     // A full-length plane (little-endian: a raw payload's bytes are the plane's) copied and
     // counted in one pass into bytes this writer holds: where it is raw, it is stored there.
+    // Only where the writer's previous one was raw (and at first): a block of few runs or set
+    // bits is counted by `stats` alone, as the copy would be lost (a task's blocks are
+    // neighbours, alike in most columns; bam_ref_span find_eq frequent, mostly runs blocks,
+    // lost 2% to the copy on each).
+    const bool full_length = len == block_values && std::endian::native == std::endian::little;
     std::byte* copy = nullptr;
-    if (len == block_values && std::endian::native == std::endian::little)
-        copy = s.reserve(free_from_, free_to_, block_values / 8);
+    if (full_length && copy_next_) copy = s.reserve(free_from_, free_to_, block_values / 8);
     block_stats st;
     if (copy != nullptr) {
         k.and_stretch(bits.data(), bits.data(), copy, 1, &st);  // p AND p = p, counted on the way
@@ -229,6 +233,13 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
                                    : s.place(block, slot, bytes, free_from_, free_to_);
     };
     const std::uint32_t runs = runs_of(st, bits);
+    copy_next_ = full_length && choose_plan(st.count, runs, len).kind == block_kind::raw;
+    if (copy_next_ && copy != nullptr) {
+        slot.kind = block_kind::raw;  // items 0, not inline
+        slot.offset = free_from_;     // the copy, at the start of the free range
+        free_from_ += block_values / 8;
+        return;
+    }
     if (4 * runs <= st.count) {
         // Runs win outright, as choose_plan() would pick them: 4 runs <= count < 2 count, and
         // below raw's bytes when count is; gaps take at least a byte a set bit, so no fewer
@@ -266,8 +277,6 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     std::byte* dest = payload_at(plan.bytes);
     if (plan.kind == block_kind::runs) {
         write_runs_payload(bits, k, dest);
-    } else if (plan.kind == block_kind::raw && copy != nullptr) {
-        // Stored already: the copy lay at the start of the free range, where place() put it.
     } else if (plan.kind == block_kind::raw && len == block_values && std::endian::native == std::endian::little) {
         std::memcpy(dest, bits.data(), block_values / 8);  // a fixed size: vector moves, not rep movs (scans)
     } else {
