@@ -668,6 +668,92 @@ TEST(BitsetBuilder, FromSeveralThreads) {
     }
 }
 
+// Writers as the scans use them, one a task of neighbouring blocks, on every path. A full-length
+// plane after a raw one is copied and counted on the way into bytes the writer holds: the
+// encodings, payloads and saved bytes are those of from_positions all the same, for blocks of
+// every shape one after the other in a writer (its held bytes kept, overwritten by a smaller
+// payload, grown, handed back). Then every block set again from other bits by writers over
+// other tasks (old payloads superseded, the arena overflowing).
+TEST(BitsetBuilder, WritersSaveAsFromPositionsEveryPath) {
+    BITPLANE_SEED_TRACE();
+    on_every_path([] {
+        for (const std::size_t n : set_sizes()) {
+            for (const set_shape& shape : set_shapes()) {
+                SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
+                const ref_bits ref = make_bits(shape, n, case_seed("writers", n, density_salt(shape.density)));
+                bitplane::detail::bitset_builder builder(n);
+                const std::size_t blocks = builder.block_count();
+                for (std::size_t first = 0; first < blocks; first += 5) {
+                    bitplane::detail::bitset_builder::writer out(builder);
+                    for (std::size_t b = first; b < std::min(first + 5, blocks); ++b) out.set_block(b, block_of(ref, b));
+                }
+                const bitset s = builder.finish();
+                ASSERT_NO_THROW(s.validate());
+                ASSERT_TRUE(matches(s, ref));
+                const bitset expected = make_set(ref);
+                EXPECT_EQ(s, expected);
+                std::vector<std::byte> got, want;
+                bitplane::save(s, got);
+                bitplane::save(expected, want);
+                ASSERT_EQ(got, want);
+
+                const ref_bits other = make_bits({"mixed", -2.0}, n, case_seed("writers-again", n));
+                for (const ref_bits* r : {&ref, &other}) {
+                    for (std::size_t first = 0; first < blocks; first += 3) {
+                        bitplane::detail::bitset_builder::writer out(builder);
+                        for (std::size_t b = first; b < std::min(first + 3, blocks); ++b) {
+                            if (b % 4 == 3 && bitplane::detail::block_length(n, b) == block_values) {
+                                out.set_block_full(b);
+                            } else {
+                                out.set_block(b, block_of(*r, b));
+                            }
+                        }
+                    }
+                }
+                ref_bits expected_again = other;
+                for (std::size_t b = 3; b < blocks; b += 4)
+                    if (bitplane::detail::block_length(n, b) == block_values)
+                        for (std::size_t i = b * block_values; i < (b + 1) * block_values; ++i) expected_again[i] = true;
+                const bitset again = builder.finish();
+                ASSERT_NO_THROW(again.validate());
+                ASSERT_TRUE(matches(again, expected_again));
+                EXPECT_EQ(again, make_set(expected_again));
+            }
+        }
+    });
+}
+
+// Writers on several threads at once, as a scan's tasks: each takes arena bytes, fills them
+// and hands back what it did not use while the others take theirs (ThreadSanitizer's stage
+// runs this test); a second round sets every block again, overflowing the arena.
+TEST(BitsetBuilder, WritersFromSeveralThreads) {
+    BITPLANE_SEED_TRACE();
+    const std::size_t n = (quick_mode() ? 300 : 3000) * 2048 + 1234;
+    const ref_bits first_bits = make_bits({"mixed", -2.0}, n, case_seed("writer-threads-1"));
+    const ref_bits second_bits = make_bits({"mixed", -2.0}, n, case_seed("writer-threads-2"));
+    const std::size_t blocks = (n + block_values - 1) / block_values;
+    bitplane::detail::bitset_builder builder(n);
+    for (const ref_bits* ref : {&first_bits, &second_bits}) {
+        std::vector<bitplane::plane> planes(blocks);
+        for (std::size_t b = 0; b < blocks; ++b) planes[b] = block_of(*ref, b);
+        const std::size_t threads = 4, task = ref == &first_bits ? 3 : 7;
+        std::vector<std::thread> pool;
+        for (std::size_t t = 0; t < threads; ++t) {
+            pool.emplace_back([&, t] {
+                // Interleaved tasks: the arena's end moves between a writer's blocks.
+                for (std::size_t first = t * task; first < blocks; first += threads * task) {
+                    bitplane::detail::bitset_builder::writer out(builder);
+                    for (std::size_t b = first; b < std::min(first + task, blocks); ++b) out.set_block(b, planes[b]);
+                }
+            });
+        }
+        for (std::thread& th : pool) th.join();
+    }
+    const bitset s = builder.finish();
+    ASSERT_TRUE(matches(s, second_bits));
+    EXPECT_EQ(s, make_set(second_bits));
+}
+
 TEST(BitsetBuilder, BlocksSetAgainReplaceTheOldOnes) {
     BITPLANE_SEED_TRACE();
     const std::size_t n = 40 * 2048 + 77;
