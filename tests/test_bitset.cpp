@@ -765,23 +765,24 @@ TEST(BitsetBuilder, BytesHandedBackFromSeveralThreadsEveryPath) {
     bitplane::plane sparse{}, dense{};
     sparse[3] = 0x11;                                 // 2 set bits: positions, inline
     for (std::uint32_t& w : dense) w = 0x55555555u;  // 1024 set bits, 1024 runs: raw
-    ref_bits expected(2 * block_values);
-    expected[3 * 32] = expected[3 * 32 + 4] = true;
-    for (std::size_t i = block_values; i < 2 * block_values; i += 2) expected[i] = true;
+    ref_bits expected(3 * block_values);
+    expected[block_values + 3 * 32] = expected[block_values + 3 * 32 + 4] = true;
+    for (std::size_t i = 0; i < block_values; i += 2) expected[i] = expected[2 * block_values + i] = true;
     on_every_path([&] {
-        bitplane::detail::bitset_builder builder(2 * block_values);
+        bitplane::detail::bitset_builder builder(3 * block_values);
         std::atomic<bool> handed_back{false};
         std::thread first([&] {
             {
                 bitplane::detail::bitset_builder::writer out(builder);
-                out.set_block(0, sparse);  // copied first (into the arena's first 256 bytes), not raw
+                out.set_block(0, dense);   // raw: the arena's first 256 bytes
+                out.set_block(1, sparse);  // copied after a raw block (the next 256 bytes), not raw
             }
             handed_back.store(true, std::memory_order_relaxed);
         });
         std::thread second([&] {
             while (!handed_back.load(std::memory_order_relaxed)) std::this_thread::yield();
             bitplane::detail::bitset_builder::writer out(builder);
-            out.set_block(1, dense);  // copied into the bytes handed back
+            out.set_block(2, dense);  // raw, written into the bytes handed back
         });
         first.join();
         second.join();

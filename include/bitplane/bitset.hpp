@@ -254,7 +254,7 @@ public:
         state* state_;
         std::uint64_t free_from_ = 0;  // [free_from_, free_to_): arena bytes reserved, not committed
         std::uint64_t free_to_ = 0;
-        bool copy_next_ = true;  // the previous full-length plane was stored raw (see set_block)
+        bool copy_next_ = false;  // the previous full-length plane was stored raw (see set_block)
     };
 
     /// Bits of block `block` (positions [2048 block, 2048 block + 2048)); bits at or beyond

@@ -206,10 +206,11 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     const bitset_kernel_table& k = bitset_kernels();
     // A full-length plane (little-endian: a raw payload's bytes are the plane's) copied and
     // counted in one pass into bytes this writer holds: where it is raw, it is stored there.
-    // Only where the writer's previous one was raw (and at first): a block of few runs or set
-    // bits is counted by `stats` alone, as the copy would be lost (a task's blocks are
-    // neighbours, alike in most columns; bam_ref_span find_eq frequent, mostly runs blocks,
-    // lost 2% to the copy on each).
+    // Only where the writer's previous one was raw: a block of few runs or set bits is counted
+    // by `stats` alone, as the copy would be lost (a task's blocks are neighbours, alike in
+    // most columns; bam_ref_span find_eq frequent, mostly runs blocks, lost 2% to the copy on
+    // each), and a writer that stores no raw block holds no bytes it may not use (the sparse
+    // results of find_eq rare: no holes where its hand-back comes too late).
     const bool full_length = len == block_values && std::endian::native == std::endian::little;
     std::byte* copy = nullptr;
     if (full_length && copy_next_) copy = s.reserve(free_from_, free_to_, block_values / 8);
