@@ -227,14 +227,39 @@ namespace detail {
 /// Builds a bitset block by block, for scans: blocks may be set in any order and from
 /// several threads at once (distinct blocks), then finish() assembles the bitset.
 class bitset_builder {
+    struct state;
+
 public:
     explicit bitset_builder(std::size_t size);
     bitset_builder(const bitset_builder&) = delete;
     bitset_builder& operator=(const bitset_builder&) = delete;
     ~bitset_builder();
 
+    /// One thread's way into the builder (a scan's task): the arena bytes it reserves for a
+    /// block before the block's encoding is known stay its own until it commits them to a
+    /// block or is destroyed, when it hands back what it did not use. Several writers may work
+    /// at once (distinct blocks); each is used by one thread and destroyed before finish().
+    class writer {
+    public:
+        explicit writer(bitset_builder& builder) noexcept : state_(builder.state_.get()) {}
+        writer(const writer&) = delete;
+        writer& operator=(const writer&) = delete;
+        ~writer();
+
+        /// As bitset_builder::set_block / set_block_full.
+        void set_block(std::size_t block, const plane& bits);
+        void set_block_full(std::size_t block);
+
+    private:
+        state* state_;
+        std::uint64_t free_from_ = 0;  // [free_from_, free_to_): arena bytes reserved, not committed
+        std::uint64_t free_to_ = 0;
+        bool copy_next_ = false;  // the previous full-length plane was stored raw (see set_block)
+    };
+
     /// Bits of block `block` (positions [2048 block, 2048 block + 2048)); bits at or beyond
-    /// size() must be clear. Blocks never set stay empty.
+    /// size() must be clear. Blocks never set stay empty. A writer per thread does the same
+    /// with fewer atomic operations.
     void set_block(std::size_t block, const plane& bits);
     /// Block `block` all set (up to size()).
     void set_block_full(std::size_t block);
@@ -242,7 +267,6 @@ public:
     bitset finish();
 
 private:
-    struct state;
     std::unique_ptr<state> state_;
 };
 

@@ -135,6 +135,7 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
     detail::bitset_builder builder(v.size());
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
+        detail::bitset_builder::writer out(builder);  // places this task's payloads (bitset_builder.cpp)
         plane bits;
         detail::block_answer answer = detail::block_answer::none;
         for (std::size_t b = first; b < last; ++b) {
@@ -147,8 +148,8 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
             }
             switch (answer) {
                 case detail::block_answer::none: break;
-                case detail::block_answer::all: builder.set_block_full(b); break;
-                case detail::block_answer::some: builder.set_block(b, bits); break;
+                case detail::block_answer::all: out.set_block_full(b); break;
+                case detail::block_answer::some: out.set_block(b, bits); break;
             }
         }
     });
