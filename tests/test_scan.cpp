@@ -592,17 +592,20 @@ TEST(ScanKernels, EqualInterleavedMatchesReferenceOnEveryPath) {
 // word: 0..32 planes at odd addresses (a plane's 256 bytes ending where the buffer ends),
 // flips of 0 and ~0, eq fresh or given (dense, sparse, empty), planes of every density, and
 // planes equal to or the complement of one another (eq emptied in one word, or everywhere).
+// narrow_planes_count (where a path has it) the same, and its count against eq's popcount.
 TEST(ScanKernels, NarrowPlanesMatchesReferenceOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
     const int rounds = quick_mode() ? 20 : 80;
     bool ran = false;
+    bool count_ran = false;
     for (const simd_path path : bitplane_test::paths_to_sweep()) {
         SCOPED_TRACE(std::string(bitplane::to_string(path)));
         bitplane::set_simd_path(path);
         const auto& kernels = bitplane::detail::active_kernels();
         if (kernels.narrow_planes == nullptr) continue;
         ran = true;
+        count_ran = count_ran || kernels.narrow_planes_count != nullptr;
         std::mt19937_64 rng(case_seed("narrow-planes", static_cast<std::uint64_t>(path)));
         const auto word_of = [&rng](unsigned density) {
             std::uint32_t w = static_cast<std::uint32_t>(rng());
@@ -637,14 +640,23 @@ TEST(ScanKernels, NarrowPlanesMatchesReferenceOnEveryPath) {
             for (auto& w : eq) w = eq_density == 4 ? 0u : word_of(eq_density);
             std::vector<std::uint32_t> want(plane_words);
             bool any = false;
+            std::uint32_t ones = 0;
             for (std::uint32_t w = 0; w < plane_words; ++w) {
                 std::uint32_t x = fresh ? ~0u : eq[w];
                 for (std::uint32_t k = 0; k < count; ++k) x &= words[k][w] ^ flips[k];
                 want[w] = x;
                 any = any || x != 0;
+                ones += static_cast<std::uint32_t>(std::popcount(x));
             }
             SCOPED_TRACE("round " + std::to_string(round) + " planes " + std::to_string(count) +
                          (fresh ? " fresh" : " given"));
+            if (kernels.narrow_planes_count != nullptr) {
+                std::vector<std::uint32_t> counted_eq = eq;
+                const std::uint32_t n =
+                    kernels.narrow_planes_count(counted_eq.data(), planes.data(), flips.data(), count, fresh);
+                ASSERT_EQ(counted_eq, want) << "narrow_planes_count's eq";
+                ASSERT_EQ(n, ones) << "narrow_planes_count";
+            }
             const bool got = kernels.narrow_planes(eq.data(), planes.data(), flips.data(), count, fresh);
             for (std::uint32_t w = 0; w < plane_words; ++w) ASSERT_EQ(eq[w], want[w]) << "word " << w;
             ASSERT_EQ(got, any);
@@ -661,6 +673,11 @@ TEST(ScanKernels, NarrowPlanesMatchesReferenceOnEveryPath) {
                 const std::uint8_t* plane = one.data() + 1;
                 std::vector<std::uint32_t> eq(plane_words, 0u);
                 eq[w] = bit;
+                if (kernels.narrow_planes_count != nullptr) {
+                    std::vector<std::uint32_t> counted_eq = eq;
+                    const std::uint32_t n = kernels.narrow_planes_count(counted_eq.data(), &plane, &flip, 1, false);
+                    ASSERT_EQ(n, flip == 0u ? 1u : 0u) << "narrow_planes_count, word " << w;
+                }
                 const bool got = kernels.narrow_planes(eq.data(), &plane, &flip, 1, false);
                 ASSERT_EQ(got, flip == 0u) << "word " << w;
                 ASSERT_EQ(eq[w], flip == 0u ? bit : 0u) << "word " << w;
@@ -670,6 +687,75 @@ TEST(ScanKernels, NarrowPlanesMatchesReferenceOnEveryPath) {
     const std::vector<simd_path> swept = bitplane_test::paths_to_sweep();
     if (std::find(swept.begin(), swept.end(), simd_path::avx2) != swept.end()) {
         EXPECT_TRUE(ran) << "the AVX2 path has a narrow_planes kernel";
+        EXPECT_TRUE(count_ran) << "the AVX2 path has a narrow_planes_count kernel";
+    }
+}
+
+// The optional pack_marks and pack_marks_count kernels (where a path has them) against the
+// definition: bit i of word w is (marks[32 w + i] != 0) ^ flip, ANDed into out unless fresh;
+// pack_marks answers whether any bit of out[0, words) is set, pack_marks_count how many.
+// Word counts odd and even (a last word alone), marks of every density, out dense or empty.
+TEST(ScanKernels, PackMarksMatchesReferenceOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const int rounds = quick_mode() ? 40 : 160;
+    bool ran = false;
+    for (const simd_path path : bitplane_test::paths_to_sweep()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        const auto& kernels = bitplane::detail::active_kernels();
+        if (kernels.pack_marks == nullptr && kernels.pack_marks_count == nullptr) continue;
+        ran = ran || kernels.pack_marks_count != nullptr;
+        std::mt19937_64 rng(case_seed("pack-marks", static_cast<std::uint64_t>(path)));
+        for (int round = 0; round < rounds; ++round) {
+            // The first rounds: a whole plane and a single word; then any count.
+            std::uint32_t words = round % 2 == 0 ? plane_words : 1u;
+            if (round >= 4) words = 1 + static_cast<std::uint32_t>(rng() % plane_words);
+            const unsigned density = static_cast<unsigned>(rng() % 5);  // none, 1/64, 1/2, all but 1/64, all
+            std::vector<std::uint8_t> marks(32 * std::size_t{words} + 1);
+            for (std::size_t i = 0; i + 1 < marks.size(); ++i) {
+                bool on = false;
+                if (density == 1) on = rng() % 64 == 0;
+                if (density == 2) on = rng() % 2 == 0;
+                if (density == 3) on = rng() % 64 != 0;
+                if (density == 4) on = true;
+                marks[i] = on ? std::uint8_t{0x80} : std::uint8_t{0};
+            }
+            const std::uint32_t flip = rng() % 2 == 0 ? 0u : ~0u;
+            const bool fresh = rng() % 2 == 0;
+            std::vector<std::uint32_t> out(plane_words);
+            const unsigned out_density = static_cast<unsigned>(rng() % 3);
+            for (auto& w : out)
+                w = out_density == 0 ? 0u : out_density == 1 ? ~0u : static_cast<std::uint32_t>(rng());
+            std::vector<std::uint32_t> want = out;
+            std::uint32_t ones = 0;
+            for (std::uint32_t w = 0; w < words; ++w) {
+                std::uint32_t x = 0;
+                for (std::uint32_t i = 0; i < 32; ++i) x |= (marks[32 * w + i] != 0 ? 1u : 0u) << i;
+                x ^= flip;
+                if (!fresh) x &= out[w];
+                want[w] = x;
+                ones += static_cast<std::uint32_t>(std::popcount(x));
+            }
+            SCOPED_TRACE("round " + std::to_string(round) + " words " + std::to_string(words) +
+                         (fresh ? " fresh" : " given"));
+            if (kernels.pack_marks != nullptr) {
+                std::vector<std::uint32_t> got_out = out;
+                const bool any = kernels.pack_marks(marks.data(), got_out.data(), words, flip, fresh);
+                ASSERT_EQ(got_out, want) << "pack_marks";
+                ASSERT_EQ(any, ones != 0) << "pack_marks";
+            }
+            if (kernels.pack_marks_count != nullptr) {
+                std::vector<std::uint32_t> got_out = out;
+                const std::uint32_t n = kernels.pack_marks_count(marks.data(), got_out.data(), words, flip, fresh);
+                ASSERT_EQ(got_out, want) << "pack_marks_count";
+                ASSERT_EQ(n, ones) << "pack_marks_count";
+            }
+        }
+    }
+    const std::vector<simd_path> swept = bitplane_test::paths_to_sweep();
+    if (std::find(swept.begin(), swept.end(), simd_path::avx2) != swept.end()) {
+        EXPECT_TRUE(ran) << "the AVX2 path has a pack_marks_count kernel";
     }
 }
 

@@ -666,7 +666,11 @@ plane_shape shape_of(const parsed_block& block) noexcept {
 // s.lt as compare_in_stages does, and returns false where it stopped because no residual was
 // still equal to any target. With `count` (the count_* scans), an equality on a whole block
 // answers `some` with the number of passing residuals in *count and leaves `out` alone: a
-// popcount of s.eq, without the copy into `out` (another pass over 256 bytes per block).
+// popcount of s.eq, without the copy into `out` (another pass over 256 bytes per block),
+// unless the run counted s.eq itself (s.eq_count: scan_block.hpp).
+// A count not given by compare_direct.
+constexpr std::uint32_t no_count = ~0u;
+
 template <class Run>
 compact_answer compare_residuals(const plane_shape& block, Run&& run, const residual_test& rt, scan_scratch& s,
                                  plane& out, std::uint32_t* count = nullptr) {
@@ -694,9 +698,17 @@ compact_answer compare_residuals(const plane_shape& block, Run&& run, const resi
         job.steps[0] = lo_walk.steps;
         job.bits[0] = lo_walk.bits;
         job.finish[0] = compare_job::finish_none;
-        if (!run(job)) return constant(false);
-        if (count != nullptr && block.length == block_values) {
-            const auto n = static_cast<std::uint32_t>(active_kernels().popcount_words(s.eq, plane_words));
+        // s.eq_count is count_unwanted but during such a run (find_* never touch it).
+        const bool whole_count = count != nullptr && block.length == block_values;
+        if (whole_count) s.eq_count = scan_scratch::count_wanted;
+        const bool any = run(job);
+        std::uint32_t counted = scan_scratch::count_wanted;
+        if (whole_count) counted = std::exchange(s.eq_count, scan_scratch::count_unwanted);
+        if (!any) return constant(false);
+        if (whole_count) {
+            const auto n = counted != scan_scratch::count_wanted
+                               ? counted
+                               : static_cast<std::uint32_t>(active_kernels().popcount_words(s.eq, plane_words));
             *count = rt.inside ? n : block.length - n;
             return compact_answer::some;
         }
@@ -1355,7 +1367,11 @@ bool marked_clears(const direct_planes& dp, const std::uint8_t* order, std::uint
 // registers, where narrowing plane by plane loaded and stored it for each: word_length count_eq
 // frequent 2679 -> 1769 instructions a block, AVX2, callgrind), then list planes that clear
 // theirs (marked together in a byte map when there is no list of the first kind and they are
-// long); it stops as soon as eq is empty (false).
+// long); it stops as soon as eq is empty (false). Where eq's count is wanted (s.eq_count),
+// the last pass (the raw planes' kernel, or the marks packed) also counts eq into s.eq_count,
+// from the registers or words it holds (not popcount_words over eq again). The wish is read from s, not passed
+// as an argument: one more argument spilled dp in the loops here (+14 instructions a block,
+// bam_flag count_eq, AVX2).
 bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
     std::uint8_t order[plane_count];
     const std::uint32_t steps = top_planes(live, job.steps[0], order);
@@ -1378,6 +1394,10 @@ bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare
                 const std::uint32_t j = order[std::countr_zero(m)];
                 if (dp.is_list(j)) dp.mark(j, s.marks, marked);
             }
+            if (s.eq_count == scan_scratch::count_wanted && active_kernels().pack_marks_count != nullptr) {
+                s.eq_count = active_kernels().pack_marks_count(s.marks, eq, job.words, ~0u, fresh);
+                return s.eq_count != 0;
+            }
             if (!pack_marks(s.marks, eq, job.words, true, fresh)) return false;
             fresh = false;
             break;
@@ -1390,6 +1410,11 @@ bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare
             for (std::uint32_t m = by_kind[1]; m != 0; m &= m - 1, ++n) {
                 const auto k = static_cast<std::uint32_t>(std::countr_zero(m));
                 planes[n] = dp.raw_words(order[k], ((job.bits[0] >> k) & 1u) != 0, flips[n]);
+            }
+            if (by_kind[2] == 0 && s.eq_count == scan_scratch::count_wanted &&
+                active_kernels().narrow_planes_count != nullptr) {
+                s.eq_count = active_kernels().narrow_planes_count(eq, planes, flips, n, fresh);
+                return s.eq_count != 0;
             }
             if (!narrow_planes(eq, planes, flips, n, fresh)) return false;
             fresh = false;
@@ -1772,9 +1797,6 @@ block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> b
         for (std::uint32_t w = 0; w < plane_words; ++w) out[w] |= ~mask[w] & valid_bits(w, count);
     return classify(out, count);
 }
-
-// A count not given by compare_direct.
-constexpr std::uint32_t no_count = ~0u;
 
 std::uint32_t count_parsed(const parsed_block& block, std::span<const std::byte> bytes, const scan_test& test,
                            scan_scratch& scratch, bool try_direct = true, const std::uint32_t* skips = nullptr) {

@@ -24,7 +24,9 @@
 //   planes that clear theirs, and stops once the mask is empty; a plane stored against plane r
 //   acts, where r already equals the target, as one stored against the target's bit of r.
 //   The raw planes of a whole block are ANDed in one pass (the narrow_planes kernel, AVX2 and
-//   AVX-512: eq kept in registers), not one pass over eq per plane.
+//   AVX-512: eq kept in registers), not one pass over eq per plane. A count_eq on a whole
+//   block counts eq in its last pass (narrow_planes_count, pack_marks_count: the registers or
+//   words it holds) where the path has the kernel, not in a popcount pass over eq after it.
 //   Short lists (<= 32 items) touch only the words they fall in; longer ones are built into a
 //   plane first. Where no list keeps its bits, the lists that clear theirs (two or more, over
 //   32 items: bam_mapq, geoip4_size) are marked together in a byte map (a store per position,
@@ -114,6 +116,12 @@ struct scan_scratch {
     alignas(64) plane compact{};
     // A byte per position, list payloads marked, and one past the block that pads mark.
     alignas(64) std::uint8_t marks[block_values + 64];
+    // An equality counted on a whole block: compare_residuals (scan_block.cpp) sets count_wanted
+    // before its run, and a run that counts eq as it narrows it (the raw planes' kernel, as
+    // its last pass) leaves that count here instead; otherwise count_unwanted.
+    static constexpr std::uint32_t count_unwanted = ~0u;
+    static constexpr std::uint32_t count_wanted = ~0u - 1;
+    std::uint32_t eq_count = count_unwanted;
 };
 
 /// The positions of block `block` of `v` that pass `test`: none, all of the block's values,

@@ -262,6 +262,12 @@ struct kernel_table {
     bool (*pack_marks)(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words, std::uint32_t flip,
                        bool fresh) = nullptr;
 
+    /// Optional (null: pack_marks, then popcount_words): pack_marks, returning the number of
+    /// bits set in out[0, words) afterwards instead of whether there is one (a count_eq whose
+    /// last step packs marks: bam_mapq, geoip4_size).
+    std::uint32_t (*pack_marks_count)(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words,
+                                      std::uint32_t flip, bool fresh) = nullptr;
+
     /// Optional (null: the scans narrow eq one plane at a time, ops/scan_block.cpp): the raw
     /// planes of an equality in one pass over a whole plane of eq. For w < 64:
     /// eq[w] = (fresh ? ~0 : eq[w]) & AND over k < count of (word w of planes[k] ^ flips[k]),
@@ -271,6 +277,13 @@ struct kernel_table {
     /// planes a block).
     bool (*narrow_planes)(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
                           std::uint32_t count, bool fresh) = nullptr;
+
+    /// Optional (null: narrow_planes, then popcount_words): narrow_planes, returning the
+    /// number of bits set in eq afterwards instead of whether there is one. A count_eq whose
+    /// last step is the raw planes counts the registers it already holds, not eq again from
+    /// memory (a popcount_words call: about 136 instructions a block, AVX2).
+    std::uint32_t (*narrow_planes_count)(std::uint32_t* eq, const std::uint8_t* const* planes,
+                                         const std::uint32_t* flips, std::uint32_t count, bool fresh) = nullptr;
 
     /// Optional (null: ops/bitwise.cpp's portable loop, kernels_compact.hpp): extract_plane
     /// for the planes `live` at once: word c of the r-th plane of `live` is the little-endian

@@ -194,7 +194,9 @@ const kernel_table& avx2_kernels() noexcept {
         t.test_values = &kernels_avx2::test_values;
         t.equal_interleaved = &kernels_avx2::equal_interleaved;  // kernels_scan.hpp (AVX-512 inherits it)
         t.pack_marks = &kernels_avx2::pack_marks;                // kernels_scan.hpp (AVX-512 inherits it)
+        t.pack_marks_count = &kernels_avx2::pack_marks_count;    // kernels_scan.hpp (AVX-512 inherits it)
         t.narrow_planes = &kernels_avx2::narrow_planes;          // kernels_scan.hpp (AVX-512: its own)
+        t.narrow_planes_count = &kernels_avx2::narrow_planes_count;  // kernels_scan.hpp (AVX-512: its own)
         t.extract_planes = &kernels_avx2::extract_planes;
         t.deposit_plane = &kernels_avx2::deposit_plane;
         t.delta_decode = &kernels_avx2::delta_decode;

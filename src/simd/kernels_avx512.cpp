@@ -634,9 +634,11 @@ std::size_t split_nonzero(const std::uint32_t* values, std::size_t count, std::u
 
 // narrow_planes (kernels.hpp): eq's 64 words in 4 registers for the whole pass, each plane one
 // ternary-logic instruction per register (acc & (flip ^ word), the plane's words its memory
-// operand), where the AVX2 kernel takes a load, an XOR and an AND per 8 words.
-bool narrow_planes(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
-                   std::uint32_t count, bool fresh) noexcept {
+// operand), where the AVX2 kernel takes a load, an XOR and an AND per 8 words. With Count
+// (narrow_planes_count), the popcount of the result from those registers: a VPOPCNTQ each.
+template <bool Count>
+std::uint32_t narrow_planes_into(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
+                                 std::uint32_t count, bool fresh) noexcept {
     constexpr std::uint32_t regs = plane_words / 16;
     constexpr int acc_and_xor = 0x60;  // A & (B ^ C) for A = 0xF0, B = 0xCC, C = 0xAA
     __m512i acc[regs];
@@ -650,9 +652,21 @@ bool narrow_planes(std::uint32_t* eq, const std::uint8_t* const* planes, const s
     __m512i any = _mm512_setzero_si512();
     for (std::uint32_t r = 0; r < regs; ++r) {
         _mm512_storeu_si512(eq + 16 * r, acc[r]);
-        any = _mm512_or_si512(any, acc[r]);
+        if constexpr (Count) any = _mm512_add_epi64(any, _mm512_popcnt_epi64(acc[r]));
+        else any = _mm512_or_si512(any, acc[r]);
     }
-    return _mm512_test_epi32_mask(any, any) != 0;
+    if constexpr (Count) return static_cast<std::uint32_t>(_mm512_reduce_add_epi64(any));
+    return _mm512_test_epi32_mask(any, any) != 0 ? 1u : 0u;
+}
+
+bool narrow_planes(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
+                   std::uint32_t count, bool fresh) noexcept {
+    return narrow_planes_into<false>(eq, planes, flips, count, fresh) != 0;
+}
+
+std::uint32_t narrow_planes_count(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
+                                  std::uint32_t count, bool fresh) noexcept {
+    return narrow_planes_into<true>(eq, planes, flips, count, fresh);
 }
 
 kernel_table make_table() noexcept {
@@ -668,6 +682,7 @@ kernel_table make_table() noexcept {
     table.delta_decode = &delta_decode;
     table.untranspose_in_cache = &untranspose_in_cache;
     table.narrow_planes = &narrow_planes;
+    table.narrow_planes_count = &narrow_planes_count;
     return table;
 }
 

@@ -9,6 +9,7 @@
 #include "codec/thresholds.hpp"
 #include "simd/kernels_codec.hpp"
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -455,8 +456,9 @@ inline std::uint32_t equal_interleaved(const std::uint8_t* payload, std::uint32_
 // takes two and a shift (bam_mapq count_eq frequent: about 14 instructions a word there).
 // Two words are ANDed, stored and ORed as one 64-bit word: a word at a time took 11
 // instructions a word (the loop's counters, load, AND, store and OR each), 7 so.
-inline bool pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words, std::uint32_t flip,
-                       bool fresh) noexcept {
+template <bool Count>
+std::uint32_t pack_marks_into(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words, std::uint32_t flip,
+                              bool fresh) noexcept {
     const auto word = [marks](std::uint32_t w) {
         return static_cast<std::uint32_t>(
             _mm256_movemask_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(marks + 32 * w))));
@@ -472,21 +474,39 @@ inline bool pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint3
             pair &= old;
         }
         std::memcpy(out + w, &pair, sizeof pair);
-        acc |= pair;
+        if constexpr (Count) acc += static_cast<std::uint64_t>(std::popcount(pair));
+        else acc |= pair;
     }
     if (w < words) {
         const std::uint32_t last = (word(w) ^ flip) & (fresh ? ~0u : out[w]);
         out[w] = last;
-        acc |= last;
+        if constexpr (Count) acc += static_cast<std::uint64_t>(std::popcount(last));
+        else acc |= last;
     }
-    return acc != 0;
+    if constexpr (Count) return static_cast<std::uint32_t>(acc);
+    return acc != 0 ? 1u : 0u;
+}
+
+inline bool pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words, std::uint32_t flip,
+                       bool fresh) noexcept {
+    return pack_marks_into<false>(marks, out, words, flip, fresh) != 0;
+}
+
+// pack_marks_count of the kernel table: the same, with a POPCNT per pair of words where
+// pack_marks ORs them (count_eq on bam_mapq, geoip4_size: popcount_words over eq again after).
+inline std::uint32_t pack_marks_count(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t words,
+                                      std::uint32_t flip, bool fresh) noexcept {
+    return pack_marks_into<true>(marks, out, words, flip, fresh);
 }
 
 // narrow_planes of the kernel table (kernels.hpp): eq's 64 words in 8 registers for the whole
 // pass, each plane a load, XOR and AND per register (the SSE2 loop of scan_block.cpp loads and
-// stores eq again for every plane, 4 words an instruction).
-inline bool narrow_planes(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
-                          std::uint32_t count, bool fresh) noexcept {
+// stores eq again for every plane, 4 words an instruction). With Count, the popcount of the
+// result from those registers (narrow_planes_count): byte counts of 8 registers (at most 64 a
+// byte, no overflow), summed once.
+template <bool Count>
+std::uint32_t narrow_planes_into(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
+                                 std::uint32_t count, bool fresh) noexcept {
     constexpr std::uint32_t regs = plane_words / 8;
     __m256i acc[regs];
     for (std::uint32_t r = 0; r < regs; ++r)
@@ -502,9 +522,21 @@ inline bool narrow_planes(std::uint32_t* eq, const std::uint8_t* const* planes, 
     __m256i any = _mm256_setzero_si256();
     for (std::uint32_t r = 0; r < regs; ++r) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(eq + 8 * r), acc[r]);
-        any = _mm256_or_si256(any, acc[r]);
+        if constexpr (Count) any = add_byte_popcounts(any, acc[r]);
+        else any = _mm256_or_si256(any, acc[r]);
     }
-    return _mm256_testz_si256(any, any) == 0;
+    if constexpr (Count) return sum_bytes(any);
+    return _mm256_testz_si256(any, any) == 0 ? 1u : 0u;
+}
+
+inline bool narrow_planes(std::uint32_t* eq, const std::uint8_t* const* planes, const std::uint32_t* flips,
+                          std::uint32_t count, bool fresh) noexcept {
+    return narrow_planes_into<false>(eq, planes, flips, count, fresh) != 0;
+}
+
+inline std::uint32_t narrow_planes_count(std::uint32_t* eq, const std::uint8_t* const* planes,
+                                         const std::uint32_t* flips, std::uint32_t count, bool fresh) noexcept {
+    return narrow_planes_into<true>(eq, planes, flips, count, fresh);
 }
 #endif
 
