@@ -1423,7 +1423,7 @@ bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare
     return true;
 }
 
-// Planes stored against other planes, for run_direct's order tests: plane j is its payload
+// Planes stored against other planes, for run_laid_out: plane j is its payload
 // XOR its reference's bits (XOR their complement for a complement base), as the decoder and
 // block_planes_source::build make it, built into s.planes.planes[j] once and kept (a plane
 // referred to is often read again at its own turn). An equality settles references to
@@ -1484,13 +1484,16 @@ private:
     const std::uint32_t* bits_[plane_count];
 };
 
-// A compare_job on direct planes of which some are stored against others: the planes read,
-// built through stacked_planes, laid out one after another in s.values (their complements
-// applied), then the compare_planes kernel in one pass, as the staged way runs it. Plane by
-// plane with run_direct's word loops (SSE2 in the library's baseline build) was 8.42M
-// instructions a bam_tlen count_range against the staged way's 7.89M (callgrind, AVX2):
-// its blocks read 11-14 planes for two targets and rarely stop early.
-bool run_stacked(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
+// A compare_job on direct planes other than run_direct_equal's: the planes read laid out one
+// after another in s.values (complements applied; planes stored against planes built through
+// stacked_planes), then the compare_planes kernel in one pass, as the staged way runs it.
+// Plane by plane with word loops here (SSE2 in the library's baseline build, stopping once no
+// residual was still equal) cost more on every corpus column's count_range (callgrind, AVX2,
+// before -> after: bam_tlen 6.30M -> 6.03M, word_length 1.43M -> 1.20M, geoip6_country 578K
+// -> 555K, none up; forced scalar path, word_length 9.70M -> 4.72M): ranges rarely stop early.
+// bam_tlen's blocks store 1-10 planes against others and read 11-14 planes for two targets:
+// they took the staged way through block_planes_source before (7.89M).
+bool run_laid_out(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
     const std::uint32_t words = job.words;
     const std::uint32_t total = job.targets == 2 ? std::max(job.steps[0], job.steps[1]) : job.steps[0];
     std::uint8_t order[plane_count];
@@ -1500,12 +1503,13 @@ bool run_stacked(const direct_planes& dp, std::uint32_t live, const compare_job&
     laid.base = reinterpret_cast<const std::uint8_t*>(s.values);
     laid.stride = 4;
     for (std::uint32_t k = 0; k < total; ++k) {
-        bool complement = false;
-        const std::uint32_t* bits = stacked.bits(order[k], complement);
         std::uint32_t* slot = s.values + k * plane_words;
+        bool complement = false;
+        const std::uint32_t* bits = dp.references() ? stacked.bits(order[k], complement)
+                                                    : dp.payload_bits(order[k], slot, words, complement, s.marks);
         if (complement) {
             for (std::uint32_t c = 0; c < words; ++c) slot[c] = ~bits[c];
-        } else {
+        } else if (bits != slot) {
             std::memcpy(slot, bits, 4 * std::size_t{words});
         }
         laid.offset[k] = 4 * k * plane_words;
@@ -1514,68 +1518,13 @@ bool run_stacked(const direct_planes& dp, std::uint32_t live, const compare_job&
     return true;
 }
 
-// Any compare_job on direct planes: each plane read is taken from its payload (raw words in
-// place) or built once into a buffer, and applied to both targets; it stops when no residual
-// is still equal to a target (false). Blocks with planes stored against planes go to
-// run_stacked (run_direct_equal narrows by payloads alone: an equality settles references).
+// Any compare_job on direct planes: an equality (one target, no order) narrows eq by the
+// planes' payloads (run_direct_equal: references settled first, compare_direct), every other
+// job goes through the kernel (run_laid_out). False when no residual is equal to the target.
 bool run_direct(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
-    if (dp.references()) return run_stacked(dp, live, job, s);
-    if (job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none)
+    if (!dp.references() && job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none)
         return run_direct_equal(dp, live, job, s);
-    const std::uint32_t words = job.words;
-    const std::uint32_t total = job.targets == 2 ? std::max(job.steps[0], job.steps[1]) : job.steps[0];
-    std::uint8_t order[plane_count];
-    top_planes(live, total, order);
-    for (std::uint32_t t = 0; t < job.targets; ++t) {
-        std::fill_n(s.eq + t * plane_words, words, ~0u);
-        std::fill_n(s.lt + t * plane_words, words, 0u);
-    }
-    for (std::uint32_t k = 0; k < total; ++k) {
-        bool complement = false;
-        const std::uint32_t* bits = dp.payload_bits(order[k], s.values, words, complement, s.marks);
-        const std::uint32_t flip = complement ? ~0u : 0u;
-        // One pass over the words per target and plane: lt, eq and the OR of what is still
-        // equal together (three loops, each reading eq again, were most of a range's cost on
-        // word_length's plain blocks: 3.3K instructions a block, callgrind AVX2).
-        std::uint32_t acc = 0;
-        for (std::uint32_t t = 0; t < job.targets; ++t) {
-            std::uint32_t* eq = s.eq + t * plane_words;
-            std::uint32_t* lt = s.lt + t * plane_words;
-            if (k < job.steps[t]) {
-                const bool finishes = k + 1 == job.steps[t] && job.finish[t] != compare_job::finish_none;
-                std::uint32_t still = 0;
-                if (((job.bits[t] >> k) & 1u) == 0) {
-                    for (std::uint32_t c = 0; c < words; ++c) still |= eq[c] &= ~(bits[c] ^ flip);
-                } else if (job.need_lt) {
-                    for (std::uint32_t c = 0; c < words; ++c) {
-                        const std::uint32_t b = bits[c] ^ flip;
-                        lt[c] |= eq[c] & ~b;
-                        still |= eq[c] &= b;
-                    }
-                } else {
-                    for (std::uint32_t c = 0; c < words; ++c) still |= eq[c] &= bits[c] ^ flip;
-                }
-                if (finishes) {
-                    if (job.finish[t] == compare_job::finish_lt && job.need_lt)
-                        for (std::uint32_t c = 0; c < words; ++c) lt[c] |= eq[c];
-                    std::fill_n(eq, words, 0u);
-                    still = 0;
-                }
-                acc |= still;
-            } else {
-                for (std::uint32_t c = 0; c < words; ++c) acc |= eq[c];
-            }
-        }
-        if (acc == 0) return false;
-    }
-    // A target with no step: only its finish.
-    for (std::uint32_t t = 0; t < job.targets; ++t) {
-        if (job.steps[t] != 0 || job.finish[t] == compare_job::finish_none) continue;
-        if (job.finish[t] == compare_job::finish_lt && job.need_lt)
-            std::fill_n(s.lt + t * plane_words, words, ~0u);
-        std::fill_n(s.eq + t * plane_words, words, 0u);
-    }
-    return true;
+    return run_laid_out(dp, live, job, s);
 }
 
 // Columns of an interleaved payload compared together by an equality in run_interleaved.
