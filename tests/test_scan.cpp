@@ -1387,6 +1387,125 @@ TEST(Scan, DeltaBlocksWithPlanesStoredAgainstConstantPlanes) {
     }
 }
 
+// Blocks whose planes are stored against other planes (base `plane` or `complement`: copies
+// of a plane, copies with a few bits flipped, complements) under intervals, which compare them
+// on the direct path (scan_block.cpp, stacked_planes and run_stacked) and equalities, which
+// settle the references: against the reference on every path, with and without side
+// entries (check_probe's per-block answers), for uint32 and for signed values whose blocks
+// are zigzag (symmetric intervals on the residual planes), sizes not a multiple of 2048.
+TEST(Scan, PlanesStoredAgainstPlanesEveryPath) {
+    BITPLANE_SEED_TRACE();
+    bitplane_test::on_every_path([] {
+        for (int kind = 0; kind < 4; ++kind) {
+            SCOPED_TRACE("kind " + std::to_string(kind));
+            std::mt19937_64 rng(case_seed("scan-stacked", kind));
+            const std::size_t n = 3 * 2048 + (kind == 3 ? 999 : 77);
+            std::vector<std::uint32_t> bits(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto x = static_cast<std::uint32_t>(rng() % 256);
+                std::uint32_t v = x | x << 8;                            // planes 8-15 copies of 0-7
+                if (kind == 1) v = x | (~x & 0xFFu) << 8 | (~x & 0x0Fu) << 16 | (x & 0x3u) << 20;  // complements
+                if (kind >= 2 && rng() % 97 == 0) v ^= 1u << (8 + rng() % 8);  // nearly copies
+                bits[i] = v;
+            }
+            bool referred = false;
+            {
+                const bitplane::vector<std::uint32_t> packed(bits.begin(), bits.end());
+                for (std::size_t b = 0; b < packed.core().sealed_block_count(); ++b)
+                    for (const auto& p : bitplane::codec::describe_block(packed.core().sealed_block(b, {}), 2048).planes)
+                        referred = referred || p.base == bitplane::codec::base_kind::plane ||
+                                   p.base == bitplane::codec::base_kind::complement;
+                ASSERT_TRUE(referred) << "no plane stored against a plane: the test no longer covers it";
+                check_vector(packed, bits, case_seed("scan-stacked-probes", kind), 6, quick_mode() ? 8 : 24);
+                if (HasFatalFailure()) return;
+            }
+            // The same magnitudes with random signs (zigzag blocks): symmetric intervals
+            // around each probe, and ones off by one either side.
+            std::vector<std::int32_t> signed_values(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto m = static_cast<std::int32_t>(bits[i] & 0xFFFFFFu);
+                signed_values[i] = rng() % 2 == 0 ? m : -m - static_cast<std::int32_t>(kind % 2);
+            }
+            const bitplane::vector<std::int32_t> packed(signed_values.begin(), signed_values.end());
+            check_vector(packed, signed_values, case_seed("scan-stacked-signed", kind), 4, quick_mode() ? 4 : 12);
+            if (HasFatalFailure()) return;
+            for (std::size_t i = 0; i < (quick_mode() ? 4u : 12u); ++i) {
+                const std::int32_t a = std::abs(signed_values[rng() % n]);
+                for (const auto& [lo, hi] : {std::pair{-a, a}, std::pair{-a - 1, a}, std::pair{-a + 1, a}, std::pair{-a, a + 1}}) {
+                    check_probe(packed, signed_values, op::range, lo, hi, true);
+                    if (HasFatalFailure()) return;
+                }
+            }
+        }
+    });
+}
+
+// A chain of references, which the encoder does not write (it refers to raw planes) but a
+// valid block may hold: plane 16, the complement of plane 0, rewritten as a copy of plane 8
+// (itself the complement of plane 0, no payload), and plane 20, a copy of plane 0 with a few
+// bits flipped, as the complement of plane 16. Intervals on the block's bytes against the
+// reference, on every path.
+TEST(ScanBlocks, ChainedReferencesEveryPath) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("scan-chained"));
+    for (const std::size_t n : {std::size_t{999}, block_values}) {
+        SCOPED_TRACE("n " + std::to_string(n));
+        std::vector<std::uint32_t> values(n);
+        for (auto& v : values) {
+            const auto x = static_cast<std::uint32_t>(rng() % 256);
+            v = x | (~x & 0xFFu) << 8 | (~x & 0x1u) << 16 | (x & 0x1u) << 20;
+            if (rng() % 50 == 0) v ^= 1u << 20;
+        }
+        std::vector<std::byte> bytes(bitplane::codec::max_block_bytes);
+        bitplane::codec::encode_options plain;
+        plain.frame_of_reference = plain.delta = plain.zigzag = plain.sparse = false;
+        bytes.resize(bitplane::codec::encode_block(values, false, bytes, plain));
+        const auto count = static_cast<std::uint32_t>(n);
+        const bitplane::codec::block_info before = bitplane::codec::describe_block(bytes, count);
+        ASSERT_EQ(before.planes[16].base, bitplane::codec::base_kind::complement);
+        ASSERT_EQ(before.planes[16].reference, 0u);
+        ASSERT_EQ(before.planes[20].reference, 0u);
+        // Descriptor bytes (docs/format.md): index | payload kind << 5, then base | ref << 2.
+        const auto rewrite = [&](std::uint8_t index, std::uint8_t payload, std::uint8_t base, std::uint8_t ref) {
+            for (std::size_t i = 0; i + 1 < bytes.size(); ++i) {
+                if (bytes[i] == std::byte(index | payload << 5) &&
+                    (static_cast<std::uint8_t>(bytes[i + 1]) & 3u) == static_cast<std::uint8_t>(before.planes[index].base)) {
+                    bytes[i + 1] = std::byte(base | ref << 2);
+                    return;
+                }
+            }
+            FAIL() << "no descriptor for plane " << int{index};
+        };
+        rewrite(16, 0, 2, 8);  // plane 16 = plane 8
+        rewrite(20, static_cast<std::uint8_t>(before.planes[20].payload), 3, 16);  // plane 20 = ~plane 16 ^ payload
+        ASSERT_NO_THROW(bitplane::codec::validate_block(bytes, count));
+        const bitplane::codec::block_info after = bitplane::codec::describe_block(bytes, count);
+        ASSERT_EQ(after.planes[16].reference, 8u);
+        ASSERT_EQ(after.planes[20].reference, 16u);
+        std::vector<std::uint32_t> decoded(n);
+        bitplane::codec::decode_block(bytes, decoded);
+        ASSERT_EQ(decoded, values) << "the rewritten block no longer holds the same values";
+        bitplane_test::on_every_path([&] {
+            bitplane::detail::scan_scratch scratch;
+            plane out;
+            for (int i = 0; i < (quick_mode() ? 8 : 40); ++i) {
+                auto lo = values[rng() % n], hi = values[rng() % n];
+                if (lo > hi) std::swap(lo, hi);
+                for (const auto& [a, b] : {std::pair{lo, hi}, std::pair{lo, lo}, std::pair{0u, hi}, std::pair{lo + 1, hi - 1}}) {
+                    SCOPED_TRACE(probe_name(op::range, a, b));
+                    const auto test = make_test(op::range, a, b);
+                    out.fill(0xA5A5A5A5u);
+                    const positions expected = reference(values, op::range, a, b);
+                    ASSERT_TRUE(same_positions(
+                        expected,
+                        block_positions(bitplane::detail::scan_encoded_block(bytes, count, test, scratch, out), out, 0, count)));
+                    ASSERT_EQ(bitplane::detail::count_encoded_block(bytes, count, test, scratch), expected.size());
+                }
+            }
+        });
+    }
+}
+
 // Zigzag blocks under intervals (scan_block.cpp, zigzag_prefix): the symmetric ones, [-a, a]
 // and [-a - 1, a], are compared on the residual planes as the prefix [0, 2a] or [0, 2a + 1];
 // every other interval is decoded. Both ways against the reference, around each: one off each

@@ -914,14 +914,15 @@ struct direct_plane {
 
 class direct_planes {
 public:
-    /// False where a plane is stored against another plane (or the block is not dense,
-    /// interleaved or delta): such blocks take block_planes_source. `side`: the maps kept
+    /// False where a plane is stored against itself, or the block is not dense, interleaved
+    /// or delta: such blocks take block_planes_source. `side`: the maps kept
     /// beside the block (a dense block's side entries are its planes', in descriptor order).
     bool load(const block_descriptor& d, const std::byte* bytes, gaps_side side) noexcept {
         if (d.sparse() || d.all_raw() || d.transform() == codec::transform::delta) return false;
         bytes_ = bytes;
         length_ = d.length;
         live_ = d.live;
+        ones_ = d.ones;
         plane_walker walk(d, bytes);
         references_ = false;
         for (std::uint32_t i = 0; i < d.stored; ++i) {
@@ -971,6 +972,7 @@ public:
         bytes_ = bytes;
         length_ = d.length;
         live_ = d.live;
+        ones_ = d.ones;
         const std::uint32_t complemented = plan[0];
         // Live planes with no entry in the plan's groups have no payload (their base's bits).
         for (std::uint32_t live = d.live; live != 0; live &= live - 1) {
@@ -1020,8 +1022,22 @@ public:
     }
 
     [[nodiscard]] std::uint32_t length() const noexcept { return length_; }
-    /// Whether a plane is stored against another plane (only equalities read such blocks here).
+    /// Whether a plane is stored against another plane (equalities settle them first:
+    /// settle_references; other tests read them through stacked_planes).
     [[nodiscard]] bool references() const noexcept { return references_; }
+    /// Whether plane j is stored against another plane (its base is that plane's bits, or
+    /// their complement), and which.
+    [[nodiscard]] bool has_reference(std::uint32_t j) const noexcept { return planes_[j].ref != no_ref; }
+    [[nodiscard]] std::uint32_t reference_of(std::uint32_t j) const noexcept { return planes_[j].ref & 31u; }
+    /// Whether plane j is live (else constant: all ones where ones() has it, else zero).
+    [[nodiscard]] bool is_live(std::uint32_t j) const noexcept { return ((live_ >> j) & 1u) != 0; }
+    [[nodiscard]] bool is_ones(std::uint32_t j) const noexcept { return ((ones_ >> j) & 1u) != 0; }
+    /// Whether plane j's base is one, or the complement of its reference.
+    [[nodiscard]] bool base_complemented(std::uint32_t j) const noexcept { return planes_[j].one_base; }
+    /// Whether plane j has no payload (it is its base).
+    [[nodiscard]] bool no_payload(std::uint32_t j) const noexcept {
+        return planes_[j].payload == codec::payload_kind::none && planes_[j].map == nullptr;
+    }
 
     /// For an equality whose target has bit (target >> j) & 1 in every plane j: plane j's
     /// base where the residual still equals the target in the other planes, so that plane j
@@ -1330,6 +1346,7 @@ private:
     const std::byte* bytes_ = nullptr;
     std::uint32_t length_ = 0;
     std::uint32_t live_ = 0;
+    std::uint32_t ones_ = 0;
     bool references_ = false;
     direct_plane planes_[plane_count];
 };
@@ -1431,66 +1448,108 @@ bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare
     return true;
 }
 
-// Any compare_job on direct planes: each plane read is taken from its payload (raw words in
-// place) or built once into a buffer, and applied to both targets; it stops when no residual
-// is still equal to a target (false).
-bool run_direct(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
-    if (job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none)
-        return run_direct_equal(dp, live, job, s);
+// Planes stored against other planes, for run_laid_out: plane j is its payload
+// XOR its reference's bits (XOR their complement for a complement base), as the decoder and
+// block_planes_source::build make it, built into s.planes.planes[j] once and kept (a plane
+// referred to is often read again at its own turn). An equality settles references to
+// constant bases instead (direct_planes::settle_references); an order test reads the planes
+// below the first it decides on only where still equal, so it needs the planes themselves.
+// bam_tlen stores most of its blocks' top planes against each other (sign extension): those
+// blocks took the staged way through block_planes_source before.
+class stacked_planes {
+public:
+    stacked_planes(const direct_planes& dp, scan_scratch& s, std::uint32_t words) noexcept
+        : dp_(dp), s_(s), words_(words) {}
+
+    /// Plane j's words [0, words), and in `complement` whether the plane is their complement.
+    const std::uint32_t* bits(std::uint32_t j, bool& complement) noexcept {
+        if (((built_ >> j) & 1u) == 0) {
+            bool c = false;
+            bits_[j] = build(j, c);
+            complemented_ = (complemented_ & ~(1u << j)) | (c ? 1u << j : 0u);
+            built_ |= 1u << j;
+        }
+        complement = ((complemented_ >> j) & 1u) != 0;
+        return bits_[j];
+    }
+
+private:
+    const std::uint32_t* build(std::uint32_t j, bool& complement) noexcept {
+        std::uint32_t* buffer = s_.planes.planes[j].data();
+        if (!dp_.has_reference(j)) return dp_.payload_bits(j, buffer, words_, complement, s_.marks);
+        const std::uint32_t r = dp_.reference_of(j);
+        // The reference's bits: a constant plane's (all ones: a complement of zeros), or a
+        // live plane's, built first. Validated blocks refer only to planes earlier in
+        // descriptor order (no cycle); `visiting_` keeps forged ones finite (read as zeros).
+        const std::uint32_t* ref = nullptr;
+        bool ref_complement = !dp_.is_live(r) && dp_.is_ones(r);
+        if (dp_.is_live(r) && ((visiting_ >> r) & 1u) == 0) {
+            visiting_ |= 1u << j;
+            ref = bits(r, ref_complement);
+            visiting_ &= ~(1u << j);
+        }
+        const bool base_complement = dp_.base_complemented(j);
+        if (dp_.no_payload(j)) {  // the plane is its base
+            complement = ref_complement != base_complement;
+            if (ref != nullptr) return ref;
+            std::fill_n(buffer, words_, 0u);
+            return buffer;
+        }
+        const std::uint32_t* payload = dp_.payload_bits(j, buffer, words_, complement, s_.marks);
+        complement = complement != ref_complement;
+        if (ref == nullptr) return payload;
+        for (std::uint32_t c = 0; c < words_; ++c) buffer[c] = payload[c] ^ ref[c];
+        return buffer;
+    }
+
+    const direct_planes& dp_;
+    scan_scratch& s_;
+    std::uint32_t words_;
+    std::uint32_t built_ = 0, complemented_ = 0, visiting_ = 0;
+    const std::uint32_t* bits_[plane_count];
+};
+
+// A compare_job on direct planes other than run_direct_equal's: the planes read laid out one
+// after another in s.values (complements applied; planes stored against planes built through
+// stacked_planes), then the compare_planes kernel in one pass, as the staged way runs it.
+// Plane by plane with word loops here (SSE2 in the library's baseline build, stopping once no
+// residual was still equal) cost more on every corpus column's count_range (callgrind, AVX2,
+// before -> after: bam_tlen 6.30M -> 6.03M, word_length 1.43M -> 1.20M, geoip6_country 578K
+// -> 555K, none up; forced scalar path, word_length 9.70M -> 4.72M): ranges rarely stop early.
+// bam_tlen's blocks store 1-10 planes against others and read 11-14 planes for two targets:
+// they took the staged way through block_planes_source before (7.89M).
+bool run_laid_out(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
     const std::uint32_t words = job.words;
     const std::uint32_t total = job.targets == 2 ? std::max(job.steps[0], job.steps[1]) : job.steps[0];
     std::uint8_t order[plane_count];
     top_planes(live, total, order);
-    for (std::uint32_t t = 0; t < job.targets; ++t) {
-        std::fill_n(s.eq + t * plane_words, words, ~0u);
-        std::fill_n(s.lt + t * plane_words, words, 0u);
-    }
+    stacked_planes stacked(dp, s, words);
+    compare_job laid = job;
+    laid.base = reinterpret_cast<const std::uint8_t*>(s.values);
+    laid.stride = 4;
     for (std::uint32_t k = 0; k < total; ++k) {
+        std::uint32_t* slot = s.values + k * plane_words;
         bool complement = false;
-        const std::uint32_t* bits = dp.payload_bits(order[k], s.values, words, complement, s.marks);
-        const std::uint32_t flip = complement ? ~0u : 0u;
-        // One pass over the words per target and plane: lt, eq and the OR of what is still
-        // equal together (three loops, each reading eq again, were most of a range's cost on
-        // word_length's plain blocks: 3.3K instructions a block, callgrind AVX2).
-        std::uint32_t acc = 0;
-        for (std::uint32_t t = 0; t < job.targets; ++t) {
-            std::uint32_t* eq = s.eq + t * plane_words;
-            std::uint32_t* lt = s.lt + t * plane_words;
-            if (k < job.steps[t]) {
-                const bool finishes = k + 1 == job.steps[t] && job.finish[t] != compare_job::finish_none;
-                std::uint32_t still = 0;
-                if (((job.bits[t] >> k) & 1u) == 0) {
-                    for (std::uint32_t c = 0; c < words; ++c) still |= eq[c] &= ~(bits[c] ^ flip);
-                } else if (job.need_lt) {
-                    for (std::uint32_t c = 0; c < words; ++c) {
-                        const std::uint32_t b = bits[c] ^ flip;
-                        lt[c] |= eq[c] & ~b;
-                        still |= eq[c] &= b;
-                    }
-                } else {
-                    for (std::uint32_t c = 0; c < words; ++c) still |= eq[c] &= bits[c] ^ flip;
-                }
-                if (finishes) {
-                    if (job.finish[t] == compare_job::finish_lt && job.need_lt)
-                        for (std::uint32_t c = 0; c < words; ++c) lt[c] |= eq[c];
-                    std::fill_n(eq, words, 0u);
-                    still = 0;
-                }
-                acc |= still;
-            } else {
-                for (std::uint32_t c = 0; c < words; ++c) acc |= eq[c];
-            }
+        const std::uint32_t* bits = dp.references() ? stacked.bits(order[k], complement)
+                                                    : dp.payload_bits(order[k], slot, words, complement, s.marks);
+        if (complement) {
+            for (std::uint32_t c = 0; c < words; ++c) slot[c] = ~bits[c];
+        } else if (bits != slot) {
+            std::memcpy(slot, bits, 4 * std::size_t{words});
         }
-        if (acc == 0) return false;
+        laid.offset[k] = 4 * k * plane_words;
     }
-    // A target with no step: only its finish.
-    for (std::uint32_t t = 0; t < job.targets; ++t) {
-        if (job.steps[t] != 0 || job.finish[t] == compare_job::finish_none) continue;
-        if (job.finish[t] == compare_job::finish_lt && job.need_lt)
-            std::fill_n(s.lt + t * plane_words, words, ~0u);
-        std::fill_n(s.eq + t * plane_words, words, 0u);
-    }
+    active_kernels().compare_planes(&laid, s.eq, s.lt);
     return true;
+}
+
+// Any compare_job on direct planes: an equality (one target, no order) narrows eq by the
+// planes' payloads (run_direct_equal: references settled first, compare_direct), every other
+// job goes through the kernel (run_laid_out). False when no residual is equal to the target.
+bool run_direct(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
+    if (!dp.references() && job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none)
+        return run_direct_equal(dp, live, job, s);
+    return run_laid_out(dp, live, job, s);
 }
 
 // Columns of an interleaved payload compared together by an equality in run_interleaved.
@@ -1589,7 +1648,7 @@ compact_answer equal_interleaved_block(const block_descriptor& d, const std::byt
 }
 
 // The test on a dense block of direct planes, from the vector's descriptor: false where it
-// does not apply (sparse, delta, interleaved, planes stored against planes, zigzag order tests).
+// does not apply (sparse, delta, zigzag order tests other than zigzag_prefix's).
 // With `count`, *count may be set instead of `out` (compare_residuals says when).
 // `skips`: the side entries the vector keeps beside the block (null: none, lists are walked).
 bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std::uint32_t* skips,
@@ -1618,8 +1677,7 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
     }
     direct_planes dp;
     if (!dp.load_planned(d, bytes, plan, skips) && !dp.load(d, bytes, gaps_side(d, skips))) return false;
-    if (dp.references()) {
-        if (rt.lo != rt.hi) return false;
+    if (dp.references() && rt.lo == rt.hi) {
         // The target's bit in every plane: the residual's, or the constant plane's where the
         // target cannot match (compare_residuals answers those without a run).
         dp.settle_references((rt.lo & d.live) | (d.ones & ~d.live));

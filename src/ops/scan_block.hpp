@@ -30,9 +30,10 @@
 //   Short lists (<= 32 items) touch only the words they fall in; longer ones are built into a
 //   plane first. Where no list keeps its bits, the lists that clear theirs (two or more, over
 //   32 items: bam_mapq, geoip4_size) are marked together in a byte map (a store per position,
-//   none waiting on another; short gap lists from the positions the vector keeps, others decoded 16 gaps at a time) and packed into one plane. Order tests build list planes one at a
-//   time (long ones through the byte map) and compare as the kernel does;
-//   blocks with planes stored against planes take the staged way below for them.
+//   none waiting on another; short gap lists from the positions the vector keeps, others decoded 16 gaps at a time) and packed into one plane. Order tests lay the planes
+//   they read out one after another (raw ones copied, list planes built, long ones through
+//   the byte map; a plane stored against plane r as its payload XOR r's bits, r built first)
+//   and run the compare_planes kernel over them in one pass.
 //   Gap lists whose 2048-bit map the vector keeps beside the block (gaps_side,
 //   vector_core::sealed_gaps_skips) are raw planes here, read from the map (no list walked,
 //   none marked), on every way below too; blocks scanned without a vector (scan_encoded_block,
@@ -46,7 +47,7 @@
 //   of 24 planes or more settling on their bottom 16 planes first. Other paths take an
 //   equality on 24 planes or more 4 columns at a time from the bottom plane and leave a
 //   column group once none of its residuals is still equal.
-// - Others (sparse, delta, order tests on blocks with plane references), expanded from the
+// - Others (sparse, delta), expanded from the
 //   descriptor: planes built on demand, compared by compare_planes from the top, the first 4
 //   planes alone (a block where no residual is still equal to a target stops there), then the
 //   rest in one stage (sparse blocks' compact planes: in stages of 4). Sparse blocks compare
