@@ -670,15 +670,15 @@ TEST(ScanKernels, NarrowPlanesMatchesReferenceOnEveryPath) {
                 std::vector<std::uint32_t> words(plane_words, 0u);
                 words[w] = bit;
                 std::memcpy(one.data() + 1, words.data(), 4 * std::size_t{plane_words});
-                const std::uint8_t* plane = one.data() + 1;
+                const std::uint8_t* plane_bytes = one.data() + 1;
                 std::vector<std::uint32_t> eq(plane_words, 0u);
                 eq[w] = bit;
                 if (kernels.narrow_planes_count != nullptr) {
                     std::vector<std::uint32_t> counted_eq = eq;
-                    const std::uint32_t n = kernels.narrow_planes_count(counted_eq.data(), &plane, &flip, 1, false);
+                    const std::uint32_t n = kernels.narrow_planes_count(counted_eq.data(), &plane_bytes, &flip, 1, false);
                     ASSERT_EQ(n, flip == 0u ? 1u : 0u) << "narrow_planes_count, word " << w;
                 }
-                const bool got = kernels.narrow_planes(eq.data(), &plane, &flip, 1, false);
+                const bool got = kernels.narrow_planes(eq.data(), &plane_bytes, &flip, 1, false);
                 ASSERT_EQ(got, flip == 0u) << "word " << w;
                 ASSERT_EQ(eq[w], flip == 0u ? bit : 0u) << "word " << w;
             }
