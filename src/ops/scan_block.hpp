@@ -30,8 +30,9 @@
 //   Short lists (<= 32 items) touch only the words they fall in; longer ones are built into a
 //   plane first. Where no list keeps its bits, the lists that clear theirs (two or more, over
 //   32 items: bam_mapq, geoip4_size) are marked together in a byte map (a store per position,
-//   none waiting on another; short gap lists from the positions the vector keeps, others decoded 16 gaps at a time) and packed into one plane. Order tests lay the planes
-//   they read out one after another (raw ones copied, list planes built, long ones through
+//   none waiting on another; short gap lists from the positions the vector keeps, others
+//   decoded 16 gaps at a time) and packed into one plane. Order tests lay the planes they
+//   read out one after another (raw ones copied, list planes built, long ones through
 //   the byte map; a plane stored against plane r as its payload XOR r's bits, r built first)
 //   and run the compare_planes kernel over them in one pass.
 //   Gap lists whose 2048-bit map the vector keeps beside the block (gaps_side,
