@@ -356,13 +356,14 @@ inline bool compare_interleaved_equal(const compare_job& job, std::uint32_t* eq,
     return true;
 }
 
-// The equality of equal_interleaved on rows of S = 1..4 words: 8 rows are S whole registers,
+// The equality of equal_interleaved on rows of S = 1..4 or 8 words: 8 rows are S whole registers,
 // loaded as they lie (fold_interleaved_rows takes a masked load per row, 8 of them for 8 rows,
-// and an 8 x 8 AND-transpose: scores3 and bed_strand, 3 planes and 1). want[r]: ~0 where the
+// and an 8 x 8 AND-transpose: scores3 and bed_strand, 3 planes and 1; for 8 words, where it
+// loads no mask, GCC kept its 8 rows on the stack: geoip country columns). want[r]: ~0 where the
 // target's bit r is 0. Returns the set bits of eq[0..64).
 template <std::uint32_t S>
 std::uint32_t fold_short_rows(const std::uint8_t* base, const std::uint32_t* want, std::uint32_t* eq) noexcept {
-    static_assert(S >= 1 && S <= 4);
+    static_assert((S >= 1 && S <= 4) || S == 8);
     // want by lane, for the registers as loaded (S = 1, 2, 4: every register alike); for S = 3,
     // want[r] broadcast, applied once the rows are split into planes.
     [[maybe_unused]] const __m256i lanes = _mm256_setr_epi32(static_cast<int>(want[0]), static_cast<int>(want[1 % S]),
@@ -408,7 +409,7 @@ std::uint32_t fold_short_rows(const std::uint8_t* base, const std::uint32_t* wan
             const __m256i w2 = _mm256_set1_epi32(static_cast<int>(want[2]));
             folded = _mm256_and_si256(_mm256_and_si256(_mm256_xor_si256(p0, w0), _mm256_xor_si256(p1, w1)),
                                       _mm256_xor_si256(p2, w2));
-        } else {
+        } else if constexpr (S == 4) {
             // Rows of 4 words: each 128-bit half is one row, ANDed across its lanes; then one
             // lane of each row, in order.
             __m256i t[4];
@@ -421,6 +422,11 @@ std::uint32_t fold_short_rows(const std::uint8_t* base, const std::uint32_t* wan
             const __m256i u23 = _mm256_blend_epi32(t[2], t[3], 0xAA);  // rows 4 6 4 6 | 5 7 5 7
             const __m256i rows = _mm256_blend_epi32(u01, u23, 0xCC);   // rows 0 2 4 6 | 1 3 5 7
             folded = _mm256_permutevar8x32_epi32(rows, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        } else {
+            // Rows of 8 words: each register is one row, ANDed across its lanes by and_lanes8.
+            __m256i rows[8];
+            for (std::uint32_t v = 0; v < 8; ++v) rows[v] = _mm256_xor_si256(x[v], lanes);
+            folded = and_lanes8(rows);
         }
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(eq + c), folded);
         counts = add_byte_popcounts(counts, folded);
@@ -447,6 +453,7 @@ inline std::uint32_t equal_interleaved(const std::uint8_t* payload, std::uint32_
         case 2: return fold_short_rows<2>(payload, want, eq);
         case 3: return fold_short_rows<3>(payload, want, eq);
         case 4: return fold_short_rows<4>(payload, want, eq);
+        case 8: return fold_short_rows<8>(payload, want, eq);
         default: break;
     }
     return fold_interleaved<true>(payload, 4 * std::size_t{stored}, plane_words, want, stored, eq);
