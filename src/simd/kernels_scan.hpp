@@ -356,19 +356,23 @@ inline bool compare_interleaved_equal(const compare_job& job, std::uint32_t* eq,
     return true;
 }
 
-// The equality of equal_interleaved on rows of S = 1..4 words: 8 rows are S whole registers,
+// The equality of equal_interleaved on rows of S = 1..4 or 8 words: 8 rows are S whole registers,
 // loaded as they lie (fold_interleaved_rows takes a masked load per row, 8 of them for 8 rows,
-// and an 8 x 8 AND-transpose: scores3 and bed_strand, 3 planes and 1). want[r]: ~0 where the
-// target's bit r is 0. Returns the set bits of eq[0..64).
+// and an 8 x 8 AND-transpose: scores3 and bed_strand, 3 planes and 1; for 8 words, where it
+// loads no mask, GCC kept its 8 rows on the stack: geoip country columns). bits: the target's
+// bit of rank r at bit r, turned into the want masks here, in registers (a want array filled a
+// rank at a time cost about 40 instructions a block of 8 planes: callgrind). Returns the set bits of eq[0..64).
 template <std::uint32_t S>
-std::uint32_t fold_short_rows(const std::uint8_t* base, const std::uint32_t* want, std::uint32_t* eq) noexcept {
-    static_assert(S >= 1 && S <= 4);
-    // want by lane, for the registers as loaded (S = 1, 2, 4: every register alike); for S = 3,
-    // want[r] broadcast, applied once the rows are split into planes.
-    [[maybe_unused]] const __m256i lanes = _mm256_setr_epi32(static_cast<int>(want[0]), static_cast<int>(want[1 % S]),
-                                            static_cast<int>(want[2 % S]), static_cast<int>(want[3 % S]),
-                                            static_cast<int>(want[4 % S]), static_cast<int>(want[5 % S]),
-                                            static_cast<int>(want[6 % S]), static_cast<int>(want[7 % S]));
+std::uint32_t fold_short_rows(const std::uint8_t* base, std::uint32_t bits, std::uint32_t* eq) noexcept {
+    static_assert((S >= 1 && S <= 4) || S == 8);
+    // want by lane, for the registers as loaded (S = 1, 2, 4, 8: every register alike; lane v
+    // tests rank v % S, ~0 where the target's bit there is 0); for S = 3, one want per rank
+    // broadcast, applied once the rows are split into planes.
+    [[maybe_unused]] const __m256i lanes = _mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)),
+                         _mm256_setr_epi32(1 << (0 % S), 1 << (1 % S), 1 << (2 % S), 1 << (3 % S), 1 << (4 % S),
+                                           1 << (5 % S), 1 << (6 % S), 1 << (7 % S))),
+        _mm256_setzero_si256());
     __m256i counts = _mm256_setzero_si256();
     for (std::size_t c = 0; c < plane_words; c += 8) {
         __m256i x[S];
@@ -403,12 +407,12 @@ std::uint32_t fold_short_rows(const std::uint8_t* base, const std::uint32_t* wan
             const __m256i p0 = plane(idx0, std::integral_constant<int, 0x38>{}, std::integral_constant<int, 0xC0>{});
             const __m256i p1 = plane(idx1, std::integral_constant<int, 0x18>{}, std::integral_constant<int, 0xE0>{});
             const __m256i p2 = plane(idx2, std::integral_constant<int, 0x1C>{}, std::integral_constant<int, 0xE0>{});
-            const __m256i w0 = _mm256_set1_epi32(static_cast<int>(want[0]));
-            const __m256i w1 = _mm256_set1_epi32(static_cast<int>(want[1]));
-            const __m256i w2 = _mm256_set1_epi32(static_cast<int>(want[2]));
+            const __m256i w0 = _mm256_set1_epi32(static_cast<int>(((bits >> 0) & 1u) - 1u));
+            const __m256i w1 = _mm256_set1_epi32(static_cast<int>(((bits >> 1) & 1u) - 1u));
+            const __m256i w2 = _mm256_set1_epi32(static_cast<int>(((bits >> 2) & 1u) - 1u));
             folded = _mm256_and_si256(_mm256_and_si256(_mm256_xor_si256(p0, w0), _mm256_xor_si256(p1, w1)),
                                       _mm256_xor_si256(p2, w2));
-        } else {
+        } else if constexpr (S == 4) {
             // Rows of 4 words: each 128-bit half is one row, ANDed across its lanes; then one
             // lane of each row, in order.
             __m256i t[4];
@@ -421,6 +425,11 @@ std::uint32_t fold_short_rows(const std::uint8_t* base, const std::uint32_t* wan
             const __m256i u23 = _mm256_blend_epi32(t[2], t[3], 0xAA);  // rows 4 6 4 6 | 5 7 5 7
             const __m256i rows = _mm256_blend_epi32(u01, u23, 0xCC);   // rows 0 2 4 6 | 1 3 5 7
             folded = _mm256_permutevar8x32_epi32(rows, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        } else {
+            // Rows of 8 words: each register is one row, ANDed across its lanes by and_lanes8.
+            __m256i rows[8];
+            for (std::uint32_t v = 0; v < 8; ++v) rows[v] = _mm256_xor_si256(x[v], lanes);
+            folded = and_lanes8(rows);
         }
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(eq + c), folded);
         counts = add_byte_popcounts(counts, folded);
@@ -439,16 +448,17 @@ inline std::uint32_t equal_interleaved(const std::uint8_t* payload, std::uint32_
         for (std::size_t c = 0; c < plane_words; ++c) eq[c] = ~0u;
         return static_cast<std::uint32_t>(block_values);
     }
+    switch (stored) {
+        case 1: return fold_short_rows<1>(payload, bits, eq);
+        case 2: return fold_short_rows<2>(payload, bits, eq);
+        case 3: return fold_short_rows<3>(payload, bits, eq);
+        case 4: return fold_short_rows<4>(payload, bits, eq);
+        case 8: return fold_short_rows<8>(payload, bits, eq);
+        default: break;
+    }
     alignas(32) std::uint32_t want[plane_count + 8];
     for (std::uint32_t r = 0; r < stored; ++r) want[r] = ((bits >> r) & 1u) - 1u;
     for (std::uint32_t r = stored; r < stored / 8 * 8 + 8; ++r) want[r] = ~0u;
-    switch (stored) {
-        case 1: return fold_short_rows<1>(payload, want, eq);
-        case 2: return fold_short_rows<2>(payload, want, eq);
-        case 3: return fold_short_rows<3>(payload, want, eq);
-        case 4: return fold_short_rows<4>(payload, want, eq);
-        default: break;
-    }
     return fold_interleaved<true>(payload, 4 * std::size_t{stored}, plane_words, want, stored, eq);
 }
 
