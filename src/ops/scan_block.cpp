@@ -1500,9 +1500,10 @@ public:
         std::uint32_t flip = dp_.base_complemented(j) ? ~0u : 0u;
         const std::uint32_t* with = nullptr;
         if (dp_.has_reference(j)) {
-            // The reference's bits: a constant plane's (all ones, or zeros), or a live plane's,
-            // built first. Validated blocks refer only to planes earlier in descriptor order
-            // (no cycle); `visiting_` keeps forged ones finite (read as zeros).
+            // The reference's bits: a live plane's, built first. Validated blocks refer only
+            // to live planes earlier in descriptor order (no cycle, no constant plane); a
+            // constant one is read as its bits and `visiting_` keeps a cycle finite (read as
+            // zeros), so that forged blocks never read past what was built.
             const std::uint32_t r = dp_.reference_of(j);
             if (!dp_.is_live(r)) {
                 if (dp_.is_ones(r)) flip = ~flip;
