@@ -1389,7 +1389,7 @@ TEST(Scan, DeltaBlocksWithPlanesStoredAgainstConstantPlanes) {
 
 // Blocks whose planes are stored against other planes (base `plane` or `complement`: copies
 // of a plane, copies with a few bits flipped, complements) under intervals, which compare them
-// on the direct path (scan_block.cpp, stacked_planes and run_stacked) and equalities, which
+// on the direct path (scan_block.cpp, laid_out_planes and run_laid_out) and equalities, which
 // settle the references: against the reference on every path, with and without side
 // entries (check_probe's per-block answers), for uint32 and for signed values whose blocks
 // are zigzag (symmetric intervals on the residual planes), sizes not a multiple of 2048.
@@ -1496,6 +1496,76 @@ TEST(ScanBlocks, ChainedReferencesEveryPath) {
                     const auto test = make_test(op::range, a, b);
                     out.fill(0xA5A5A5A5u);
                     const positions expected = reference(values, op::range, a, b);
+                    ASSERT_TRUE(same_positions(
+                        expected,
+                        block_positions(bitplane::detail::scan_encoded_block(bytes, count, test, scratch, out), out, 0, count)));
+                    ASSERT_EQ(bitplane::detail::count_encoded_block(bytes, count, test, scratch), expected.size());
+                }
+            }
+        });
+    }
+}
+
+// Raw planes stored against planes, which the encoder does not write for these values but a
+// valid block may hold: plane 1 (raw) rewritten as the complement of plane 0 (raw) XOR its
+// payload, plane 3 (raw) as plane 2 (raw) XOR its payload, in a short block (its last raw word part payload, part past the
+// values) and a whole one. laid_out_planes builds such planes in one pass (payload XOR
+// reference XOR base); intervals on the block's bytes against the reference on the values the
+// decoder gives, on every path.
+TEST(ScanBlocks, RawPlanesAgainstPlanesEveryPath) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("scan-raw-against-planes"));
+    for (const std::size_t n : {std::size_t{999}, std::size_t{1001}, block_values}) {
+        SCOPED_TRACE("n " + std::to_string(n));
+        std::vector<std::uint32_t> values(n);
+        // Plane 20 a short list: the block is stored with descriptors, not interleaved.
+        for (auto& v : values) v = static_cast<std::uint32_t>(rng() % 256) | (rng() % 50 == 0 ? 1u << 20 : 0u);
+        std::vector<std::byte> bytes(bitplane::codec::max_block_bytes);
+        bitplane::codec::encode_options plain;
+        plain.frame_of_reference = plain.delta = plain.zigzag = plain.sparse = false;
+        bytes.resize(bitplane::codec::encode_block(values, false, bytes, plain));
+        const auto count = static_cast<std::uint32_t>(n);
+        const bitplane::codec::block_info before = bitplane::codec::describe_block(bytes, count);
+        for (const int j : {0, 1, 2, 3}) {
+            ASSERT_EQ(before.planes[j].payload, bitplane::codec::payload_kind::raw) << "plane " << j;
+            ASSERT_EQ(before.planes[j].base, bitplane::codec::base_kind::zero) << "plane " << j;
+        }
+        ASSERT_EQ(before.value_layout, bitplane::codec::layout::dense);
+        // Descriptor bytes (docs/format.md): index | payload kind << 5, then base | ref << 2.
+        const auto rewrite = [&](std::uint8_t index, std::uint8_t base, std::uint8_t ref) {
+            for (std::size_t i = 0; i + 1 < bytes.size(); ++i) {
+                if (bytes[i] == std::byte(index | 3u << 5) && bytes[i + 1] == std::byte{0}) {
+                    bytes[i + 1] = std::byte(base | ref << 2);
+                    return;
+                }
+            }
+            FAIL() << "no descriptor for plane " << int{index};
+        };
+        rewrite(1, 3, 0);  // plane 1 = ~plane 0 ^ payload
+        rewrite(3, 2, 2);  // plane 3 = plane 2 ^ payload
+        ASSERT_NO_THROW(bitplane::codec::validate_block(bytes, count));
+        const bitplane::codec::block_info after = bitplane::codec::describe_block(bytes, count);
+        ASSERT_EQ(after.planes[1].reference, 0u);
+        ASSERT_EQ(after.planes[1].base, bitplane::codec::base_kind::complement);
+        ASSERT_EQ(after.planes[3].reference, 2u);
+        std::vector<std::uint32_t> decoded(n);
+        bitplane::codec::decode_block(bytes, decoded);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint32_t v = values[i];
+            const std::uint32_t b1 = (~v ^ v >> 1) & 1u, b3 = (v >> 2 ^ v >> 3) & 1u;
+            ASSERT_EQ(decoded[i], (v & ~0xAu) | b1 << 1 | b3 << 3) << "value " << i << ": the rewrite is not as meant";
+        }
+        bitplane_test::on_every_path([&] {
+            bitplane::detail::scan_scratch scratch;
+            plane out;
+            for (int i = 0; i < (quick_mode() ? 8 : 40); ++i) {
+                auto lo = decoded[rng() % n], hi = decoded[rng() % n];
+                if (lo > hi) std::swap(lo, hi);
+                for (const auto& [a, b] : {std::pair{lo, hi}, std::pair{lo, lo}, std::pair{0u, hi}, std::pair{lo + 1, hi - 1}}) {
+                    SCOPED_TRACE(probe_name(op::range, a, b));
+                    const auto test = make_test(op::range, a, b);
+                    out.fill(0xA5A5A5A5u);
+                    const positions expected = reference(decoded, op::range, a, b);
                     ASSERT_TRUE(same_positions(
                         expected,
                         block_positions(bitplane::detail::scan_encoded_block(bytes, count, test, scratch, out), out, 0, count)));

@@ -1023,7 +1023,7 @@ public:
 
     [[nodiscard]] std::uint32_t length() const noexcept { return length_; }
     /// Whether a plane is stored against another plane (equalities settle them first:
-    /// settle_references; other tests read them through stacked_planes).
+    /// settle_references; other tests read them through laid_out_planes).
     [[nodiscard]] bool references() const noexcept { return references_; }
     /// Whether plane j is stored against another plane (its base is that plane's bits, or
     /// their complement), and which.
@@ -1131,30 +1131,59 @@ public:
         return reinterpret_cast<const std::uint8_t*>(bytes_ + p.offset);
     }
 
-    /// Plane j's bits (words [0, words)) into `out`: its payload over a zero base, and whether
-    /// the plane is the complement of that (base one). Raw payloads of whole words are not
-    /// copied: the pointer returned is then the payload's.
-    const std::uint32_t* payload_bits(std::uint32_t j, std::uint32_t* out, std::uint32_t words, bool& complement,
-                                      std::uint8_t* marks) const noexcept {
+    /// Plane j's bits, words [0, words), written once into `out`: its payload XOR `with`'s
+    /// words (the bits of the plane it is stored against; null: zeros) XOR `flip` (~0 for a
+    /// base of ones, or a constant reference of ones; else 0), so that a laid-out plane is
+    /// built in its slot in one pass rather than built, then copied or complemented there.
+    void plane_into(std::uint32_t j, std::uint32_t* out, std::uint32_t words, const std::uint32_t* with,
+                    std::uint32_t flip, std::uint8_t* marks) const noexcept {
         const direct_plane& p = planes_[j];
-        complement = p.one_base;
-        const std::byte* at = bytes_ + p.offset;
-        if (p.payload == codec::payload_kind::raw) {
-            if (length_ % 32 == 0 && words * 32 <= length_ && reinterpret_cast<std::uintptr_t>(at) % 4 == 0)
-                return reinterpret_cast<const std::uint32_t*>(at);
-            const std::uint32_t bytes = std::min<std::uint32_t>((length_ + 7) / 8, 4 * words);
-            std::memcpy(out, at, bytes);
-            std::memset(reinterpret_cast<std::byte*>(out) + bytes, 0, 4 * words - bytes);
-            return out;
+        if (p.payload == codec::payload_kind::raw || p.map != nullptr) {
+            const std::byte* at = p.map != nullptr ? reinterpret_cast<const std::byte*>(p.map) : bytes_ + p.offset;
+            // A map is kept for a whole block; a raw payload holds (length_ + 7) / 8 bytes.
+            const std::uint32_t bytes = p.map != nullptr ? 4 * words : std::min<std::uint32_t>((length_ + 7) / 8, 4 * words);
+            if (with == nullptr && flip == 0) {  // a copy (memcpy: wider than the baseline build's loop)
+                std::memcpy(out, at, bytes);
+                std::memset(reinterpret_cast<std::byte*>(out) + bytes, 0, 4 * words - bytes);
+                return;
+            }
+            const std::uint32_t full = bytes / 4;
+            if (with == nullptr) {
+                for (std::uint32_t c = 0; c < full; ++c) out[c] = load_le<std::uint32_t>(at + 4 * c) ^ flip;
+            } else {
+                for (std::uint32_t c = 0; c < full; ++c) out[c] = load_le<std::uint32_t>(at + 4 * c) ^ with[c] ^ flip;
+            }
+            for (std::uint32_t c = full; c < words; ++c) {  // a short block's last word, then zeros
+                std::uint32_t last = 0;
+                if (c == full) std::memcpy(&last, at + 4 * full, bytes - 4 * full);
+                out[c] = last ^ (with != nullptr ? with[c] : 0u) ^ flip;
+            }
+            return;
         }
-        if (p.map != nullptr) return p.map;
+        if (p.payload == codec::payload_kind::none) {  // the plane is its base
+            if (with == nullptr) {
+                std::fill_n(out, words, flip);
+            } else {
+                for (std::uint32_t c = 0; c < words; ++c) out[c] = with[c] ^ flip;
+            }
+            return;
+        }
         if (p.items > marked_list) {
-            list_bits(j, out, words, marks);
-            return out;
+            std::memset(marks, 0, 32 * std::size_t{words});
+            mark(j, marks, marked);
+            pack_marks(marks, out, words, flip != 0);
+            if (with != nullptr)
+                for (std::uint32_t c = 0; c < words; ++c) out[c] ^= with[c];
+            return;
         }
-        std::fill_n(out, words, 0u);
-        for_each_word(p, at, [out](std::uint32_t w, std::uint32_t m) { out[w] |= m; });
-        return out;
+        // A short list toggles its bits over the base: a valid list's bits are distinct, so
+        // XOR sets them as OR would (a forged list's repeats give wrong bits, never a bad access).
+        if (with == nullptr) {
+            std::fill_n(out, words, flip);
+        } else {
+            for (std::uint32_t c = 0; c < words; ++c) out[c] = with[c] ^ flip;
+        }
+        for_each_word(p, bytes_ + p.offset, [out](std::uint32_t w, std::uint32_t m) { out[w] ^= m; });
     }
 
     /// Whether plane j is a list (positions, runs, gaps) read as a list (a gaps payload with a
@@ -1234,12 +1263,6 @@ public:
         }
     }
 
-    /// Plane j's payload bits (list: long ones) into words [0, words) of out, through marks.
-    void list_bits(std::uint32_t j, std::uint32_t* out, std::uint32_t words, std::uint8_t* marks) const noexcept {
-        std::memset(marks, 0, 32 * std::size_t{words});
-        mark(j, marks, marked);
-        pack_marks(marks, out, words, false);
-    }
 
 private:
     static constexpr std::uint8_t no_ref = 0xFF;
@@ -1448,97 +1471,83 @@ bool run_direct_equal(const direct_planes& dp, std::uint32_t live, const compare
     return true;
 }
 
-// Planes stored against other planes, for run_laid_out: plane j is its payload
-// XOR its reference's bits (XOR their complement for a complement base), as the decoder and
-// block_planes_source::build make it, built into s.planes.planes[j] once and kept (a plane
-// referred to is often read again at its own turn). An equality settles references to
-// constant bases instead (direct_planes::settle_references); an order test reads the planes
-// below the first it decides on only where still equal, so it needs the planes themselves.
-// bam_tlen stores most of its blocks' top planes against each other (sign extension): those
-// blocks took the staged way through block_planes_source before.
-class stacked_planes {
+// The planes an order test reads, laid out for the compare_planes kernel: plane order[k]
+// built straight into its slot k of s.values, complement applied (one pass: reading the
+// payload, XOR the plane it is stored against, XOR its base). Planes stored against other
+// planes are their payload XOR their reference's bits (XOR ones for a complement base), as the
+// decoder and block_planes_source::build make them; a reference is built first, into its own
+// slot where the test reads it too (bam_tlen's sign planes are read and referred to), else
+// into s.planes.planes[r]. An equality settles references to constant bases instead
+// (direct_planes::settle_references); an order test reads the planes below the first it
+// decides on only where still equal, so it needs the planes themselves. Building planes
+// elsewhere and copying them into place cost bam_tlen ~1.3M of its ~6.0M instructions a
+// count_range (AVX2, callgrind).
+class laid_out_planes {
 public:
-    stacked_planes(const direct_planes& dp, scan_scratch& s, std::uint32_t words) noexcept
+    laid_out_planes(const direct_planes& dp, scan_scratch& s, std::uint32_t words) noexcept
         : dp_(dp), s_(s), words_(words) {}
 
-    /// Plane j's words [0, words), and in `complement` whether the plane is their complement.
-    const std::uint32_t* bits(std::uint32_t j, bool& complement) noexcept {
-        if (((built_ >> j) & 1u) == 0) {
-            bool c = false;
-            bits_[j] = build(j, c);
-            complemented_ = (complemented_ & ~(1u << j)) | (c ? 1u << j : 0u);
-            built_ |= 1u << j;
+    /// Plane j is to be built into `slot`.
+    void place(std::uint32_t j, std::uint32_t* slot) noexcept {
+        where_[j] = slot;
+        placed_ |= 1u << j;
+    }
+
+    /// Plane j's bits (built once: a plane referred to is read again at its own turn).
+    const std::uint32_t* bits(std::uint32_t j) noexcept {
+        if (((built_ >> j) & 1u) != 0) return where_[j];
+        if (((placed_ >> j) & 1u) == 0) where_[j] = s_.planes.planes[j].data();
+        std::uint32_t flip = dp_.base_complemented(j) ? ~0u : 0u;
+        const std::uint32_t* with = nullptr;
+        if (dp_.has_reference(j)) {
+            // The reference's bits: a live plane's, built first. Validated blocks refer only
+            // to live planes earlier in descriptor order (no cycle, no constant plane); a
+            // constant one is read as its bits and `visiting_` keeps a cycle finite (read as
+            // zeros), so that forged blocks never read past what was built.
+            const std::uint32_t r = dp_.reference_of(j);
+            if (!dp_.is_live(r)) {
+                if (dp_.is_ones(r)) flip = ~flip;
+            } else if (((visiting_ >> r) & 1u) == 0) {
+                visiting_ |= 1u << j;
+                with = bits(r);
+                visiting_ &= ~(1u << j);
+            }
         }
-        complement = ((complemented_ >> j) & 1u) != 0;
-        return bits_[j];
+        dp_.plane_into(j, where_[j], words_, with, flip, s_.marks);
+        built_ |= 1u << j;
+        return where_[j];
     }
 
 private:
-    const std::uint32_t* build(std::uint32_t j, bool& complement) noexcept {
-        std::uint32_t* buffer = s_.planes.planes[j].data();
-        if (!dp_.has_reference(j)) return dp_.payload_bits(j, buffer, words_, complement, s_.marks);
-        const std::uint32_t r = dp_.reference_of(j);
-        // The reference's bits: a constant plane's (all ones: a complement of zeros), or a
-        // live plane's, built first. Validated blocks refer only to planes earlier in
-        // descriptor order (no cycle); `visiting_` keeps forged ones finite (read as zeros).
-        const std::uint32_t* ref = nullptr;
-        bool ref_complement = !dp_.is_live(r) && dp_.is_ones(r);
-        if (dp_.is_live(r) && ((visiting_ >> r) & 1u) == 0) {
-            visiting_ |= 1u << j;
-            ref = bits(r, ref_complement);
-            visiting_ &= ~(1u << j);
-        }
-        const bool base_complement = dp_.base_complemented(j);
-        if (dp_.no_payload(j)) {  // the plane is its base
-            complement = ref_complement != base_complement;
-            if (ref != nullptr) return ref;
-            std::fill_n(buffer, words_, 0u);
-            return buffer;
-        }
-        const std::uint32_t* payload = dp_.payload_bits(j, buffer, words_, complement, s_.marks);
-        complement = complement != ref_complement;
-        if (ref == nullptr) return payload;
-        for (std::uint32_t c = 0; c < words_; ++c) buffer[c] = payload[c] ^ ref[c];
-        return buffer;
-    }
-
     const direct_planes& dp_;
     scan_scratch& s_;
     std::uint32_t words_;
-    std::uint32_t built_ = 0, complemented_ = 0, visiting_ = 0;
-    const std::uint32_t* bits_[plane_count];
+    std::uint32_t placed_ = 0, built_ = 0, visiting_ = 0;
+    std::uint32_t* where_[plane_count];
 };
 
 // A compare_job on direct planes other than run_direct_equal's: the planes read laid out one
-// after another in s.values (complements applied; planes stored against planes built through
-// stacked_planes), then the compare_planes kernel in one pass, as the staged way runs it.
-// Plane by plane with word loops here (SSE2 in the library's baseline build, stopping once no
-// residual was still equal) cost more on every corpus column's count_range (callgrind, AVX2,
-// before -> after: bam_tlen 6.30M -> 6.03M, word_length 1.43M -> 1.20M, geoip6_country 578K
-// -> 555K, none up; forced scalar path, word_length 9.70M -> 4.72M): ranges rarely stop early.
-// bam_tlen's blocks store 1-10 planes against others and read 11-14 planes for two targets:
-// they took the staged way through block_planes_source before (7.89M).
+// after another in s.values (laid_out_planes), then the compare_planes kernel in one pass, as
+// the staged way runs it. Plane by plane with word loops here (SSE2 in the library's baseline
+// build, stopping once no residual was still equal) cost more on every corpus column's
+// count_range (callgrind, AVX2, before -> after: bam_tlen 6.30M -> 6.03M, word_length 1.43M ->
+// 1.20M, geoip6_country 578K -> 555K, none up; forced scalar path, word_length 9.70M ->
+// 4.72M): ranges rarely stop early. bam_tlen's blocks store 1-10 planes against others and
+// read 11-14 planes for two targets: they took the staged way through block_planes_source
+// before (7.89M).
 bool run_laid_out(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
-    const std::uint32_t words = job.words;
     const std::uint32_t total = job.targets == 2 ? std::max(job.steps[0], job.steps[1]) : job.steps[0];
     std::uint8_t order[plane_count];
     top_planes(live, total, order);
-    stacked_planes stacked(dp, s, words);
+    laid_out_planes laid_out(dp, s, job.words);
     compare_job laid = job;
     laid.base = reinterpret_cast<const std::uint8_t*>(s.values);
     laid.stride = 4;
     for (std::uint32_t k = 0; k < total; ++k) {
-        std::uint32_t* slot = s.values + k * plane_words;
-        bool complement = false;
-        const std::uint32_t* bits = dp.references() ? stacked.bits(order[k], complement)
-                                                    : dp.payload_bits(order[k], slot, words, complement, s.marks);
-        if (complement) {
-            for (std::uint32_t c = 0; c < words; ++c) slot[c] = ~bits[c];
-        } else if (bits != slot) {
-            std::memcpy(slot, bits, 4 * std::size_t{words});
-        }
+        laid_out.place(order[k], s.values + k * plane_words);
         laid.offset[k] = 4 * k * plane_words;
     }
+    for (std::uint32_t k = 0; k < total; ++k) laid_out.bits(order[k]);
     active_kernels().compare_planes(&laid, s.eq, s.lt);
     return true;
 }
