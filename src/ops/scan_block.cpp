@@ -668,9 +668,6 @@ plane_shape shape_of(const parsed_block& block) noexcept {
 // answers `some` with the number of passing residuals in *count and leaves `out` alone: a
 // popcount of s.eq, without the copy into `out` (another pass over 256 bytes per block),
 // unless the run counted s.eq itself (s.eq_count: scan_block.hpp).
-// A count not given by compare_direct.
-constexpr std::uint32_t no_count = ~0u;
-
 template <class Run>
 compact_answer compare_residuals(const plane_shape& block, Run&& run, const residual_test& rt, scan_scratch& s,
                                  plane& out, std::uint32_t* count = nullptr) {
@@ -1131,6 +1128,16 @@ public:
         return reinterpret_cast<const std::uint8_t*>(bytes_ + p.offset);
     }
 
+    /// A plane's base into words [0, words) of `out`: `with`'s words (null: zeros) XOR `flip`.
+    static void base_into(std::uint32_t* out, std::uint32_t words, const std::uint32_t* with,
+                          std::uint32_t flip) noexcept {
+        if (with == nullptr) {
+            std::fill_n(out, words, flip);
+        } else {
+            for (std::uint32_t c = 0; c < words; ++c) out[c] = with[c] ^ flip;
+        }
+    }
+
     /// Plane j's bits, words [0, words), written once into `out`: its payload XOR `with`'s
     /// words (the bits of the plane it is stored against; null: zeros) XOR `flip` (~0 for a
     /// base of ones, or a constant reference of ones; else 0), so that a laid-out plane is
@@ -1161,11 +1168,7 @@ public:
             return;
         }
         if (p.payload == codec::payload_kind::none) {  // the plane is its base
-            if (with == nullptr) {
-                std::fill_n(out, words, flip);
-            } else {
-                for (std::uint32_t c = 0; c < words; ++c) out[c] = with[c] ^ flip;
-            }
+            base_into(out, words, with, flip);
             return;
         }
         if (p.items > marked_list) {
@@ -1178,11 +1181,7 @@ public:
         }
         // A short list toggles its bits over the base: a valid list's bits are distinct, so
         // XOR sets them as OR would (a forged list's repeats give wrong bits, never a bad access).
-        if (with == nullptr) {
-            std::fill_n(out, words, flip);
-        } else {
-            for (std::uint32_t c = 0; c < words; ++c) out[c] = with[c] ^ flip;
-        }
+        base_into(out, words, with, flip);
         for_each_word(p, bytes_ + p.offset, [out](std::uint32_t w, std::uint32_t m) { out[w] ^= m; });
     }
 
@@ -1864,6 +1863,9 @@ block_answer scan_parsed(const parsed_block& block, std::span<const std::byte> b
         for (std::uint32_t w = 0; w < plane_words; ++w) out[w] |= ~mask[w] & valid_bits(w, count);
     return classify(out, count);
 }
+
+// A count not given by compare_direct.
+constexpr std::uint32_t no_count = ~0u;
 
 std::uint32_t count_parsed(const parsed_block& block, std::span<const std::byte> bytes, const scan_test& test,
                            scan_scratch& scratch, bool try_direct = true, const std::uint32_t* skips = nullptr) {
