@@ -510,7 +510,8 @@ TEST(ScanKernels, InterleavedEqualityOverEveryPlaneOnEveryPath) {
 
 // The optional equal_interleaved kernel (where a path has one) against the definition, word by
 // word: every plane count 0..32, payloads at odd addresses that end where the buffer ends,
-// targets taken from a position (some residuals equal), random ones (usually none) and, for
+// targets taken from a position (some residuals equal), from the first and last positions,
+// random ones (usually none) and, for
 // few planes, every target; the popcount it returns against the words it wrote.
 TEST(ScanKernels, EqualInterleavedMatchesReferenceOnEveryPath) {
     BITPLANE_SEED_TRACE();
