@@ -510,7 +510,8 @@ TEST(ScanKernels, InterleavedEqualityOverEveryPlaneOnEveryPath) {
 
 // The optional equal_interleaved kernel (where a path has one) against the definition, word by
 // word: every plane count 0..32, payloads at odd addresses that end where the buffer ends,
-// targets taken from a position (some residuals equal), random ones (usually none) and, for
+// targets taken from a position (some residuals equal), from the first and last positions,
+// random ones (usually none) and, for
 // few planes, every target; the popcount it returns against the words it wrote.
 TEST(ScanKernels, EqualInterleavedMatchesReferenceOnEveryPath) {
     BITPLANE_SEED_TRACE();
@@ -554,6 +555,12 @@ TEST(ScanKernels, EqualInterleavedMatchesReferenceOnEveryPath) {
                 std::uint32_t at_position = 0;
                 for (std::uint32_t p = 0; p < stored; ++p) at_position |= bit_of(p, from) << p;
                 targets.push_back(at_position);
+                // The first and last positions' values (the first and last column of the payload).
+                for (const std::uint32_t edge : {0u, static_cast<std::uint32_t>(block_values - 1)}) {
+                    std::uint32_t at_edge = 0;
+                    for (std::uint32_t p = 0; p < stored; ++p) at_edge |= bit_of(p, edge) << p;
+                    targets.push_back(at_edge);
+                }
                 targets.push_back(static_cast<std::uint32_t>(rng()) & (stored == 32 ? ~0u : (1u << stored) - 1u));
                 if (stored <= 3)
                     for (std::uint32_t t = 0; t < (1u << stored); ++t) targets.push_back(t);
@@ -577,6 +584,12 @@ TEST(ScanKernels, EqualInterleavedMatchesReferenceOnEveryPath) {
                     ASSERT_EQ(n, set);
                     if (bits == at_position) {
                         ASSERT_GT(n, 0u) << "the value at position " << from << " is equal to itself";
+                    }
+                    if (bits == targets[1]) {
+                        ASSERT_NE(eq[0] & 1u, 0u) << "position 0 is equal to itself";
+                    }
+                    if (bits == targets[2]) {
+                        ASSERT_NE(eq[plane_words - 1] >> 31, 0u) << "position 2047 likewise";
                     }
                 }
             }

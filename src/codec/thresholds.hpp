@@ -134,13 +134,15 @@ inline constexpr unsigned compact_garbage_quarters = 2;
 inline constexpr std::size_t compact_min_garbage_bytes = 64 * 1024;
 
 // ---- scans (ops/scan_block.cpp, simd/kernels_scan.hpp) ---------------------------------------
-// Equality over interleaved payloads: rows of at least this many 8-word registers (24 planes
-// or more: 96-128 bytes, two cache lines or more) are folded in two parts: the registers of
-// the bottom 16 planes (ranks 0-15, the planes that tell values apart soonest), then, only
-// where some column of the 8 rows is still equal, the rest. Random 32-bit values are settled by the first part at all but ~1 in
-// 250 column groups, and half of each row's bytes are never read (the fold is bound by how
-// fast the payload streams in: random32 count_eq, 32 planes, 8 KiB a block).
-inline constexpr std::uint32_t scan_fold_split_registers = 3;
+// Equality over interleaved payloads: rows of more than this many 8-word registers (17 planes
+// or more) are folded in two parts: the registers of the bottom 16 planes (ranks 0-15, the
+// planes that tell values apart soonest), then, only where some column of the 8 rows is still
+// equal, the rest. Random 32-bit values are settled by the first part at all but ~1 in 250
+// column groups, and half of each row's bytes are never read (the fold is bound by how fast
+// the payload streams in: random32 count_eq, 32 planes, 8 KiB a block). Rows of 17-23 planes
+// (bed_name's 19) split too since eqscan11: the third register of each row was a quarter of
+// the fold's instructions, and 16 planes of random ids leave a group of 8 columns equal
+// about once in 250.
 inline constexpr std::uint32_t scan_fold_first_registers = 2;
 
 // ---- bitsets (bitplane::bitset, src/bitset/) -------------------------------------------------

@@ -44,8 +44,9 @@
 //   target's bits by rank from the descriptor, no compare_job; its popcount answers count_eq
 //   and the blocks with no or every value equal), which folds each column's row of words as
 //   it lies (XOR with the target's bits, AND; 8 rows at a time by an AND-transpose, rows of
-//   1-4 and 8 words as whole registers), at every width, rows
-//   of 24 planes or more settling on their bottom 16 planes first. Other paths take an
+//   1-4 and 8 words as whole registers; on AVX-512, rows of 9 planes or more 16 at a time,
+//   a row per 512-bit register), at every width, rows of more than 16 planes settling on
+//   their bottom 16 planes first. Other paths take an
 //   equality on 24 planes or more 4 columns at a time from the bottom plane and leave a
 //   column group once none of its residuals is still equal.
 // - Others (sparse, delta), expanded from the

@@ -192,7 +192,7 @@ const kernel_table& avx2_kernels() noexcept {
     static constexpr kernel_table table = [] {
         kernel_table t = kernels_avx2::make_table<xsimd::avx2>(simd_path::avx2);
         t.test_values = &kernels_avx2::test_values;
-        t.equal_interleaved = &kernels_avx2::equal_interleaved;  // kernels_scan.hpp (AVX-512 inherits it)
+        t.equal_interleaved = &kernels_avx2::equal_interleaved;  // kernels_scan.hpp (AVX-512: rows of 9+ its own)
         t.pack_marks = &kernels_avx2::pack_marks;                // kernels_scan.hpp (AVX-512 inherits it)
         t.pack_marks_count = &kernels_avx2::pack_marks_count;    // kernels_scan.hpp (AVX-512 inherits it)
         t.narrow_planes = &kernels_avx2::narrow_planes;          // kernels_scan.hpp (AVX-512: its own)

@@ -252,17 +252,26 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
 // target's bit is 0, and ~0 past the last rank up to the next multiple of 8. With Count, returns
 // the set bits of eq[0, words) (words <= 248), counted in registers as the words are folded
 // (a popcount pass after it read the 256 bytes again: equal_interleaved); else 0.
-template <std::uint32_t Full, bool Count = false>
+// Tail (rest != 0): the last rest words of a row. Where a row has a whole register before them
+// (Full >= 1), they are read by a plain load of the row's last 8 words, overlapping the
+// register before (an AND does not mind a rank twice), with want's last 8 ranks; a masked load
+// cost bed_name's 19 planes two uops a row more. Shorter rows take the masked load.
+template <std::uint32_t Full, bool Tail, bool Count = false>
 std::uint32_t fold_interleaved_rows(const std::uint8_t* base, std::size_t stride, std::size_t words,
                                     const std::uint32_t* want, std::uint32_t rest, std::uint32_t* eq) noexcept {
     [[maybe_unused]] __m256i counts = _mm256_setzero_si256();
     __m256i wants[Full + 1];
-    for (std::uint32_t v = 0; v <= Full; ++v) wants[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(want + 8 * v));
-    const __m256i rest_mask =
+    for (std::uint32_t v = 0; v < Full; ++v) wants[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(want + 8 * v));
+    constexpr bool overlap = Tail && Full >= 1;
+    const std::size_t tail_at = overlap ? 32 * std::size_t{Full} + 4 * std::size_t{rest} - 32 : 32 * std::size_t{Full};
+    if constexpr (Tail) wants[Full] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(want + tail_at / 4));
+    [[maybe_unused]] const __m256i rest_mask =
         _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(rest)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    // thresholds.hpp: rows of 24+ planes settle on their bottom 16 first.
-    constexpr std::uint32_t first =
-        Full >= thresholds::scan_fold_split_registers ? thresholds::scan_fold_first_registers : 0;
+    // thresholds.hpp: rows of more than 16 planes settle on their bottom 16 first.
+    constexpr std::uint32_t first = (Full > thresholds::scan_fold_first_registers ||
+                                     (Full == thresholds::scan_fold_first_registers && Tail))
+                                        ? thresholds::scan_fold_first_registers
+                                        : 0;
     for (std::size_t c = 0; c < words; c += 8) {
         __m256i rows[8];
         if constexpr (first != 0) {
@@ -276,7 +285,7 @@ std::uint32_t fold_interleaved_rows(const std::uint8_t* base, std::size_t stride
                 rows[i] = acc;
             }
             const __m256i settled = and_lanes8(rows);
-            if (_mm256_testz_si256(settled, settled) != 0) {
+            if (_mm256_testz_si256(settled, settled) != 0) {  // nothing to count: all zero
                 _mm256_storeu_si256(reinterpret_cast<__m256i*>(eq + c), settled);
                 continue;
             }
@@ -293,8 +302,11 @@ std::uint32_t fold_interleaved_rows(const std::uint8_t* base, std::size_t stride
                 const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 32 * v));
                 acc = _mm256_and_si256(acc, _mm256_xor_si256(w, wants[v]));
             }
-            if (rest != 0) {
-                const __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(row + 32 * Full), rest_mask);
+            if constexpr (overlap) {
+                const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + tail_at));
+                acc = _mm256_and_si256(acc, _mm256_xor_si256(w, wants[Full]));
+            } else if constexpr (Tail) {
+                const __m256i w = _mm256_maskload_epi32(reinterpret_cast<const int*>(row + tail_at), rest_mask);
                 acc = _mm256_and_si256(acc, _mm256_xor_si256(w, wants[Full]));  // missing lanes: 0 ^ ~0
             }
             rows[i] = acc;
@@ -312,12 +324,16 @@ template <bool Count>
 std::uint32_t fold_interleaved(const std::uint8_t* base, std::size_t stride, std::size_t words,
                                const std::uint32_t* want, std::uint32_t stored, std::uint32_t* eq) noexcept {
     const std::uint32_t rest = stored % 8;
+    const auto fold = [&]<std::uint32_t Full>(std::integral_constant<std::uint32_t, Full>) {
+        return rest != 0 ? fold_interleaved_rows<Full, true, Count>(base, stride, words, want, rest, eq)
+                         : fold_interleaved_rows<Full, false, Count>(base, stride, words, want, rest, eq);
+    };
     switch (stored / 8) {
-        case 0: return fold_interleaved_rows<0, Count>(base, stride, words, want, rest, eq);
-        case 1: return fold_interleaved_rows<1, Count>(base, stride, words, want, rest, eq);
-        case 2: return fold_interleaved_rows<2, Count>(base, stride, words, want, rest, eq);
-        case 3: return fold_interleaved_rows<3, Count>(base, stride, words, want, rest, eq);
-        default: return fold_interleaved_rows<4, Count>(base, stride, words, want, rest, eq);
+        case 0: return fold(std::integral_constant<std::uint32_t, 0>{});
+        case 1: return fold(std::integral_constant<std::uint32_t, 1>{});
+        case 2: return fold(std::integral_constant<std::uint32_t, 2>{});
+        case 3: return fold(std::integral_constant<std::uint32_t, 3>{});
+        default: return fold(std::integral_constant<std::uint32_t, 4>{});
     }
 }
 
@@ -456,9 +472,16 @@ inline std::uint32_t equal_interleaved(const std::uint8_t* payload, std::uint32_
         case 8: return fold_short_rows<8>(payload, bits, eq);
         default: break;
     }
+    // want[r] = ~0 where the target's bit of rank r is 0 (ranks past stored too), 8 ranks a
+    // compare: a rank at a time cost bed_name's 19 planes about 100 instructions a block.
     alignas(32) std::uint32_t want[plane_count + 8];
-    for (std::uint32_t r = 0; r < stored; ++r) want[r] = ((bits >> r) & 1u) - 1u;
-    for (std::uint32_t r = stored; r < stored / 8 * 8 + 8; ++r) want[r] = ~0u;
+    const std::uint64_t ranks = std::uint64_t{bits} & ((std::uint64_t{1} << stored) - 1);
+    const __m256i lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    for (std::uint32_t v = 0; v <= stored / 8; ++v) {
+        const __m256i b = _mm256_set1_epi32(static_cast<int>((ranks >> (8 * v)) & 0xFFu));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(want + 8 * v),
+                           _mm256_cmpeq_epi32(_mm256_and_si256(b, lane_bits), _mm256_setzero_si256()));
+    }
     return fold_interleaved<true>(payload, 4 * std::size_t{stored}, plane_words, want, stored, eq);
 }
 
