@@ -6,6 +6,8 @@
 // entry points.
 #include "ops/scan_block.hpp"
 
+#include "ops/scan_sorted.hpp"
+
 #include "bitset/bitset_words.hpp"
 #include "codec/block_decoding.hpp"
 #include "codec/block_format.hpp"
@@ -1927,6 +1929,11 @@ block_answer scan_block(const vector_core& v, std::size_t block, const scan_test
         if (direct == compact_answer::all) return block_answer::all;
         return exact ? classify(out, static_cast<std::uint32_t>(block_values)) : block_answer::some;
     }
+    if (sorted_answer sorted; scan_sorted_delta(v, block, test, sorted)) {
+        const block_answer answer = sorted.answer();
+        if (answer == block_answer::some) sorted.write(out);
+        return answer;
+    }
     const parsed_block parsed =
         expand_descriptor(v.sealed_descriptor(block), bytes.data(), static_cast<std::uint32_t>(block_values));
     return scan_parsed(parsed, bytes, test, scratch, out, false, v.sealed_gaps_skips(block));
@@ -1952,6 +1959,7 @@ std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_te
         if (direct == compact_answer::all) return static_cast<std::uint32_t>(block_values);
         return n != no_count ? n : block_popcount(scratch.compact);
     }
+    if (sorted_answer sorted; scan_sorted_delta(v, block, test, sorted)) return sorted.count();
     const parsed_block parsed =
         expand_descriptor(v.sealed_descriptor(block), bytes.data(), static_cast<std::uint32_t>(block_values));
     return count_parsed(parsed, bytes, test, scratch, false, v.sealed_gaps_skips(block));
