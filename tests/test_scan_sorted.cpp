@@ -161,7 +161,9 @@ void check_sorted(steps kind, std::size_t n) {
     }
     // The shapes are delta-encoded (runs of one value: as sparse delta blocks, which go
     // another way): the sorted way must have been taken, or nothing here tested it.
-    if (n >= block_values && kind != steps::runs) EXPECT_GT(sorted, 0u) << "no block took the sorted way";
+    if (n >= block_values && kind != steps::runs) {
+        EXPECT_GT(sorted, 0u) << "no block took the sorted way";
+    }
 }
 
 template <class T>
