@@ -56,7 +56,9 @@
 //   their compact planes (never zero), deposit the result onto the non-zero mask and add the
 //   zero residuals' answer. Zigzag blocks compare the intervals [-a, a] and [-a - 1, a] as
 //   the residual prefix [0, 2a] or [0, 2a + 1] (zigzag_prefix), and decode for other order
-//   tests. Delta blocks with
+//   tests. A vector's sealed dense delta blocks whose keys ascend (steps >= 0, no wrap) are
+//   answered first by two binary searches over the checkpoint sums it keeps (scan_sorted.hpp:
+//   one range of positions, or its complement), no plane built. Other delta blocks with
 //   non-negative steps are answered from their bounds (first value, and the last from plane
 //   popcounts, read off the payloads where possible) when the interval holds all or none of
 //   them; otherwise their residuals go through the test_values kernel, which decodes the

@@ -119,6 +119,11 @@ public:
     /// its read plan and gaps side entries, split by side_plan and side_gaps), or null where it
     /// has none. Not for the write-back block.
     [[nodiscard]] const std::uint32_t* sealed_read_side(std::size_t block) const noexcept;
+    /// The checkpoint sums of sealed delta block `block` (src/codec/direct_access.hpp,
+    /// delta_checkpoints), or null where none are kept. Not for the write-back block.
+    [[nodiscard]] const std::uint32_t* sealed_delta_sums(std::size_t block) const noexcept {
+        return sums_of(entry_of_[block]);
+    }
     [[nodiscard]] std::span<const std::uint32_t> tail() const noexcept {
         return {tail_.data(), tail_.size()};
     }
