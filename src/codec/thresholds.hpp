@@ -271,7 +271,7 @@ inline constexpr std::uint32_t dot_inplace_pass_ns_sse2 = 70;
 // items) is answered from those positions alone (ops/equal_candidates.cpp): each other plane is
 // read at the candidates, lists merged with them. count_eq instructions a call, callgrind, AVX2
 // (bound 32 / 256 / 1024): bam_mapq rare 973K / 925K / 925K, geoip4_size rare 213K / 195K /
-// 195K, geoip4_size frequent 646K / 649K / 649K, bam_flag frequent 1234K / 1219K.
+// 195K, geoip4_size frequent 646K / 649K / 649K, bam_flag frequent 1234K / 1219K / 1234K.
 inline constexpr std::uint32_t equal_candidates_max = 256;
 // A list is binary-searched for each candidate where it holds more than this many items per
 // candidate, else walked alongside them (a search costs about 4 instructions a halving, a
