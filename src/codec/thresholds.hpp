@@ -265,4 +265,24 @@ inline constexpr std::uint32_t dot_inplace_pass_ns_avx2 = 75;
 inline constexpr std::uint32_t dot_inplace_block_ns_sse2 = 150;
 inline constexpr std::uint32_t dot_inplace_pass_ns_sse2 = 70;
 
+// ---- scans -----------------------------------------------------------------------------------
+// An equality on a dense block whose shortest list plane that keeps its positions for the target
+// holds at most this many (u16 slots of a gap list kept as positions, or a position list's
+// items) is answered from those positions alone (ops/equal_candidates.cpp): each other plane is
+// read at the candidates, lists merged with them. count_eq instructions a call, callgrind, AVX2
+// (bound 32 / 256 / 1024): bam_mapq rare 973K / 925K / 925K, geoip4_size rare 213K / 195K /
+// 195K, geoip4_size frequent 646K / 649K / 649K, bam_flag frequent 1234K / 1219K / 1234K.
+inline constexpr std::uint32_t equal_candidates_max = 256;
+// A list is binary-searched for each candidate where it holds more than this many items per
+// candidate, else walked alongside them (a search costs about 4 instructions a halving, a
+// walk about 3.5 an item: bam_mapq rare 1.27M -> 0.97M instructions with searches at 8).
+inline constexpr std::uint32_t equal_candidates_search_ratio = 8;
+// Where no list keeps its positions, lists of more positions than this in all (u16 slots of gap
+// lists kept as positions, list items) are marked in a byte map and packed once, fewer are
+// cleared bit by bit in the equality's words. count_eq instructions a call, callgrind, AVX2
+// (bound 0 / 48 / 96 / 200 / never): bam_mapq frequent 1.73M / 1.67M / 1.50M / 1.52M / 1.60M,
+// geoip4_size frequent 650K / 650K / 649K / 656K / 857K, bam_flag frequent 1.48M / 1.32M /
+// 1.22M / 1.24M / 1.24M.
+inline constexpr std::uint32_t equal_clear_marked_items = 96;
+
 }  // namespace bitplane::detail::thresholds

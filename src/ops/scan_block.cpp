@@ -15,6 +15,7 @@
 #include "codec/plane_bits.hpp"
 #include "codec/plane_gaps.hpp"
 #include "codec/value_transform.hpp"
+#include "ops/equal_candidates.hpp"
 #include "simd/kernels.hpp"
 
 #include <algorithm>
@@ -1690,6 +1691,24 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
     // walk of every plane entry was most of their cost.
     if (rt.lo == rt.hi && !d.sparse() && ((rt.lo ^ d.ones) & ~d.live) != 0) {
         answer = rt.inside ? compact_answer::none : compact_answer::all;
+        return true;
+    }
+    // An equality with a short list plane that keeps only its positions: those are the only
+    // candidates (equal_candidates.hpp), each other plane read at them alone.
+    if (std::uint32_t n = 0; rt.lo == rt.hi && !d.sparse() &&
+                             equal_by_candidates(d, bytes, plan, skips, rt.lo, s.marks, count != nullptr ? nullptr : out.data(), n)) {
+        if (n == 0) {
+            answer = rt.inside ? compact_answer::none : compact_answer::all;
+        } else if (count != nullptr) {
+            *count = rt.inside ? n : d.length - n;
+            answer = compact_answer::some;
+        } else {
+            if (!rt.inside) {
+                for (std::uint32_t& w : out) w = ~w;
+                clear_from(out, d.length);
+            }
+            answer = compact_answer::some;
+        }
         return true;
     }
     direct_planes dp;

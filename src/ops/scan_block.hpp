@@ -35,6 +35,13 @@
 //   read out one after another (raw ones copied, list planes built, long ones through
 //   the byte map; a plane stored against plane r as its payload XOR r's bits, r built first)
 //   and run the compare_planes kernel over them in one pass.
+//   An equality on a block the vector keeps a read plan for goes first to
+//   equal_by_candidates (equal_candidates.hpp), which reads the plan once: where a short list
+//   plane keeps only its positions, those are the candidates and every other plane is read at
+//   them alone (lists merged, raw planes and maps bit by bit; bam_mapq, geoip4_size rare
+//   values); where every list clears its positions, eq comes from the raw planes and maps
+//   (narrow_planes) with the listed positions cleared in it, a word at a time or, when many,
+//   through the byte map (their frequent values). Other equalities take the ways above.
 //   Gap lists whose 2048-bit map the vector keeps beside the block (gaps_side,
 //   vector_core::sealed_gaps_skips) are raw planes here, read from the map (no list walked,
 //   none marked), on every way below too; blocks scanned without a vector (scan_encoded_block,

@@ -1,0 +1,181 @@
+// Equalities on list-heavy dense blocks (src/ops/equal_candidates.cpp): columns shaped like
+// bam_mapq and geoip4_size (one frequent value, others scattered or in runs over it, so that
+// blocks hold many short gap lists, position lists and runs over constant bases, some planes
+// stored against others, and a frame-of-reference base), each block's answer from
+// equal_by_candidates against a plain loop over its values, and count_eq / find_eq / find_ne
+// over the vector against a plain loop, on every SIMD path.
+#include "test_support.hpp"
+
+#include "codec/direct_access.hpp"
+#include "ops/equal_candidates.hpp"
+#include "ops/scan_block.hpp"
+
+#include <bitplane/bitset.hpp>
+#include <bitplane/scan.hpp>
+#include <bitplane/vector.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using bitplane_test::case_seed;
+using bitplane_test::on_every_path;
+
+struct column_shape {
+    const char* name;
+    std::uint32_t frequent;
+    std::vector<std::uint32_t> others;
+    double density;    // of values other than the frequent one
+    bool in_runs;      // others in runs of 1-40
+};
+
+std::vector<std::uint32_t> make_column(const column_shape& c, std::size_t n, std::mt19937_64& rng) {
+    std::vector<std::uint32_t> values(n, c.frequent);
+    for (std::size_t i = 0; i < n;) {
+        const std::size_t len = c.in_runs ? 1 + rng() % 40 : 1;
+        if (std::uniform_real_distribution<double>(0, 1)(rng) < c.density) {
+            const std::uint32_t x = c.others[rng() % c.others.size()];
+            for (std::size_t k = i; k < std::min(n, i + len); ++k) values[k] = x;
+        }
+        i += len;
+    }
+    // Hits in a block's first and last positions.
+    if (n > 0) values[0] = c.others[0];
+    if (n > 2048) values[2047] = c.others[0], values[2048] = c.others.back();
+    if (n > 1) values[n - 1] = c.others.back();
+    return values;
+}
+
+// Every value present, the frequent one, each block's smallest (a frame-of-reference block's
+// base: residual 0), and absent values between, around and far off.
+std::vector<std::uint32_t> probes(const column_shape& c, const std::vector<std::uint32_t>& values) {
+    std::vector<std::uint32_t> out = c.others;
+    out.push_back(c.frequent);
+    for (std::size_t first = 0; first < values.size(); first += 2048)
+        out.push_back(*std::min_element(values.begin() + first, values.begin() + std::min(values.size(), first + 2048)));
+    for (const std::uint32_t x : std::vector<std::uint32_t>(out)) {
+        out.push_back(x + 1);
+        out.push_back(x - 1);
+        out.push_back(x ^ 0x100u);
+    }
+    out.push_back(0xFFFFFFFFu);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+const std::vector<column_shape>& shapes() {
+    static const std::vector<column_shape> all = {
+        // bam_mapq: 60 at 85%, a few others, short lists of escapes.
+        {"mapq", 60, {0, 4, 23, 37, 59, 61, 255, 1}, 0.15, false},
+        {"mapq-sparse", 60, {0, 4, 23, 37, 59, 61}, 0.01, false},
+        {"mapq-runs", 60, {0, 4, 23, 59, 61}, 0.1, true},
+        // geoip4_size: powers of two over a frame of reference near 2^18 (256 frequent, 20%).
+        {"geoip-size", 256, {346112, 262144, 512, 1024, 4096, 65536, 256 + 1, 300000}, 0.8, false},
+        {"geoip-for", 346112, {346112 + 256, 346112 + 1, 346112 + 4096, 346112 + 65536}, 0.2, false},
+    };
+    return all;
+}
+
+// Each sealed block's equality from equal_by_candidates (where it applies) against a plain
+// loop, on residuals of plain and frame-of-reference blocks. Counts the blocks answered from
+// candidates (a list keeps its positions) and by clearing lists.
+void check_blocks(const bitplane::vector<std::uint32_t>& packed, const std::vector<std::uint32_t>& values,
+                  const std::vector<std::uint32_t>& xs, std::size_t& from_candidates, std::size_t& from_clearing) {
+    namespace d = bitplane::detail;
+    const auto& core = packed.core();
+    auto scratch = std::make_unique<d::scan_scratch>();
+    for (std::size_t b = 0; b < core.sealed_block_count(); ++b) {
+        const d::block_descriptor& desc = core.sealed_descriptor(b);
+        if (desc.sparse() || (desc.transform() != bitplane::codec::transform::none &&
+                              desc.transform() != bitplane::codec::transform::frame_of_reference))
+            continue;
+        const std::uint32_t base =
+            desc.transform() == bitplane::codec::transform::frame_of_reference ? desc.for_base() : 0u;
+        const std::uint32_t* side = core.sealed_read_side(b);
+        const std::byte* bytes = core.sealed_block(b, {}).data();
+        for (const std::uint32_t x : xs) {
+            const std::uint32_t target = x - base;
+            if (((target ^ desc.ones) & ~desc.live) != 0) continue;  // the caller answers these
+            std::uint32_t expected = 0;
+            bitplane::plane expected_bits{};
+            for (std::uint32_t i = 0; i < desc.length; ++i) {
+                if (values[b * 2048 + i] != x) continue;
+                ++expected;
+                expected_bits[i / 32] |= 1u << (i % 32);
+            }
+            bitplane::plane out;
+            out.fill(0xA5A5A5A5u);
+            std::uint32_t count = ~0u, counted = ~0u;
+            const bool applies = d::equal_by_candidates(desc, bytes, d::side_plan(side), d::side_gaps(side), target,
+                                                        scratch->marks, out.data(), count);
+            const bool applies_counting = d::equal_by_candidates(desc, bytes, d::side_plan(side), d::side_gaps(side),
+                                                                 target, scratch->marks, nullptr, counted);
+            ASSERT_EQ(applies, applies_counting) << "block " << b << " value " << x;
+            if (!applies) continue;
+            ASSERT_EQ(count, expected) << "block " << b << " value " << x;
+            ASSERT_EQ(counted, expected) << "block " << b << " value " << x;
+            ASSERT_EQ(out, expected_bits) << "block " << b << " value " << x;
+            // Which way answered it: a list plane whose base (settled against its reference
+            // where it has one) differs from the target's bit keeps its positions
+            // (candidates); else every list clears its own.
+            const std::uint32_t* plan = d::side_plan(side);
+            const d::plan_groups g = d::groups_of(plan);
+            std::uint32_t one_base = plan[0], lists = 0;
+            const std::uint32_t* e = g.entries + g.raw + g.mapped;
+            for (std::uint32_t i = 0; i < g.listed; ++i) lists |= 1u << d::plan_index(*e++);
+            for (std::uint32_t i = 0; i < g.positions + g.runs; ++i, e += 2) lists |= 1u << d::plan_index(*e);
+            for (std::uint32_t i = 0; i < g.references; ++i, ++e) one_base ^= ((target >> ((*e >> 8) & 31u)) & 1u) << (*e & 31u);
+            const bool keeps = ((target ^ one_base) & desc.live & lists) != 0;
+            (keeps ? from_candidates : from_clearing) += 1;
+        }
+    }
+}
+
+}  // namespace
+
+TEST(ScanEqualCandidates, ListHeavyBlocksAgainstPlainLoopOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    std::size_t from_candidates = 0, from_clearing = 0, planned = 0;
+    for (const column_shape& c : shapes()) {
+        for (const std::size_t n : {std::size_t{2048}, std::size_t{3 * 2048 + 1000}, std::size_t{2 * 2048 - 1}}) {
+            SCOPED_TRACE(std::string(c.name) + " " + std::to_string(n));
+            std::mt19937_64 rng(case_seed("scan-equal-candidates", c.frequent, n));
+            const std::vector<std::uint32_t> values = make_column(c, n, rng);
+            const bitplane::vector<std::uint32_t> packed(values.begin(), values.end());
+            for (std::size_t b = 0; b < packed.core().sealed_block_count(); ++b)
+                planned += bitplane::detail::side_plan(packed.core().sealed_read_side(b)) != nullptr ? 1 : 0;
+            const std::vector<std::uint32_t> xs = probes(c, values);
+            on_every_path([&] {
+                check_blocks(packed, values, xs, from_candidates, from_clearing);
+                if (HasFatalFailure()) return;
+                for (const std::uint32_t x : xs) {
+                    std::uint64_t expected = 0;
+                    std::vector<std::uint64_t> at;
+                    for (std::size_t i = 0; i < n; ++i)
+                        if (values[i] == x) ++expected, at.push_back(i);
+                    ASSERT_EQ(bitplane::count_eq(packed, x), expected) << "value " << x;
+                    const bitplane::bitset eq = bitplane::find_eq(packed, x);
+                    ASSERT_EQ(eq.count(), expected) << "value " << x;
+                    ASSERT_TRUE(std::equal(eq.begin(), eq.end(), at.begin(), at.end())) << "value " << x;
+                    const bitplane::bitset ne = bitplane::find_ne(packed, x);
+                    ASSERT_EQ(ne.count(), n - expected) << "value " << x;
+                    for (const std::uint64_t p : at) ASSERT_FALSE(ne.contains(p)) << "value " << x << " at " << p;
+                }
+            });
+            if (HasFatalFailure()) return;
+        }
+    }
+    EXPECT_GT(planned, 0u) << "no block with a read plan: equal_by_candidates is not reached";
+    EXPECT_GT(from_candidates, 0u) << "no block answered from a list's candidates";
+    EXPECT_GT(from_clearing, 0u) << "no block answered by clearing lists";
+}
