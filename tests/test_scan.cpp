@@ -448,6 +448,54 @@ TEST(ScanKernels, ComparePlanesMatchesReferenceOnEveryPath) {
     }
 }
 
+// A range's answer written straight by the kernel (compare_job::range_into: two targets, lower
+// bound first): (~lt0 & (lt1 | eq1)) ^ flip from the reference's eq and lt, words [0, words)
+// of range_into only, eq and lt untouched; planar and interleaved jobs, every finish.
+TEST(ScanKernels, ComparePlanesRangeIntoMatchesReferenceOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    const int rounds = quick_mode() ? 150 : 1000;
+    for (const simd_path path : bitplane_test::paths_to_sweep()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        const auto& kernels = bitplane::detail::active_kernels();
+        std::mt19937_64 rng(case_seed("compare-planes-range-into", static_cast<std::uint64_t>(path)));
+        for (int round = 0; round < rounds; ++round) {
+            kernel_case kc = random_kernel_case(rng, round % 2 == 1);
+            auto& job = kc.job;
+            if (job.targets != 2) {  // a range: both bounds
+                job.targets = 2;
+                job.steps[1] = job.steps[0];
+                job.bits[1] = job.bits[0] ^ static_cast<std::uint32_t>(rng());
+                if (job.steps[1] < 32) job.bits[1] &= (1u << job.steps[1]) - 1u;
+                job.finish[1] = static_cast<std::uint8_t>(rng() % 3);
+            }
+            job.need_lt = true;
+            const std::uint32_t flip = rng() % 2 == 0 ? 0u : ~0u;
+            SCOPED_TRACE("round " + std::to_string(round) + " words " + std::to_string(job.words) + " stride " +
+                         std::to_string(job.stride) + " flip " + std::to_string(flip));
+            constexpr std::uint32_t untouched = 0x5EC7E7u;
+            std::vector<std::uint32_t> eq(2 * plane_words, untouched), lt(2 * plane_words, untouched);
+            std::vector<std::uint32_t> out(plane_words, untouched);
+            job.range_into = out.data();
+            job.range_flip = flip;
+            kernels.compare_planes(&job, eq.data(), lt.data());
+            std::vector<std::uint32_t> want_eq(2 * plane_words), want_lt(2 * plane_words);
+            reference_compare(job, want_eq.data(), want_lt.data());
+            for (std::uint32_t c = 0; c < plane_words; ++c) {
+                const std::uint32_t want =
+                    c < job.words ? (~want_lt[c] & (want_lt[plane_words + c] | want_eq[plane_words + c])) ^ flip
+                                  : untouched;
+                ASSERT_EQ(out[c], want) << "word " << c;
+                ASSERT_EQ(eq[c], untouched) << "eq word " << c;
+                ASSERT_EQ(eq[plane_words + c], untouched) << "eq word " << c;
+                ASSERT_EQ(lt[c], untouched) << "lt word " << c;
+                ASSERT_EQ(lt[plane_words + c], untouched) << "lt word " << c;
+            }
+        }
+    }
+}
+
 // The test_values kernel (where a path has one) and its portable loop against values decoded
 // one at a time and compared: plain values and delta residuals (running sums that wrap around
 // 2^32), every count of a block's tail around word edges, intervals that wrap, negation.

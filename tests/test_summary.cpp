@@ -41,6 +41,7 @@ namespace {
 using namespace bitplane_test;
 using bitplane::block_values;
 using bitplane::detail::block_summary;
+using bitplane::detail::key_hull;
 
 template <class T>
 using bvec = bitplane::vector<T>;
@@ -123,6 +124,18 @@ template <class T>
         if (!ok)
             return ::testing::AssertionFailure() << "block " << b << ": stored " << text(got) << ", values give "
                                                  << text(want);
+    }
+    // The key hull (vector_core::sealed_keys_hull) holds every stored summary's keys, the
+    // write-back block's stale one too, and is unknown where one is (wider is allowed).
+    const key_hull& hull = core.sealed_keys_hull();
+    for (std::size_t b = 0; b < core.sealed_block_count(); ++b) {
+        const block_summary& got = core.sealed_summary(b);
+        const bool held = got.known() ? !hull.known() || (hull.min_key <= got.min_key && got.max_key <= hull.max_key)
+                                      : !hull.known();
+        if (!held)
+            return ::testing::AssertionFailure() << "block " << b << ": summary " << text(got) << " outside the hull ["
+                                                 << hull.min_key << ", " << hull.max_key << "]"
+                                                 << (hull.unknown ? " (unknown)" : "");
     }
     return ::testing::AssertionSuccess();
 }
@@ -606,6 +619,22 @@ TYPED_TEST(SummaryTest, WholeColumnAnswersOnEveryPath) {
                     const std::size_t at = rng() % n;
                     v.set(at, far);
                     values[at] = far;
+                }
+                check(v, values);
+                if (::testing::Test::HasFatalFailure()) return;
+                // The whole-column answers come from the hull, exact over the sealed blocks of a
+                // column built in one go (or sealed): their smallest and largest key.
+                v.seal();
+                const std::size_t sealed = n / block_values * block_values;
+                const auto& hull = v.core().sealed_keys_hull();
+                if (sealed == 0) {
+                    EXPECT_FALSE(hull.known());
+                } else {
+                    const auto [lo, hi] = std::minmax_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(sealed));
+                    const std::uint32_t bias = std::is_signed_v<T> ? 0x80000000u : 0u;
+                    ASSERT_TRUE(hull.known());
+                    EXPECT_EQ(hull.min_key, std::bit_cast<std::uint32_t>(*lo) ^ bias);
+                    EXPECT_EQ(hull.max_key, std::bit_cast<std::uint32_t>(*hi) ^ bias);
                 }
                 check(v, values);
                 if (::testing::Test::HasFatalFailure()) return;

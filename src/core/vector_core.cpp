@@ -210,6 +210,7 @@ void vector_core::share_entry(std::uint32_t id, const block_summary& summary) {
     add_ref(id);
     // Equal bytes hold equal values: a summary known from this copy serves all of them.
     if (summaries_[id] == block_summary::unknown()) summaries_[id] = summary;
+    hull_.widen(summaries_[id]);
 }
 
 std::uint32_t vector_core::add_entry(std::uint64_t offset, std::span<const std::byte> bytes,
@@ -217,6 +218,7 @@ std::uint32_t vector_core::add_entry(std::uint64_t offset, std::span<const std::
     const auto id = static_cast<std::uint32_t>(entries_.size());
     entries_.push_back(make_entry(offset, bytes));
     summaries_.push_back(summary);
+    hull_.widen(summary);
     refresh_sums(id);
     refresh_side(id, 0);
     return id;
@@ -552,6 +554,7 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
     };
     if (equal_to(id)) {  // unchanged (written back with the values it had)
         if (summaries_[id] == block_summary::unknown()) summaries_[id] = summary;
+        hull_.widen(summaries_[id]);
         return;
     }
     for (const std::size_t next : {block - 1, block + 1}) {
@@ -576,6 +579,7 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
         }
         e.set_refs(1);
         summaries_[id] = summary;
+        hull_.widen(summary);
         refresh_sums(id);
         refresh_side(id, old_side);
         return;
@@ -646,6 +650,9 @@ void vector_core::compact() {
         arena_.swap(packed);
         garbage_bytes_ = 0;
     }
+    // The hull exact again: every entry left is in use where renumbered, else none is dead.
+    hull_ = key_hull{};
+    for (const block_summary& s : summaries_) hull_.widen(s);
     if (side_garbage_ != 0 || renumber) {
         side_at_.clear();
         side_data_.clear();
@@ -760,6 +767,7 @@ void vector_core::clear() noexcept {
     entries_.clear();
     dead_entries_ = 0;
     summaries_.clear();
+    hull_ = key_hull{};
     sums_.clear();
     side_at_.clear();
     side_data_.clear();
@@ -812,6 +820,7 @@ void vector_core::swap(vector_core& other) noexcept {
     entries_.swap(other.entries_);
     std::swap(dead_entries_, other.dead_entries_);
     summaries_.swap(other.summaries_);
+    std::swap(hull_, other.hull_);
     sums_.swap(other.sums_);
     side_at_.swap(other.side_at_);
     side_data_.swap(other.side_data_);

@@ -619,6 +619,7 @@ bool compare_in_stages(block_planes_source& source, const compare_job& whole, sc
     std::uint32_t* const eq2 = s.values;  // a stage's answers (the values are not needed here)
     std::uint32_t* const lt2 = s.values + 2 * plane_words;
     compare_job job = whole;
+    job.range_into = nullptr;  // stages are combined from eq and lt
     for (std::uint32_t done = 0; done < total;) {
         const std::uint32_t n = stage_steps(source.in_place(), source.sparse(), done, total - done);
         for (std::uint32_t t = 0; t < targets; ++t) {
@@ -671,9 +672,12 @@ plane_shape shape_of(const parsed_block& block) noexcept {
 // answers `some` with the number of passing residuals in *count and leaves `out` alone: a
 // popcount of s.eq, without the copy into `out` (another pass over 256 bytes per block),
 // unless the run counted s.eq itself (s.eq_count: scan_block.hpp).
+// `one_pass`: run hands the job to one compare_planes call as it is (the direct and
+// interleaved ways), so that a range's answer can go straight into `out` (range_into);
+// compare_in_stages combines stages from eq and lt and takes no range_into.
 template <class Run>
 compact_answer compare_residuals(const plane_shape& block, Run&& run, const residual_test& rt, scan_scratch& s,
-                                 plane& out, std::uint32_t* count = nullptr) {
+                                 plane& out, std::uint32_t* count = nullptr, bool one_pass = false) {
     const std::uint32_t live = block.live;
     const std::uint32_t ones = block.ones;
     const bool equality = rt.lo == rt.hi;
@@ -744,11 +748,19 @@ compact_answer compare_residuals(const plane_shape& block, Run&& run, const resi
         job.finish[slot] = w.finish;
         job.targets = static_cast<std::uint32_t>(slot) + 1;
     }
+    const std::uint32_t flip = rt.inside ? 0u : ~0u;
+    const std::uint32_t words = job.words;
+    if (one_pass && lo_slot == 0 && hi_slot == 1) {  // both bounds: the kernel writes the answer
+        job.range_into = out.data();
+        job.range_flip = flip;
+        run(job);
+        std::fill(out.begin() + words, out.end(), 0u);
+        clear_from(out, block.length);
+        return compact_answer::some;
+    }
     run(job);
 
     // Simple loops over whole words (vectorized); bits at or beyond length are cleared last.
-    const std::uint32_t flip = rt.inside ? 0u : ~0u;
-    const std::uint32_t words = job.words;
     const std::uint32_t* lt_lo = s.lt + (lo_slot < 0 ? 0 : lo_slot) * plane_words;
     const std::uint32_t* lt_hi = s.lt + (hi_slot < 0 ? 0 : hi_slot) * plane_words;
     const std::uint32_t* eq_hi = s.eq + (hi_slot < 0 ? 0 : hi_slot) * plane_words;
@@ -1161,7 +1173,9 @@ public:
             const std::uint32_t bytes = p.map != nullptr ? 4 * words : std::min<std::uint32_t>((length_ + 7) / 8, 4 * words);
             if (with == nullptr && flip == 0) {  // a copy (memcpy: wider than the baseline build's loop)
                 std::memcpy(out, at, bytes);
-                std::memset(reinterpret_cast<std::byte*>(out) + bytes, 0, 4 * words - bytes);
+                // A whole block's payload fills the slot: no call for the empty rest (a raw
+                // plane of word_length's ~3.8 a block).
+                if (bytes != 4 * words) std::memset(reinterpret_cast<std::byte*>(out) + bytes, 0, 4 * words - bytes);
                 return;
             }
             const std::uint32_t full = bytes / 4;
@@ -1682,7 +1696,7 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
         answer = compare_residuals(
             plane_shape{d.live, d.ones, d.length, false},
             [&](compare_job& job) { return run_interleaved(bytes + d.payloads_at, d.stored, job, s); }, rt, s,
-            out, count);
+            out, count, true);
         return true;
     }
     // An equality whose target disagrees with a constant plane (all zeros, or all ones: not
@@ -1720,7 +1734,7 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
     }
     answer = compare_residuals(
         plane_shape{d.live, d.ones, d.length, false},
-        [&](const compare_job& job) { return run_direct(dp, d.live, job, s); }, rt, s, out, count);
+        [&](const compare_job& job) { return run_direct(dp, d.live, job, s); }, rt, s, out, count, true);
     return true;
 }
 

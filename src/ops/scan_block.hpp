@@ -34,7 +34,9 @@
 //   decoded 16 gaps at a time) and packed into one plane. Order tests lay the planes they
 //   read out one after another (raw ones copied, list planes built, long ones through
 //   the byte map; a plane stored against plane r as its payload XOR r's bits, r built first)
-//   and run the compare_planes kernel over them in one pass.
+//   and run the compare_planes kernel over them in one pass; a range with both bounds has the
+//   kernel write its answer straight into the output plane (compare_job::range_into), as on
+//   interleaved payloads.
 //   An equality on a block the vector keeps a read plan for goes first to
 //   equal_by_candidates (equal_candidates.hpp), which reads the plan once: where a short list
 //   plane keeps only its positions, those are the candidates and every other plane is read at

@@ -113,6 +113,13 @@ struct compare_job {
     std::uint32_t bits[2] = {};   // bit k: target i's bit in the k-th plane read
     std::uint8_t finish[2] = {};  // finish_kind, applied after target i's steps
     std::uint32_t offset[plane_count];  // set by the caller for the steps read (not zeroed: jobs are built per block)
+    // A range's answer written straight, where not null (two targets, need_lt: target 0 the
+    // lower bound, target 1 the upper): words [0, words) of range_into get
+    // (~lt0 & (lt1 | eq1)) ^ range_flip, and eq and lt are not written. The scans' combine
+    // pass over eq and lt after the kernel (another 200 instructions a block, SSE2) and the
+    // kernel's four stores a column group become one store (issue #13: word_length, bam_tlen).
+    std::uint32_t* range_into = nullptr;
+    std::uint32_t range_flip = 0;
 };
 
 /// One operand of interleaved_dot: an interleaved all-raw payload (as for

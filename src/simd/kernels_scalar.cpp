@@ -175,6 +175,8 @@ std::uint32_t load_word(const std::uint8_t* p) noexcept {
 
 // One word per column; the SIMD paths (kernels_impl.hpp) do the same with wider columns.
 void compare_planes(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
+    std::uint32_t range_lt[plane_words];  // a range_into job: target 0's lt, then the answer
+    const bool range = job->range_into != nullptr && job->targets == 2 && job->need_lt;
     for (std::uint32_t t = 0; t < job->targets; ++t) {
         for (std::size_t c = 0; c < job->words; ++c) {
             const std::uint8_t* column = job->base + c * job->stride;
@@ -191,6 +193,11 @@ void compare_planes(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt
             }
             if (job->finish[t] == compare_job::finish_lt) l |= e;
             if (job->finish[t] != compare_job::finish_none) e = 0;
+            if (range) {
+                if (t == 0) range_lt[c] = l;
+                else job->range_into[c] = ((l | e) & ~range_lt[c]) ^ job->range_flip;
+                continue;
+            }
             eq[t * plane_words + c] = e;
             if (job->need_lt) lt[t * plane_words + c] = l;
         }

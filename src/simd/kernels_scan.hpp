@@ -157,6 +157,12 @@ template <class A, bool need_lt, class PlaneWord>
     }
     compare_finish<A>(job.finish[0], e0, l0);
     compare_finish<A>(job.finish[1], e1, l1);
+    if constexpr (need_lt) {
+        if (job.range_into != nullptr) {
+            (((l1 | e1) & ~l0) ^ u32<A>(job.range_flip)).store_unaligned(job.range_into + c);
+            return;
+        }
+    }
     e0.store_unaligned(eq + c);
     e1.store_unaligned(eq + plane_words + c);
     if constexpr (need_lt) {

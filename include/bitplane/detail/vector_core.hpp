@@ -111,6 +111,10 @@ public:
     /// adopted as bytes (block_summary.hpp says why). Not for the write-back block: like its
     /// bytes, its summary is stale until flushed (see write_back_values).
     [[nodiscard]] const block_summary& sealed_summary(std::size_t block) const noexcept { return summaries_[entry_of_[block]]; }
+    /// A key range holding the keys of every sealed block whose summary is known (key_hull:
+    /// possibly wider than they are; unknown where some block's summary is). Not for the
+    /// write-back block's values (stale like its summary until flushed).
+    [[nodiscard]] const key_hull& sealed_keys_hull() const noexcept { return hull_; }
     /// The side entries kept in memory for the gaps payloads of sealed block `block`
     /// (src/codec/direct_access.hpp: gaps_skips; read them through gaps_side), or null where
     /// it has none. Not for the write-back block.
@@ -288,6 +292,7 @@ private:
     pod_vector<std::uint32_t> side_data_;
     std::size_t side_garbage_ = 0;         // entries in side_data_ no block refers to any more
     pod_vector<block_summary> summaries_;  // one per entry, beside entries_
+    key_hull hull_;                        // over summaries_ (widened as they change, exact after compact())
     std::size_t garbage_bytes_ = 0;        // arena bytes no block refers to any more
     pod_vector<std::uint32_t> tail_;       // last, partial block, uncompressed
     std::size_t hot_block_ = no_block;     // sealed block held decoded for writes
