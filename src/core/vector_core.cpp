@@ -250,6 +250,13 @@ void vector_core::validate() const {
         throw format_error(std::to_string(summaries_.size()) + " block summaries for " + std::to_string(entries_.size()) +
                                " block table entries",
                            0);
+    // Scans answer the whole column from the hull (ops/scan.cpp, answer_for_all): it must hold
+    // every summary, and say unknown where one is.
+    for (const block_summary& s : summaries_) {
+        const bool held = s.known() ? hull_.unknown || (hull_.min_key <= s.min_key && s.max_key <= hull_.max_key)
+                                    : hull_.unknown;
+        if (!held) throw format_error("the column's key range does not hold every block summary", 0);
+    }
     // Every block's entry index in the table, and every entry's count of the blocks using it.
     std::vector<std::uint32_t> uses(entries_.size(), 0);
     for (std::size_t b = 0; b < entry_of_.size(); ++b) {
