@@ -99,4 +99,59 @@ TEST(ScanEqualRows, ManyRawPlanesAgainstPlainLoopEveryPath) {
     });
 }
 
+// Short rows (1 to 10 raw planes) of values offset by a frame-of-reference base, through the
+// vector API: count_block and scan_block answer an equality on such a block through the
+// interleaved kernel before compare_direct (equal_interleaved_first). The target's residual
+// is its key less the block's base; targets present (first and last position of the vector
+// and of a block), absent inside the block's [min, max] (a plane constant in the block
+// disagrees: all residuals even, an odd target), below the base and above the top; find_ne
+// too (the shortcut's negated answer). uint32 and int32 (negative bases).
+TEST(ScanEqualRows, ShortRowsWithBasesAgainstPlainLoopEveryPath) {
+    BITPLANE_SEED_TRACE();
+    on_every_path([&] {
+        std::mt19937_64 rng(case_seed("equal-short-rows", static_cast<std::uint64_t>(bitplane::active_simd_path())));
+        // Bases whose values carry across a high bit (2^20, the sign bit, 2^32) from width 4 up:
+        // the encoder frames those blocks from their smallest value.
+        const std::uint32_t bases[] = {0u, 0x000FFFF3u, 0x7FFFFFF1u, 0xFFFFFFF8u};
+        int framed = 0;  // first blocks framed from a base
+        for (std::uint32_t width = 1; width <= 10; ++width) {
+            for (const std::uint32_t base : bases) {
+                for (int shape = 0; shape < 2; ++shape) {
+                    SCOPED_TRACE("width " + std::to_string(width) + " base " + std::to_string(base) + " shape " +
+                                 std::to_string(shape));
+                    const std::size_t n = 3 * bitplane::block_values + 1 + rng() % 1500;  // a partial last block
+                    std::vector<std::uint32_t> bits = make_ids(n, width, 0, rng);
+                    // shape 1: even residuals only (plane 0 constant zero) in the first block
+                    if (shape == 1 && width > 1)
+                        for (std::size_t i = 0; i < bitplane::block_values; ++i) bits[i] &= ~1u;
+                    for (auto& b : bits) b += base;
+                    // The first block must be dense, all raw, and framed from its smallest value.
+                    std::vector<std::byte> bytes(bitplane::codec::max_block_bytes);
+                    const std::span<const std::uint32_t> first(bits.data(), bitplane::block_values);
+                    bytes.resize(bitplane::codec::encode_block(first, false, bytes, {}));
+                    const auto info = bitplane::codec::describe_block(bytes, bitplane::block_values);
+                    ASSERT_EQ(info.value_layout, bitplane::codec::layout::dense);
+                    framed += info.value_transform == bitplane::codec::transform::frame_of_reference ? 1 : 0;
+                    std::vector<std::uint32_t> targets = {bits.front(), bits.back(), bits[bitplane::block_values - 1],
+                                                          bits[bitplane::block_values], bits[rng() % n],
+                                                          base - 1u, base + (1u << width),
+                                                          bits[rng() % bitplane::block_values] | 1u};
+                    check_targets<std::uint32_t>(bits, targets);
+                    check_targets<std::int32_t>(bits, targets);
+                    std::vector<std::uint32_t> values = bits;
+                    const bitplane::vector<std::uint32_t> v{std::span<const std::uint32_t>(values)};
+                    for (const std::uint32_t x : targets) {
+                        std::vector<std::uint64_t> want;
+                        for (std::size_t i = 0; i < n; ++i)
+                            if (values[i] != x) want.push_back(i);
+                        const bitplane::bitset found = bitplane::find_ne(v, x);
+                        ASSERT_EQ(std::vector<std::uint64_t>(found.begin(), found.end()), want) << "find_ne " << x;
+                    }
+                }
+            }
+        }
+        EXPECT_GE(framed, 20) << "frame-of-reference blocks: the bases must carry across a high bit";
+    });
+}
+
 }  // namespace
