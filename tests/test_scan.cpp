@@ -1501,6 +1501,49 @@ TEST(Scan, PlanesStoredAgainstPlanesEveryPath) {
     });
 }
 
+namespace {
+
+// Descriptor bytes (docs/format.md): index | payload kind << 5, then base | ref << 2. Rewrites
+// the descriptor of plane `index` (payload kind `payload`, base `old_base` now) to base `base`
+// against plane `ref`, for tests of blocks the encoder does not write but a valid block may hold.
+void rewrite_plane_descriptor(std::vector<std::byte>& bytes, std::uint8_t index, std::uint8_t payload,
+                              std::uint8_t old_base, std::uint8_t base, std::uint8_t ref) {
+    for (std::size_t i = 0; i + 1 < bytes.size(); ++i) {
+        if (bytes[i] == std::byte(index | payload << 5) && (static_cast<std::uint8_t>(bytes[i + 1]) & 3u) == old_base) {
+            bytes[i + 1] = std::byte(base | ref << 2);
+            return;
+        }
+    }
+    FAIL() << "no descriptor for plane " << int{index};
+}
+
+// Intervals between values of the block (and their edges) scanned and counted on the block's
+// bytes against the reference on `values`, on every path.
+void expect_intervals_on_block_bytes(std::span<const std::byte> bytes, std::uint32_t count,
+                                     const std::vector<std::uint32_t>& values, std::mt19937_64& rng) {
+    const std::size_t n = values.size();
+    bitplane_test::on_every_path([&] {
+        bitplane::detail::scan_scratch scratch;
+        plane out;
+        for (int i = 0; i < (quick_mode() ? 8 : 40); ++i) {
+            auto lo = values[rng() % n], hi = values[rng() % n];
+            if (lo > hi) std::swap(lo, hi);
+            for (const auto& [a, b] : {std::pair{lo, hi}, std::pair{lo, lo}, std::pair{0u, hi}, std::pair{lo + 1, hi - 1}}) {
+                SCOPED_TRACE(probe_name(op::range, a, b));
+                const auto test = make_test(op::range, a, b);
+                out.fill(0xA5A5A5A5u);
+                const positions expected = reference(values, op::range, a, b);
+                ASSERT_TRUE(same_positions(
+                    expected,
+                    block_positions(bitplane::detail::scan_encoded_block(bytes, count, test, scratch, out), out, 0, count)));
+                ASSERT_EQ(bitplane::detail::count_encoded_block(bytes, count, test, scratch), expected.size());
+            }
+        }
+    });
+}
+
+}  // namespace
+
 // A chain of references, which the encoder does not write (it refers to raw planes) but a
 // valid block may hold: plane 16, the complement of plane 0, rewritten as a copy of plane 8
 // (itself the complement of plane 0, no payload), and plane 20, a copy of plane 0 with a few
@@ -1526,19 +1569,10 @@ TEST(ScanBlocks, ChainedReferencesEveryPath) {
         ASSERT_EQ(before.planes[16].base, bitplane::codec::base_kind::complement);
         ASSERT_EQ(before.planes[16].reference, 0u);
         ASSERT_EQ(before.planes[20].reference, 0u);
-        // Descriptor bytes (docs/format.md): index | payload kind << 5, then base | ref << 2.
-        const auto rewrite = [&](std::uint8_t index, std::uint8_t payload, std::uint8_t base, std::uint8_t ref) {
-            for (std::size_t i = 0; i + 1 < bytes.size(); ++i) {
-                if (bytes[i] == std::byte(index | payload << 5) &&
-                    (static_cast<std::uint8_t>(bytes[i + 1]) & 3u) == static_cast<std::uint8_t>(before.planes[index].base)) {
-                    bytes[i + 1] = std::byte(base | ref << 2);
-                    return;
-                }
-            }
-            FAIL() << "no descriptor for plane " << int{index};
-        };
-        rewrite(16, 0, 2, 8);  // plane 16 = plane 8
-        rewrite(20, static_cast<std::uint8_t>(before.planes[20].payload), 3, 16);  // plane 20 = ~plane 16 ^ payload
+        const auto base_of = [&](int index) { return static_cast<std::uint8_t>(before.planes[index].base); };
+        ASSERT_NO_FATAL_FAILURE(rewrite_plane_descriptor(bytes, 16, 0, base_of(16), 2, 8));  // plane 16 = plane 8
+        ASSERT_NO_FATAL_FAILURE(rewrite_plane_descriptor(bytes, 20, static_cast<std::uint8_t>(before.planes[20].payload), base_of(20), 3,
+                                                         16));  // plane 20 = ~plane 16 ^ payload
         ASSERT_NO_THROW(bitplane::codec::validate_block(bytes, count));
         const bitplane::codec::block_info after = bitplane::codec::describe_block(bytes, count);
         ASSERT_EQ(after.planes[16].reference, 8u);
@@ -1546,24 +1580,7 @@ TEST(ScanBlocks, ChainedReferencesEveryPath) {
         std::vector<std::uint32_t> decoded(n);
         bitplane::codec::decode_block(bytes, decoded);
         ASSERT_EQ(decoded, values) << "the rewritten block no longer holds the same values";
-        bitplane_test::on_every_path([&] {
-            bitplane::detail::scan_scratch scratch;
-            plane out;
-            for (int i = 0; i < (quick_mode() ? 8 : 40); ++i) {
-                auto lo = values[rng() % n], hi = values[rng() % n];
-                if (lo > hi) std::swap(lo, hi);
-                for (const auto& [a, b] : {std::pair{lo, hi}, std::pair{lo, lo}, std::pair{0u, hi}, std::pair{lo + 1, hi - 1}}) {
-                    SCOPED_TRACE(probe_name(op::range, a, b));
-                    const auto test = make_test(op::range, a, b);
-                    out.fill(0xA5A5A5A5u);
-                    const positions expected = reference(values, op::range, a, b);
-                    ASSERT_TRUE(same_positions(
-                        expected,
-                        block_positions(bitplane::detail::scan_encoded_block(bytes, count, test, scratch, out), out, 0, count)));
-                    ASSERT_EQ(bitplane::detail::count_encoded_block(bytes, count, test, scratch), expected.size());
-                }
-            }
-        });
+        expect_intervals_on_block_bytes(bytes, count, values, rng);
     }
 }
 
@@ -1592,18 +1609,9 @@ TEST(ScanBlocks, RawPlanesAgainstPlanesEveryPath) {
             ASSERT_EQ(before.planes[j].base, bitplane::codec::base_kind::zero) << "plane " << j;
         }
         ASSERT_EQ(before.value_layout, bitplane::codec::layout::dense);
-        // Descriptor bytes (docs/format.md): index | payload kind << 5, then base | ref << 2.
-        const auto rewrite = [&](std::uint8_t index, std::uint8_t base, std::uint8_t ref) {
-            for (std::size_t i = 0; i + 1 < bytes.size(); ++i) {
-                if (bytes[i] == std::byte(index | 3u << 5) && bytes[i + 1] == std::byte{0}) {
-                    bytes[i + 1] = std::byte(base | ref << 2);
-                    return;
-                }
-            }
-            FAIL() << "no descriptor for plane " << int{index};
-        };
-        rewrite(1, 3, 0);  // plane 1 = ~plane 0 ^ payload
-        rewrite(3, 2, 2);  // plane 3 = plane 2 ^ payload
+        constexpr std::uint8_t raw = 3, zero = 0;
+        ASSERT_NO_FATAL_FAILURE(rewrite_plane_descriptor(bytes, 1, raw, zero, 3, 0));  // plane 1 = ~plane 0 ^ payload
+        ASSERT_NO_FATAL_FAILURE(rewrite_plane_descriptor(bytes, 3, raw, zero, 2, 2));  // plane 3 = plane 2 ^ payload
         ASSERT_NO_THROW(bitplane::codec::validate_block(bytes, count));
         const bitplane::codec::block_info after = bitplane::codec::describe_block(bytes, count);
         ASSERT_EQ(after.planes[1].reference, 0u);
@@ -1616,24 +1624,7 @@ TEST(ScanBlocks, RawPlanesAgainstPlanesEveryPath) {
             const std::uint32_t b1 = (~v ^ v >> 1) & 1u, b3 = (v >> 2 ^ v >> 3) & 1u;
             ASSERT_EQ(decoded[i], (v & ~0xAu) | b1 << 1 | b3 << 3) << "value " << i << ": the rewrite is not as meant";
         }
-        bitplane_test::on_every_path([&] {
-            bitplane::detail::scan_scratch scratch;
-            plane out;
-            for (int i = 0; i < (quick_mode() ? 8 : 40); ++i) {
-                auto lo = decoded[rng() % n], hi = decoded[rng() % n];
-                if (lo > hi) std::swap(lo, hi);
-                for (const auto& [a, b] : {std::pair{lo, hi}, std::pair{lo, lo}, std::pair{0u, hi}, std::pair{lo + 1, hi - 1}}) {
-                    SCOPED_TRACE(probe_name(op::range, a, b));
-                    const auto test = make_test(op::range, a, b);
-                    out.fill(0xA5A5A5A5u);
-                    const positions expected = reference(decoded, op::range, a, b);
-                    ASSERT_TRUE(same_positions(
-                        expected,
-                        block_positions(bitplane::detail::scan_encoded_block(bytes, count, test, scratch, out), out, 0, count)));
-                    ASSERT_EQ(bitplane::detail::count_encoded_block(bytes, count, test, scratch), expected.size());
-                }
-            }
-        });
+        expect_intervals_on_block_bytes(bytes, count, decoded, rng);
     }
 }
 
