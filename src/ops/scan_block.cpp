@@ -1971,6 +1971,18 @@ std::uint32_t count_encoded_block(std::span<const std::byte> bytes, std::uint32_
     return count_parsed(parse_block(bytes, count, false), bytes, test, scratch);
 }
 
+// The direct compare of a vector's sealed block (compare_direct's contract), an interleaved
+// equality first (equal_interleaved_first), the side entries read only where compare_direct
+// runs. The one place scan_block and count_block go to for it.
+[[gnu::always_inline]] inline bool compare_sealed_direct(const vector_core& v, std::size_t block, const std::byte* bytes,
+                                                         const scan_test& test, scan_scratch& scratch, plane& out,
+                                                         compact_answer& answer, std::uint32_t* count) {
+    const block_descriptor& d = v.sealed_descriptor(block);
+    if (equal_interleaved_first(d, bytes, test, out, answer, count)) return true;
+    const std::uint32_t* side = v.sealed_read_side(block);
+    return compare_direct(d, bytes, side_gaps(side), test, scratch, out, answer, count, side_plan(side));
+}
+
 block_answer scan_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
                         plane& out, bool exact) {
     if (test.what != scan_test::kind::interval)
@@ -1979,14 +1991,7 @@ block_answer scan_block(const vector_core& v, std::size_t block, const scan_test
     if (!values.empty()) return scan_values(values, test, out);
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
-    if (equal_interleaved_first(v.sealed_descriptor(block), bytes.data(), test, out, direct, nullptr)) {
-        if (direct == compact_answer::none) return block_answer::none;
-        if (direct == compact_answer::all) return block_answer::all;
-        return exact ? classify(out, static_cast<std::uint32_t>(block_values)) : block_answer::some;
-    }
-    const std::uint32_t* side = v.sealed_read_side(block);
-    if (compare_direct(v.sealed_descriptor(block), bytes.data(), side_gaps(side), test, scratch, out, direct, nullptr,
-                       side_plan(side))) {
+    if (compare_sealed_direct(v, block, bytes.data(), test, scratch, out, direct, nullptr)) {
         if (direct == compact_answer::none) return block_answer::none;
         if (direct == compact_answer::all) return block_answer::all;
         return exact ? classify(out, static_cast<std::uint32_t>(block_values)) : block_answer::some;
@@ -2014,14 +2019,7 @@ std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_te
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
     std::uint32_t n = no_count;
-    if (equal_interleaved_first(v.sealed_descriptor(block), bytes.data(), test, scratch.compact, direct, &n)) {
-        if (direct == compact_answer::none) return 0;
-        if (direct == compact_answer::all) return static_cast<std::uint32_t>(block_values);
-        return n;  // equal_interleaved_block sets the count with `some`
-    }
-    const std::uint32_t* side = v.sealed_read_side(block);
-    if (compare_direct(v.sealed_descriptor(block), bytes.data(), side_gaps(side), test, scratch, scratch.compact, direct,
-                       &n, side_plan(side))) {
+    if (compare_sealed_direct(v, block, bytes.data(), test, scratch, scratch.compact, direct, &n)) {
         if (direct == compact_answer::none) return 0;
         if (direct == compact_answer::all) return static_cast<std::uint32_t>(block_values);
         return n != no_count ? n : block_popcount(scratch.compact);
