@@ -1,5 +1,6 @@
 // equal_candidates.hpp says what this answers and why.
 #include "ops/equal_candidates.hpp"
+#include "ops/listed_marks.hpp"
 
 #include "codec/byte_io.hpp"
 #include "codec/direct_access.hpp"
@@ -83,31 +84,6 @@ std::uint32_t raw_planes_of(const plan_groups& g) noexcept {
     std::uint32_t planes = 0;
     for (std::uint32_t i = 0; i < g.raw + g.mapped; ++i) planes |= 1u << plan_index(g.entries[i]);
     return planes;
-}
-
-// marks[p] = v for the positions of a gap list kept as positions (`listed` u16 slots, a
-// multiple of 8: ascending positions, then pads above the block that end it), 8 at a time.
-// A pad marks marks[block_values], the byte past the block (marks holds 64 more).
-void mark_listed(const std::uint16_t* positions, std::uint32_t listed, std::uint8_t* marks, std::uint8_t v) noexcept {
-#if defined(__SSE2__)
-    const __m128i end = _mm_set1_epi16(static_cast<short>(block_values));
-    for (std::uint32_t i = 0; i < listed; i += 8) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(positions + i));
-        const __m128i p = _mm_sub_epi16(x, _mm_subs_epu16(x, end));  // min(x, block_values)
-        marks[static_cast<std::uint32_t>(_mm_extract_epi16(p, 0))] = v;
-        marks[static_cast<std::uint32_t>(_mm_extract_epi16(p, 1))] = v;
-        marks[static_cast<std::uint32_t>(_mm_extract_epi16(p, 2))] = v;
-        marks[static_cast<std::uint32_t>(_mm_extract_epi16(p, 3))] = v;
-        marks[static_cast<std::uint32_t>(_mm_extract_epi16(p, 4))] = v;
-        marks[static_cast<std::uint32_t>(_mm_extract_epi16(p, 5))] = v;
-        marks[static_cast<std::uint32_t>(_mm_extract_epi16(p, 6))] = v;
-        const auto last = static_cast<std::uint32_t>(_mm_extract_epi16(p, 7));
-        marks[last] = v;
-        if (last == block_values) break;
-    }
-#else
-    for (std::uint32_t i = 0; i < listed && positions[i] < block_values; ++i) marks[positions[i]] = v;
-#endif
 }
 
 // Bits [begin, end) of words cleared (begin < end <= block_values).

@@ -16,6 +16,7 @@
 #include "codec/plane_gaps.hpp"
 #include "codec/value_transform.hpp"
 #include "ops/equal_candidates.hpp"
+#include "ops/listed_marks.hpp"
 #include "simd/kernels.hpp"
 
 #include <algorithm>
@@ -863,54 +864,6 @@ bool pack_marks(const std::uint8_t* marks, std::uint32_t* out, std::uint32_t wor
     return acc != 0;
 }
 
-#if defined(__SSE2__)
-// marks[p & last_bit] = v for the eight 16-bit positions of `positions` (last_bit: the
-// block's last position, or a mask past it where the caller has bounded the positions).
-[[gnu::always_inline]] inline void mark_8(__m128i positions, std::uint8_t* marks, std::uint8_t v,
-                                          std::uint32_t last_bit = block_values - 1) noexcept {
-    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 0)) & last_bit] = v;
-    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 1)) & last_bit] = v;
-    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 2)) & last_bit] = v;
-    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 3)) & last_bit] = v;
-    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 4)) & last_bit] = v;
-    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 5)) & last_bit] = v;
-    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 6)) & last_bit] = v;
-    marks[static_cast<std::uint32_t>(_mm_extract_epi16(positions, 7)) & last_bit] = v;
-}
-#endif
-
-// f(position) for each of a gap list's decoded positions as the vector keeps them beside the
-// block (gaps_side::entry: `listed` of them, ascending, then pads at or past the block, which
-// end the walk).
-template <class F>
-void for_each_listed(const std::uint16_t* positions, std::uint32_t listed, F&& f) noexcept {
-    for (std::uint32_t i = 0; i < listed; ++i) {
-        const std::uint32_t p = positions[i];
-        if (p >= block_values) break;  // the pads
-        f(p);
-    }
-}
-
-// marks[p] = v for each position p of a gap list's decoded positions as the vector keeps them
-// beside the block (gaps_side::entry: `listed` of them, a multiple of 8, ascending, then pads
-// above the block): a store each, no gap decoded. Positions at or past the block (the pads)
-// mark marks[block_values], a byte past the block that no one reads; it stops after the first
-// eight that reach it. bam_mapq's short lists are mostly escapes (gaps of 255 and more), each
-// a mispredicted branch when decoded.
-void mark_listed(const std::uint16_t* positions, std::uint32_t listed, std::uint8_t* marks, std::uint8_t v) noexcept {
-#if defined(__SSE2__)
-    // min(x, block_values) unsigned, in SSE2: x - max(x - block_values, 0).
-    const __m128i end = _mm_set1_epi16(static_cast<short>(block_values));
-    for (std::uint32_t i = 0; i < listed; i += 8) {
-        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(positions + i));
-        const __m128i bounded = _mm_sub_epi16(x, _mm_subs_epu16(x, end));
-        mark_8(bounded, marks, v, 2 * block_values - 1);
-        if (static_cast<std::uint32_t>(_mm_extract_epi16(bounded, 7)) == block_values) break;
-    }
-#else
-    for_each_listed(positions, listed, [marks, v](std::uint32_t p) { marks[p] = v; });
-#endif
-}
 
 // Only the live planes' entries are written and read (no initializers: an entry per block).
 struct direct_plane {
