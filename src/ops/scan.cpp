@@ -7,10 +7,13 @@
 // bytes are read: on sorted and clustered columns (positions, timestamps, address ranges) an
 // equality or a range visits only the few blocks that straddle its bounds, and a range that
 // holds a column's every value (issue #13: bed_strand) visits none, and its result is one
-// full bitset, made without the per-block builder.
+// full bitset, made without the per-block builder. An equality goes first through its lane
+// (equality_lane.hpp: set up once per scan; a block's summary, or a dense interleaved block
+// straight through the kernel), and reaches scan_block / count_block only for other blocks.
 #include <bitplane/scan.hpp>
 
 #include "core/parallel.hpp"
+#include "ops/equality_lane.hpp"
 #include "ops/scan_block.hpp"
 
 #include <algorithm>
@@ -118,6 +121,12 @@ bool repeats_previous(const detail::vector_core& v, std::size_t b, std::size_t f
            v.write_back_values(b - 1).empty();
 }
 
+// What equality_lane::answer's count says of the whole block.
+detail::block_answer answer_of_count(std::uint32_t passing) noexcept {
+    if (passing == 0) return detail::block_answer::none;
+    return passing == block_values ? detail::block_answer::all : detail::block_answer::some;
+}
+
 bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
     if (test.what == detail::scan_test::kind::none) return bitset(v.size());
     if (test.what == detail::scan_test::kind::all) return bitset(v.size(), true);
@@ -126,6 +135,7 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
         case detail::block_answer::all: return bitset(v.size(), true);
         case detail::block_answer::some: break;
     }
+    const detail::equality_lane lane = detail::equality_lane::of(test);
     detail::bitset_builder builder(v.size());
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
@@ -136,9 +146,16 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
             // A repeated block (runs columns: ucd_*) takes the previous answer, and `bits` still
             // holds the previous block's plane where that was `some`.
             if (!repeats_previous(v, b, first)) {
-                answer = answer_by_summary(v, b, test);
-                // Not exact: set_block counts the plane anyway, and stores an empty or full one as such.
-                if (answer == detail::block_answer::some) answer = detail::scan_block(v, b, test, scratch, bits, false);
+                std::uint32_t passing = 0;
+                const detail::equality_lane::way way = lane.answer(v, b, bits, passing);
+                if (way == detail::equality_lane::way::answered) {
+                    answer = answer_of_count(passing);
+                } else {
+                    answer = way == detail::equality_lane::way::by_block ? detail::block_answer::some
+                                                                         : answer_by_summary(v, b, test);
+                    // Not exact: set_block counts the plane anyway, and stores an empty or full one as such.
+                    if (answer == detail::block_answer::some) answer = detail::scan_block(v, b, test, scratch, bits, false);
+                }
             }
             switch (answer) {
                 case detail::block_answer::none: break;
@@ -158,6 +175,7 @@ std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& t
         case detail::block_answer::all: return v.size();
         case detail::block_answer::some: break;
     }
+    const detail::equality_lane lane = detail::equality_lane::of(test);
     std::atomic<std::uint64_t> total{0};
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
@@ -165,10 +183,16 @@ std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& t
         std::uint32_t previous = 0;  // the previous block's count
         for (std::size_t b = first; b < last; ++b) {
             if (!repeats_previous(v, b, first)) {
-                switch (answer_by_summary(v, b, test)) {
-                    case detail::block_answer::none: previous = 0; break;
-                    case detail::block_answer::all: previous = static_cast<std::uint32_t>(block_values); break;
-                    case detail::block_answer::some: previous = detail::count_block(v, b, test, scratch); break;
+                switch (lane.answer(v, b, scratch.compact, previous)) {
+                    case detail::equality_lane::way::answered: break;
+                    case detail::equality_lane::way::by_summary:
+                        switch (answer_by_summary(v, b, test)) {
+                            case detail::block_answer::none: previous = 0; break;
+                            case detail::block_answer::all: previous = static_cast<std::uint32_t>(block_values); break;
+                            case detail::block_answer::some: previous = detail::count_block(v, b, test, scratch); break;
+                        }
+                        break;
+                    case detail::equality_lane::way::by_block: previous = detail::count_block(v, b, test, scratch); break;
                 }
             }
             n += previous;

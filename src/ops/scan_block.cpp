@@ -16,6 +16,7 @@
 #include "codec/plane_gaps.hpp"
 #include "codec/value_transform.hpp"
 #include "ops/equal_candidates.hpp"
+#include "ops/equality_lane.hpp"
 #include "ops/listed_marks.hpp"
 #include "simd/kernels.hpp"
 
@@ -1608,19 +1609,8 @@ bool run_interleaved(const std::byte* payload, std::uint32_t stored, compare_job
 // nothing). compare_residuals' contract otherwise: `out` or *count for `some`.
 [[gnu::always_inline]] inline compact_answer equal_interleaved_block(const block_descriptor& d, const std::byte* bytes, const residual_test& rt,
                                        plane& out, std::uint32_t* count) {
-    const std::uint32_t target = rt.lo;
     const auto constant = [&](bool pass) { return pass == rt.inside ? compact_answer::all : compact_answer::none; };
-    // A constant plane (all ones, or all zeros: neither live nor one) that disagrees with the
-    // target leaves no residual equal to it.
-    if (((target ^ d.ones) & ~d.live) != 0) return constant(false);
-    if (d.live == 0) return constant(true);
-    const int low = std::countr_zero(d.live);
-    const std::uint32_t shifted = d.live >> low;
-    // Rank r is the r-th live plane from the bottom: the target's bits there, packed.
-    const std::uint32_t bits = (shifted & (shifted + 1)) == 0 ? (target >> low) & shifted
-                                                              : extract32_portable(target, d.live);
-    const std::uint32_t n = active_kernels().equal_interleaved(
-        reinterpret_cast<const std::uint8_t*>(bytes + d.payloads_at), d.stored, bits, out.data());
+    const std::uint32_t n = equal_interleaved_count(active_kernels().equal_interleaved, d, bytes, rt.lo, out.data());
     if (n == 0) return constant(false);
     if (n == block_values) return constant(true);
     if (count != nullptr) {
@@ -1632,6 +1622,8 @@ bool run_interleaved(const std::byte* payload, std::uint32_t stored, compare_job
     return compact_answer::some;
 }
 
+// (The scans' block loops take such blocks first through equality_lane.hpp, set up once per
+// scan; this is the way for scan_block / count_block callers: tests, file views.)
 // An equality on a dense interleaved block answered by equal_interleaved_block before
 // compare_direct is called: the same answer compare_direct gives such a block, without what a
 // vector's block costs it around the kernel (the side entries, which interleaved payloads do
