@@ -179,11 +179,13 @@ void compare_planes(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt
     const bool range = job->range_into != nullptr && job->targets == 2 && job->need_lt;
     for (std::uint32_t t = 0; t < job->targets; ++t) {
         for (std::size_t c = 0; c < job->words; ++c) {
-            const std::uint8_t* column = job->base + c * job->stride;
+            // Planes apart (compare_job::planes) have no base.
+            const std::uint8_t* column = job->planes != nullptr ? nullptr : job->base + c * job->stride;
             std::uint32_t e = ~0u;
             std::uint32_t l = 0;
             for (std::uint32_t k = 0; k < job->steps[t]; ++k) {
-                const std::uint32_t w = load_word(column + job->offset[k]);
+                const std::uint32_t w =
+                    load_word(job->planes != nullptr ? job->planes[k] + 4 * c : column + job->offset[k]);
                 if (((job->bits[t] >> k) & 1u) != 0) {
                     l |= e & ~w;
                     e &= w;

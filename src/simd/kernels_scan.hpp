@@ -171,9 +171,19 @@ template <class A, bool need_lt, class PlaneWord>
     }
 }
 
-// Planes in memory, one after another (stride 4).
+// Planes in memory (stride 4): at base + offset[k], or where job.planes[k] points.
 template <class A, bool need_lt>
 void compare_planar(const compare_job& job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
+    if (job.planes != nullptr) {
+        const std::uint8_t* const* planes = job.planes;
+        for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
+            const auto plane_word = [&](std::uint32_t k) {
+                return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(planes[k] + 4 * c));
+            };
+            compare_group<A, need_lt>(job, c, plane_word, eq, lt);
+        }
+        return;
+    }
     for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
         const std::uint8_t* column = job.base + 4 * c;
         const auto plane_word = [&](std::uint32_t k) {
