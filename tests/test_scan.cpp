@@ -473,7 +473,8 @@ TEST(ScanKernels, ComparePlanesMatchesReferenceOnEveryPath) {
 
 // A range's answer written straight by the kernel (compare_job::range_into: two targets, lower
 // bound first): (~lt0 & (lt1 | eq1)) ^ flip from the reference's eq and lt, words [0, words)
-// of range_into only, eq and lt untouched; planar and interleaved jobs, every finish.
+// of range_into only, eq and lt untouched, and its bits counted where range_count asks;
+// planar, interleaved and apart jobs, every finish, bounds sharing top bits or not.
 TEST(ScanKernels, ComparePlanesRangeIntoMatchesReferenceOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
@@ -493,6 +494,14 @@ TEST(ScanKernels, ComparePlanesRangeIntoMatchesReferenceOnEveryPath) {
                 if (job.steps[1] < 32) job.bits[1] &= (1u << job.steps[1]) - 1u;
                 job.finish[1] = static_cast<std::uint8_t>(rng() % 3);
             }
+            if (round % 5 < 2) {
+                // Bounds that agree on their top planes (a narrow range), which the kernel
+                // steps once for both: the first `same` planes read (up to both step counts).
+                const std::uint32_t most = std::min(job.steps[0], job.steps[1]);
+                const auto same = static_cast<std::uint32_t>(rng() % (most + 1));
+                const std::uint32_t top = same == 32 ? ~0u : (1u << same) - 1u;
+                job.bits[1] = (job.bits[0] & top) | (job.bits[1] & ~top);
+            }
             job.need_lt = true;
             const std::uint32_t flip = rng() % 2 == 0 ? 0u : ~0u;
             SCOPED_TRACE("round " + std::to_string(round) + " words " + std::to_string(job.words) + " stride " +
@@ -503,19 +512,26 @@ TEST(ScanKernels, ComparePlanesRangeIntoMatchesReferenceOnEveryPath) {
             std::vector<std::uint32_t> out(plane_words, untouched);
             job.range_into = out.data();
             job.range_flip = flip;
+            // Every other round the kernel counts the answer's bits too (range_count).
+            constexpr std::uint32_t not_counted = 0xC0FFEEu;
+            std::uint32_t counted = not_counted;
+            if (round % 4 >= 2) job.range_count = &counted;
             kernels.compare_planes(&job, eq.data(), lt.data());
             std::vector<std::uint32_t> want_eq(2 * plane_words), want_lt(2 * plane_words);
             reference_compare(job, want_eq.data(), want_lt.data());
+            std::uint32_t want_count = 0;
             for (std::uint32_t c = 0; c < plane_words; ++c) {
                 const std::uint32_t want =
                     c < job.words ? (~want_lt[c] & (want_lt[plane_words + c] | want_eq[plane_words + c])) ^ flip
                                   : untouched;
+                if (c < job.words) want_count += static_cast<std::uint32_t>(std::popcount(want));
                 ASSERT_EQ(out[c], want) << "word " << c;
                 ASSERT_EQ(eq[c], untouched) << "eq word " << c;
                 ASSERT_EQ(eq[plane_words + c], untouched) << "eq word " << c;
                 ASSERT_EQ(lt[c], untouched) << "lt word " << c;
                 ASSERT_EQ(lt[plane_words + c], untouched) << "lt word " << c;
             }
+            ASSERT_EQ(counted, job.range_count != nullptr ? want_count : not_counted) << "range_count";
         }
     }
 }

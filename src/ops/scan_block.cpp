@@ -672,7 +672,9 @@ plane_shape shape_of(const parsed_block& block) noexcept {
 // still equal to any target. With `count` (the count_* scans), an equality on a whole block
 // answers `some` with the number of passing residuals in *count and leaves `out` alone: a
 // popcount of s.eq, without the copy into `out` (another pass over 256 bytes per block),
-// unless the run counted s.eq itself (s.eq_count: scan_block.hpp).
+// unless the run counted s.eq itself (s.eq_count: scan_block.hpp). So does a range with both
+// bounds on a whole block in one pass, counted by the kernel (compare_job::range_count; `out`
+// gets the answer too), not by a popcount pass over `out` after it.
 // `one_pass`: run hands the job to one compare_planes call as it is (the direct and
 // interleaved ways), so that a range's answer can go straight into `out` (range_into);
 // compare_in_stages combines stages from eq and lt and takes no range_into.
@@ -754,7 +756,16 @@ compact_answer compare_residuals(const plane_shape& block, Run&& run, const resi
     if (one_pass && lo_slot == 0 && hi_slot == 1) {  // both bounds: the kernel writes the answer
         job.range_into = out.data();
         job.range_flip = flip;
+        // A whole block's count from the kernel's registers (compare_job::range_count); a
+        // short block's words past its length are not the answer's.
+        std::uint32_t counted = 0;
+        const bool whole_count = count != nullptr && block.length == block_values;
+        if (whole_count) job.range_count = &counted;
         run(job);
+        if (whole_count) {
+            *count = counted;
+            return compact_answer::some;
+        }
         std::fill(out.begin() + words, out.end(), 0u);
         clear_from(out, block.length);
         return compact_answer::some;

@@ -125,6 +125,10 @@ struct compare_job {
     // kernel's four stores a column group become one store (issue #13: word_length, bam_tlen).
     std::uint32_t* range_into = nullptr;
     std::uint32_t range_flip = 0;
+    // With range_into, where not null: *range_count gets the set bits of words [0, words) of
+    // the answer, counted from the registers as they are stored (count_range: no popcount
+    // pass over the plane after the kernel, ~140 instructions a block on word_length, AVX2).
+    std::uint32_t* range_count = nullptr;
 };
 
 /// One operand of interleaved_dot: an interleaved all-raw payload (as for

@@ -126,10 +126,11 @@ template <class A>
 
 // The steps of one column group (words c .. c + lanes - 1), planes in the inner loop: eq and
 // lt never leave the registers, and each plane register is fetched once for both targets of
-// a range. plane_word(k) is the group's register of the k-th plane read.
+// a range. plane_word(k) is the group's register of the k-th plane read. `counted`: byte
+// counts of a range_into answer's bits (job.range_count), added to where it is counted.
 template <class A, bool need_lt, class PlaneWord>
 [[gnu::always_inline]] inline void compare_group(const compare_job& job, std::size_t c, const PlaneWord& plane_word,
-                                                 std::uint32_t* eq, std::uint32_t* lt) noexcept {
+                                                 std::uint32_t* eq, std::uint32_t* lt, u8<A>& counted) noexcept {
     const std::uint32_t steps0 = job.steps[0];
     u32<A> e0(~0u), l0(0u);
     if (job.targets == 1) {
@@ -143,8 +144,16 @@ template <class A, bool need_lt, class PlaneWord>
     }
     const std::uint32_t steps1 = job.steps[1];
     const std::uint32_t shared = steps0 < steps1 ? steps0 : steps1;
-    u32<A> e1(~0u), l1(0u);
-    for (std::uint32_t k = 0; k < shared; ++k) {
+    // The top planes where both targets have the same bits are stepped once for both (a
+    // narrow range's bounds share most of them: word_length [9, 10], 3 of 5 planes).
+    const std::uint32_t differ = job.bits[0] ^ job.bits[1];
+    const auto first_differing = static_cast<std::uint32_t>(std::countr_zero(differ));  // 32 where none
+    const std::uint32_t common = first_differing < shared ? first_differing : shared;
+    for (std::uint32_t k = 0; k < common; ++k) {
+        compare_step<A, need_lt>(plane_word(k), ((job.bits[0] >> k) & 1u) != 0, e0, l0);
+    }
+    u32<A> e1 = e0, l1 = l0;
+    for (std::uint32_t k = common; k < shared; ++k) {
         const u32<A> w = plane_word(k);
         compare_step<A, need_lt>(w, ((job.bits[0] >> k) & 1u) != 0, e0, l0);
         compare_step<A, need_lt>(w, ((job.bits[1] >> k) & 1u) != 0, e1, l1);
@@ -159,7 +168,9 @@ template <class A, bool need_lt, class PlaneWord>
     compare_finish<A>(job.finish[1], e1, l1);
     if constexpr (need_lt) {
         if (job.range_into != nullptr) {
-            (((l1 | e1) & ~l0) ^ u32<A>(job.range_flip)).store_unaligned(job.range_into + c);
+            const u32<A> answer = ((l1 | e1) & ~l0) ^ u32<A>(job.range_flip);
+            answer.store_unaligned(job.range_into + c);
+            if (job.range_count != nullptr) counted += byte_popcount(xsimd::bitwise_cast<u8<A>>(answer), A{});
             return;
         }
     }
@@ -174,23 +185,27 @@ template <class A, bool need_lt, class PlaneWord>
 // Planes in memory (stride 4): at base + offset[k], or where job.planes[k] points.
 template <class A, bool need_lt>
 void compare_planar(const compare_job& job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
+    u8<A> counted(std::uint8_t{0});
     if (job.planes != nullptr) {
         const std::uint8_t* const* planes = job.planes;
         for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
             const auto plane_word = [&](std::uint32_t k) {
                 return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(planes[k] + 4 * c));
             };
-            compare_group<A, need_lt>(job, c, plane_word, eq, lt);
+            compare_group<A, need_lt>(job, c, plane_word, eq, lt, counted);
         }
-        return;
+    } else {
+        for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
+            const std::uint8_t* column = job.base + 4 * c;
+            const auto plane_word = [&](std::uint32_t k) {
+                return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(column + job.offset[k]));
+            };
+            compare_group<A, need_lt>(job, c, plane_word, eq, lt, counted);
+        }
     }
-    for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
-        const std::uint8_t* column = job.base + 4 * c;
-        const auto plane_word = [&](std::uint32_t k) {
-            return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(column + job.offset[k]));
-        };
-        compare_group<A, need_lt>(job, c, plane_word, eq, lt);
-    }
+    // At most 64 / lanes groups of 8 bits per byte: the byte counts cannot overflow.
+    if (need_lt && job.targets == 2 && job.range_into != nullptr && job.range_count != nullptr)
+        *job.range_count = sum_bytes(counted, A{});
 }
 
 // An interleaved payload of stride / 4 planes, read in place: per column group, the rank
@@ -214,6 +229,7 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
         group_words[g] = words > group_words[g] ? words : group_words[g];
     }
     u32<A> planes[plane_count];
+    u8<A> counted(std::uint8_t{0});
     alignas(64) std::uint8_t bounce[lanes * 4 * plane_count + 4 * lanes];
     for (std::size_t c = 0; c < job.words; c += lanes) {
         const std::uint8_t* rows = job.base + c * stride;
@@ -227,8 +243,10 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
                 load_transpose(rows + 4 * lanes * g, stride, group_words[g], planes + lanes * g, A{});
             }
         }
-        compare_group<A, need_lt>(job, c, [&](std::uint32_t k) { return planes[rank[k]]; }, eq, lt);
+        compare_group<A, need_lt>(job, c, [&](std::uint32_t k) { return planes[rank[k]]; }, eq, lt, counted);
     }
+    if (need_lt && job.targets == 2 && job.range_into != nullptr && job.range_count != nullptr)
+        *job.range_count = sum_bytes(counted, A{});
 }
 
 #if XSIMD_WITH_AVX2
