@@ -124,13 +124,24 @@ template <class A>
     if (finish != compare_job::finish_none) eq = u32<A>(0u);
 }
 
+// The top planes read where a two-target job's targets have the same bits: compare_group steps
+// them once for both (a narrow range's bounds share most: word_length [9, 10], 3 of 5 planes).
+// Worked out once per job, not per column group (stores to eq and lt may alias the job).
+inline std::uint32_t common_steps(const compare_job& job) noexcept {
+    if (job.targets != 2) return 0;
+    const std::uint32_t shared = job.steps[0] < job.steps[1] ? job.steps[0] : job.steps[1];
+    const auto first_differing = static_cast<std::uint32_t>(std::countr_zero(job.bits[0] ^ job.bits[1]));  // 32: none
+    return first_differing < shared ? first_differing : shared;
+}
+
 // The steps of one column group (words c .. c + lanes - 1), planes in the inner loop: eq and
 // lt never leave the registers, and each plane register is fetched once for both targets of
 // a range. plane_word(k) is the group's register of the k-th plane read. `counted`: byte
 // counts of a range_into answer's bits (job.range_count), added to where it is counted.
 template <class A, bool need_lt, class PlaneWord>
-[[gnu::always_inline]] inline void compare_group(const compare_job& job, std::size_t c, const PlaneWord& plane_word,
-                                                 std::uint32_t* eq, std::uint32_t* lt, u8<A>& counted) noexcept {
+[[gnu::always_inline]] inline void compare_group(const compare_job& job, std::uint32_t common, std::size_t c,
+                                                 const PlaneWord& plane_word, std::uint32_t* eq, std::uint32_t* lt,
+                                                 u8<A>& counted) noexcept {
     const std::uint32_t steps0 = job.steps[0];
     u32<A> e0(~0u), l0(0u);
     if (job.targets == 1) {
@@ -144,11 +155,7 @@ template <class A, bool need_lt, class PlaneWord>
     }
     const std::uint32_t steps1 = job.steps[1];
     const std::uint32_t shared = steps0 < steps1 ? steps0 : steps1;
-    // The top planes where both targets have the same bits are stepped once for both (a
-    // narrow range's bounds share most of them: word_length [9, 10], 3 of 5 planes).
-    const std::uint32_t differ = job.bits[0] ^ job.bits[1];
-    const auto first_differing = static_cast<std::uint32_t>(std::countr_zero(differ));  // 32 where none
-    const std::uint32_t common = first_differing < shared ? first_differing : shared;
+    // The top planes where both targets have the same bits are stepped once for both.
     for (std::uint32_t k = 0; k < common; ++k) {
         compare_step<A, need_lt>(plane_word(k), ((job.bits[0] >> k) & 1u) != 0, e0, l0);
     }
@@ -186,13 +193,14 @@ template <class A, bool need_lt, class PlaneWord>
 template <class A, bool need_lt>
 void compare_planar(const compare_job& job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
     u8<A> counted(std::uint8_t{0});
+    const std::uint32_t common = common_steps(job);
     if (job.planes != nullptr) {
         const std::uint8_t* const* planes = job.planes;
         for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
             const auto plane_word = [&](std::uint32_t k) {
                 return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(planes[k] + 4 * c));
             };
-            compare_group<A, need_lt>(job, c, plane_word, eq, lt, counted);
+            compare_group<A, need_lt>(job, common, c, plane_word, eq, lt, counted);
         }
     } else {
         for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
@@ -200,7 +208,7 @@ void compare_planar(const compare_job& job, std::uint32_t* eq, std::uint32_t* lt
             const auto plane_word = [&](std::uint32_t k) {
                 return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(column + job.offset[k]));
             };
-            compare_group<A, need_lt>(job, c, plane_word, eq, lt, counted);
+            compare_group<A, need_lt>(job, common, c, plane_word, eq, lt, counted);
         }
     }
     // At most 64 / lanes groups of 8 bits per byte: the byte counts cannot overflow.
@@ -230,6 +238,7 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
     }
     u32<A> planes[plane_count];
     u8<A> counted(std::uint8_t{0});
+    const std::uint32_t common = common_steps(job);
     alignas(64) std::uint8_t bounce[lanes * 4 * plane_count + 4 * lanes];
     for (std::size_t c = 0; c < job.words; c += lanes) {
         const std::uint8_t* rows = job.base + c * stride;
@@ -243,7 +252,7 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
                 load_transpose(rows + 4 * lanes * g, stride, group_words[g], planes + lanes * g, A{});
             }
         }
-        compare_group<A, need_lt>(job, c, [&](std::uint32_t k) { return planes[rank[k]]; }, eq, lt, counted);
+        compare_group<A, need_lt>(job, common, c, [&](std::uint32_t k) { return planes[rank[k]]; }, eq, lt, counted);
     }
     if (need_lt && job.targets == 2 && job.range_into != nullptr && job.range_count != nullptr)
         *job.range_count = sum_bytes(counted, A{});
