@@ -758,14 +758,12 @@ compact_answer compare_residuals(const plane_shape& block, Run&& run, const resi
         job.range_flip = flip;
         // A whole block's count from the kernel's registers (compare_job::range_count); a
         // short block's words past its length are not the answer's.
-        std::uint32_t counted = 0;
-        const bool whole_count = count != nullptr && block.length == block_values;
-        if (whole_count) job.range_count = &counted;
-        run(job);
-        if (whole_count) {
-            *count = counted;
+        if (count != nullptr && block.length == block_values) {
+            job.range_count = count;
+            run(job);
             return compact_answer::some;
         }
+        run(job);
         std::fill(out.begin() + words, out.end(), 0u);
         clear_from(out, block.length);
         return compact_answer::some;
