@@ -335,12 +335,16 @@ void check_every_shape(bool best_path) {
 struct kernel_case {
     bitplane::detail::compare_job job;
     std::vector<std::uint8_t> storage;  // planes or an interleaved payload
+    // Planes read where they lie (compare_job::planes): one buffer each, and their addresses.
+    std::vector<std::vector<std::uint8_t>> apart;
+    std::vector<const std::uint8_t*> plane_at;
 };
 
 // Bit `bit` of word c of the k-th plane the job reads.
 bool job_bit(const bitplane::detail::compare_job& job, std::uint32_t k, std::uint32_t c, std::uint32_t bit) {
     std::uint32_t w;
-    std::memcpy(&w, job.base + job.offset[k] + c * job.stride, sizeof w);
+    const std::uint8_t* at = job.planes != nullptr ? job.planes[k] + 4 * c : job.base + job.offset[k] + c * job.stride;
+    std::memcpy(&w, at, sizeof w);
     return ((w >> bit) & 1u) != 0;
 }
 
@@ -368,9 +372,14 @@ void reference_compare(const bitplane::detail::compare_job& job, std::uint32_t* 
     }
 }
 
-// A random job over `stored` random planes, laid out as planes (stride 4) or as an
-// interleaved payload at an odd address, in a buffer that ends where the payload ends.
-kernel_case random_kernel_case(std::mt19937_64& rng, bool interleaved) {
+// How random_kernel_case lays its planes out.
+enum class kernel_layout { planar, interleaved, apart };
+
+// A random job over `stored` random planes, laid out as planes (stride 4), as an interleaved
+// payload at an odd address, in a buffer that ends where the payload ends, or as planes apart
+// (compare_job::planes), each at an odd address in a buffer that ends with the job's last word.
+kernel_case random_kernel_case(std::mt19937_64& rng, kernel_layout layout) {
+    const bool interleaved = layout == kernel_layout::interleaved;
     kernel_case out;
     auto& job = out.job;
     const auto stored = static_cast<std::uint32_t>(1 + rng() % 32);
@@ -405,6 +414,19 @@ kernel_case random_kernel_case(std::mt19937_64& rng, bool interleaved) {
     }
     job.base = out.storage.data() + lead;
     job.words = 8 * static_cast<std::uint32_t>(1 + rng() % 8);
+    if (layout == kernel_layout::apart) {
+        // The k-th plane read in a buffer of its own: no base, no offsets.
+        for (std::uint32_t k = 0; k < stored; ++k) {
+            const std::uint32_t skew = 1 + static_cast<std::uint32_t>(rng() % 7);
+            std::vector<std::uint8_t> buffer(skew + 4 * job.words);
+            std::memcpy(buffer.data() + skew, &words[order[k] * plane_words], 4 * job.words);
+            out.apart.push_back(std::move(buffer));
+            out.plane_at.push_back(out.apart.back().data() + skew);
+        }
+        job.planes = out.plane_at.data();
+        job.base = nullptr;
+        for (std::uint32_t k = 0; k < stored; ++k) job.offset[k] = 0x7FFFFFFFu;  // unused: far off if read
+    }
     job.targets = 1 + static_cast<std::uint32_t>(rng() % 2);
     job.need_lt = job.targets == 2 || rng() % 3 != 0;
     for (std::uint32_t t = 0; t < job.targets; ++t) {
@@ -426,10 +448,11 @@ TEST(ScanKernels, ComparePlanesMatchesReferenceOnEveryPath) {
         ASSERT_EQ(kernels.path, path);
         std::mt19937_64 rng(case_seed("compare-planes", static_cast<std::uint64_t>(path)));
         for (int round = 0; round < rounds; ++round) {
-            const kernel_case kc = random_kernel_case(rng, round % 2 == 1);
+            const kernel_case kc = random_kernel_case(rng, static_cast<kernel_layout>(round % 3));
             const auto& job = kc.job;
             SCOPED_TRACE("round " + std::to_string(round) + " targets " + std::to_string(job.targets) + " words " +
-                         std::to_string(job.words) + " stride " + std::to_string(job.stride));
+                         std::to_string(job.words) + " stride " + std::to_string(job.stride) +
+                         (job.planes != nullptr ? " apart" : ""));
             constexpr std::uint32_t untouched = 0x5EC7E7u;
             std::vector<std::uint32_t> eq(2 * plane_words, untouched), lt(2 * plane_words, untouched);
             std::vector<std::uint32_t> want_eq(2 * plane_words, untouched), want_lt(2 * plane_words, untouched);
@@ -450,7 +473,8 @@ TEST(ScanKernels, ComparePlanesMatchesReferenceOnEveryPath) {
 
 // A range's answer written straight by the kernel (compare_job::range_into: two targets, lower
 // bound first): (~lt0 & (lt1 | eq1)) ^ flip from the reference's eq and lt, words [0, words)
-// of range_into only, eq and lt untouched; planar and interleaved jobs, every finish.
+// of range_into only, eq and lt untouched, and its bits counted where range_count asks;
+// planar, interleaved and apart jobs, every finish, bounds sharing top bits or not.
 TEST(ScanKernels, ComparePlanesRangeIntoMatchesReferenceOnEveryPath) {
     BITPLANE_SEED_TRACE();
     const path_guard guard;
@@ -461,7 +485,7 @@ TEST(ScanKernels, ComparePlanesRangeIntoMatchesReferenceOnEveryPath) {
         const auto& kernels = bitplane::detail::active_kernels();
         std::mt19937_64 rng(case_seed("compare-planes-range-into", static_cast<std::uint64_t>(path)));
         for (int round = 0; round < rounds; ++round) {
-            kernel_case kc = random_kernel_case(rng, round % 2 == 1);
+            kernel_case kc = random_kernel_case(rng, static_cast<kernel_layout>(round % 3));
             auto& job = kc.job;
             if (job.targets != 2) {  // a range: both bounds
                 job.targets = 2;
@@ -470,28 +494,44 @@ TEST(ScanKernels, ComparePlanesRangeIntoMatchesReferenceOnEveryPath) {
                 if (job.steps[1] < 32) job.bits[1] &= (1u << job.steps[1]) - 1u;
                 job.finish[1] = static_cast<std::uint8_t>(rng() % 3);
             }
+            if (round % 5 < 2) {
+                // Bounds that agree on their top planes (a narrow range), which the kernel
+                // steps once for both: the first `same` planes read (up to both step counts).
+                const std::uint32_t most = std::min(job.steps[0], job.steps[1]);
+                const auto same = static_cast<std::uint32_t>(rng() % (most + 1));
+                const std::uint32_t top = same == 32 ? ~0u : (1u << same) - 1u;
+                job.bits[1] = (job.bits[0] & top) | (job.bits[1] & ~top);
+            }
             job.need_lt = true;
             const std::uint32_t flip = rng() % 2 == 0 ? 0u : ~0u;
             SCOPED_TRACE("round " + std::to_string(round) + " words " + std::to_string(job.words) + " stride " +
-                         std::to_string(job.stride) + " flip " + std::to_string(flip));
+                         std::to_string(job.stride) + " flip " + std::to_string(flip) +
+                         (job.planes != nullptr ? " apart" : ""));
             constexpr std::uint32_t untouched = 0x5EC7E7u;
             std::vector<std::uint32_t> eq(2 * plane_words, untouched), lt(2 * plane_words, untouched);
             std::vector<std::uint32_t> out(plane_words, untouched);
             job.range_into = out.data();
             job.range_flip = flip;
+            // Every other round the kernel counts the answer's bits too (range_count).
+            constexpr std::uint32_t not_counted = 0xC0FFEEu;
+            std::uint32_t counted = not_counted;
+            if (round % 4 >= 2) job.range_count = &counted;
             kernels.compare_planes(&job, eq.data(), lt.data());
             std::vector<std::uint32_t> want_eq(2 * plane_words), want_lt(2 * plane_words);
             reference_compare(job, want_eq.data(), want_lt.data());
+            std::uint32_t want_count = 0;
             for (std::uint32_t c = 0; c < plane_words; ++c) {
                 const std::uint32_t want =
                     c < job.words ? (~want_lt[c] & (want_lt[plane_words + c] | want_eq[plane_words + c])) ^ flip
                                   : untouched;
+                if (c < job.words) want_count += static_cast<std::uint32_t>(std::popcount(want));
                 ASSERT_EQ(out[c], want) << "word " << c;
                 ASSERT_EQ(eq[c], untouched) << "eq word " << c;
                 ASSERT_EQ(eq[plane_words + c], untouched) << "eq word " << c;
                 ASSERT_EQ(lt[c], untouched) << "lt word " << c;
                 ASSERT_EQ(lt[plane_words + c], untouched) << "lt word " << c;
             }
+            ASSERT_EQ(counted, job.range_count != nullptr ? want_count : not_counted) << "range_count";
         }
     }
 }
@@ -511,7 +551,7 @@ TEST(ScanKernels, InterleavedEqualityOverEveryPlaneOnEveryPath) {
         const auto& kernels = bitplane::detail::active_kernels();
         std::mt19937_64 rng(case_seed("interleaved-equality", static_cast<std::uint64_t>(path)));
         for (int round = 0; round < rounds; ++round) {
-            kernel_case kc = random_kernel_case(rng, true);
+            kernel_case kc = random_kernel_case(rng, kernel_layout::interleaved);
             auto& job = kc.job;
             const std::uint32_t stored = job.stride / 4;
             job.targets = 1;

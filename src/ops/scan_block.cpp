@@ -673,7 +673,9 @@ plane_shape shape_of(const parsed_block& block) noexcept {
 // still equal to any target. With `count` (the count_* scans), an equality on a whole block
 // answers `some` with the number of passing residuals in *count and leaves `out` alone: a
 // popcount of s.eq, without the copy into `out` (another pass over 256 bytes per block),
-// unless the run counted s.eq itself (s.eq_count: scan_block.hpp).
+// unless the run counted s.eq itself (s.eq_count: scan_block.hpp). So does a range with both
+// bounds on a whole block in one pass, counted by the kernel (compare_job::range_count; `out`
+// gets the answer too), not by a popcount pass over `out` after it.
 // `one_pass`: run hands the job to one compare_planes call as it is (the direct and
 // interleaved ways), so that a range's answer can go straight into `out` (range_into);
 // compare_in_stages combines stages from eq and lt and takes no range_into.
@@ -755,6 +757,13 @@ compact_answer compare_residuals(const plane_shape& block, Run&& run, const resi
     if (one_pass && lo_slot == 0 && hi_slot == 1) {  // both bounds: the kernel writes the answer
         job.range_into = out.data();
         job.range_flip = flip;
+        // A whole block's count from the kernel's registers (compare_job::range_count); a
+        // short block's words past its length are not the answer's.
+        if (count != nullptr && block.length == block_values) {
+            job.range_count = count;
+            run(job);
+            return compact_answer::some;
+        }
         run(job);
         std::fill(out.begin() + words, out.end(), 0u);
         clear_from(out, block.length);
@@ -1102,6 +1111,20 @@ public:
         flip = bit != p.one_base ? 0u : ~0u;
         if (p.map != nullptr) return reinterpret_cast<const std::uint8_t*>(p.map);
         return reinterpret_cast<const std::uint8_t*>(bytes_ + p.offset);
+    }
+
+    /// Plane j's words where the compare kernel can read them as they lie for a whole job
+    /// (compare_job::planes): a whole block's raw payload, or a gap list's map (kept for a
+    /// whole block), over an all-zero base; null where the plane must be built (lists,
+    /// complements, planes stored against others, a short block's raw payload, which ends
+    /// before the job's last word).
+    [[nodiscard]] const std::uint8_t* words_in_place(std::uint32_t j) const noexcept {
+        const direct_plane& p = planes_[j];
+        if (p.one_base || p.ref != no_ref) return nullptr;
+        if (p.map != nullptr) return reinterpret_cast<const std::uint8_t*>(p.map);
+        if (p.payload == codec::payload_kind::raw && length_ == block_values)
+            return reinterpret_cast<const std::uint8_t*>(bytes_ + p.offset);
+        return nullptr;
     }
 
     /// A plane's base into words [0, words) of `out`: `with`'s words (null: zeros) XOR `flip`.
@@ -1503,36 +1526,45 @@ private:
     std::uint32_t* where_[plane_count];
 };
 
-// A compare_job on direct planes other than run_direct_equal's: the planes read laid out one
-// after another in s.values (laid_out_planes), then the compare_planes kernel in one pass, as
-// the staged way runs it. Plane by plane with word loops here (SSE2 in the library's baseline
-// build, stopping once no residual was still equal) cost more on every corpus column's
-// count_range (callgrind, AVX2, before -> after: bam_tlen 6.30M -> 6.03M, word_length 1.43M ->
-// 1.20M, geoip6_country 578K -> 555K, none up; forced scalar path, word_length 9.70M ->
-// 4.72M): ranges rarely stop early. bam_tlen's blocks store 1-10 planes against others and
+// A compare_job on direct planes other than run_direct_equal's: the compare_planes kernel in
+// one pass over the planes read, each where it lies (compare_job::planes): raw payloads and
+// gap maps in place (direct_planes::words_in_place), the others built one after another in
+// s.values (laid_out_planes). Plane by plane with word loops here (SSE2 in the library's
+// baseline build, stopping once no residual was still equal) cost more on every corpus
+// column's count_range (callgrind, AVX2, before -> after: bam_tlen 6.30M -> 6.03M, word_length
+// 1.43M -> 1.20M, geoip6_country 578K -> 555K, none up; forced scalar path, word_length 9.70M
+// -> 4.72M): ranges rarely stop early. bam_tlen's blocks store 1-10 planes against others and
 // read 11-14 planes for two targets: they took the staged way through block_planes_source
-// before (7.89M).
-bool run_laid_out(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
+// before (7.89M). Copying the raw planes into s.values beside the built ones cost as much as
+// the kernel (word_length count_range 1.04M instructions a call, about 1.0K a block copying).
+// Sets the job's planes (the caller's job, not a copy of its 200 bytes per block).
+bool run_laid_out(const direct_planes& dp, std::uint32_t live, compare_job& job, scan_scratch& s) {
     const std::uint32_t total = job.targets == 2 ? std::max(job.steps[0], job.steps[1]) : job.steps[0];
     std::uint8_t order[plane_count];
     top_planes(live, total, order);
     laid_out_planes laid_out(dp, s, job.words);
-    compare_job laid = job;
-    laid.base = reinterpret_cast<const std::uint8_t*>(s.values);
-    laid.stride = 4;
+    const std::uint8_t* planes[plane_count];
+    std::uint32_t built = 0;  // bit k: the k-th plane read is built into s.values
+    std::uint32_t slots = 0;
     for (std::uint32_t k = 0; k < total; ++k) {
-        laid_out.place(order[k], s.values + k * plane_words);
-        laid.offset[k] = 4 * k * plane_words;
+        planes[k] = dp.words_in_place(order[k]);
+        if (planes[k] != nullptr) continue;
+        std::uint32_t* slot = s.values + slots++ * plane_words;
+        laid_out.place(order[k], slot);
+        planes[k] = reinterpret_cast<const std::uint8_t*>(slot);
+        built |= 1u << k;
     }
-    for (std::uint32_t k = 0; k < total; ++k) laid_out.bits(order[k]);
-    active_kernels().compare_planes(&laid, s.eq, s.lt);
+    for (std::uint32_t m = built; m != 0; m &= m - 1) laid_out.bits(order[std::countr_zero(m)]);
+    job.planes = planes;
+    active_kernels().compare_planes(&job, s.eq, s.lt);
+    job.planes = nullptr;
     return true;
 }
 
 // Any compare_job on direct planes: an equality (one target, no order) narrows eq by the
 // planes' payloads (run_direct_equal: references settled first, compare_direct), every other
 // job goes through the kernel (run_laid_out). False when no residual is equal to the target.
-bool run_direct(const direct_planes& dp, std::uint32_t live, const compare_job& job, scan_scratch& s) {
+bool run_direct(const direct_planes& dp, std::uint32_t live, compare_job& job, scan_scratch& s) {
     if (!dp.references() && job.targets == 1 && !job.need_lt && job.finish[0] == compare_job::finish_none)
         return run_direct_equal(dp, live, job, s);
     return run_laid_out(dp, live, job, s);
@@ -1696,7 +1728,7 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
     }
     answer = compare_residuals(
         plane_shape{d.live, d.ones, d.length, false},
-        [&](const compare_job& job) { return run_direct(dp, d.live, job, s); }, rt, s, out, count, true);
+        [&](compare_job& job) { return run_direct(dp, d.live, job, s); }, rt, s, out, count, true);
     return true;
 }
 

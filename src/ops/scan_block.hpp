@@ -31,12 +31,14 @@
 //   plane first. Where no list keeps its bits, the lists that clear theirs (two or more, over
 //   32 items: bam_mapq, geoip4_size) are marked together in a byte map (a store per position,
 //   none waiting on another; short gap lists from the positions the vector keeps, others
-//   decoded 16 gaps at a time) and packed into one plane. Order tests lay the planes they
-//   read out one after another (raw ones copied, list planes built, long ones through
-//   the byte map; a plane stored against plane r as its payload XOR r's bits, r built first)
-//   and run the compare_planes kernel over them in one pass; a range with both bounds has the
-//   kernel write its answer straight into the output plane (compare_job::range_into), as on
-//   interleaved payloads.
+//   decoded 16 gaps at a time) and packed into one plane. Order tests run the compare_planes
+//   kernel in one pass over the planes they read, each where it lies (compare_job::planes):
+//   a whole block's raw payloads and gap maps in place, the others built one after another
+//   (list planes, long ones through the byte map; a plane stored against plane r as its
+//   payload XOR r's bits, r built first); a range with both bounds has the kernel write its
+//   answer straight into the output plane (compare_job::range_into), as on interleaved
+//   payloads, and count_block has it count that answer's bits in its registers
+//   (compare_job::range_count); the bounds' common top planes are stepped once.
 //   An equality on a block the vector keeps a read plan for goes first to
 //   equal_by_candidates (equal_candidates.hpp), which reads the plan once: where a short list
 //   plane keeps only its positions, those are the candidates and every other plane is read at

@@ -113,6 +113,11 @@ struct compare_job {
     std::uint32_t bits[2] = {};   // bit k: target i's bit in the k-th plane read
     std::uint8_t finish[2] = {};  // finish_kind, applied after target i's steps
     std::uint32_t offset[plane_count];  // set by the caller for the steps read (not zeroed: jobs are built per block)
+    // Stride 4 only: where not null, the k-th plane read starts at planes[k] (base and offset
+    // unused; any alignment), so that planes lying apart are read where they lie. Raw payloads
+    // were copied into one buffer after the list planes built there: about 1.0K instructions a
+    // block, as much as the kernel (word_length count_range, AVX2, issue #13).
+    const std::uint8_t* const* planes = nullptr;
     // A range's answer written straight, where not null (two targets, need_lt: target 0 the
     // lower bound, target 1 the upper): words [0, words) of range_into get
     // (~lt0 & (lt1 | eq1)) ^ range_flip, and eq and lt are not written. The scans' combine
@@ -120,6 +125,10 @@ struct compare_job {
     // kernel's four stores a column group become one store (issue #13: word_length, bam_tlen).
     std::uint32_t* range_into = nullptr;
     std::uint32_t range_flip = 0;
+    // With range_into, where not null: *range_count gets the set bits of words [0, words) of
+    // the answer, counted from the registers as they are stored (count_range: no popcount
+    // pass over the plane after the kernel, ~140 instructions a block on word_length, AVX2).
+    std::uint32_t* range_count = nullptr;
 };
 
 /// One operand of interleaved_dot: an interleaved all-raw payload (as for

@@ -177,13 +177,16 @@ std::uint32_t load_word(const std::uint8_t* p) noexcept {
 void compare_planes(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
     std::uint32_t range_lt[plane_words];  // a range_into job: target 0's lt, then the answer
     const bool range = job->range_into != nullptr && job->targets == 2 && job->need_lt;
+    std::uint32_t counted = 0;
     for (std::uint32_t t = 0; t < job->targets; ++t) {
         for (std::size_t c = 0; c < job->words; ++c) {
-            const std::uint8_t* column = job->base + c * job->stride;
+            // Planes apart (compare_job::planes) have no base.
+            const std::uint8_t* column = job->planes != nullptr ? nullptr : job->base + c * job->stride;
             std::uint32_t e = ~0u;
             std::uint32_t l = 0;
             for (std::uint32_t k = 0; k < job->steps[t]; ++k) {
-                const std::uint32_t w = load_word(column + job->offset[k]);
+                const std::uint32_t w =
+                    load_word(job->planes != nullptr ? job->planes[k] + 4 * c : column + job->offset[k]);
                 if (((job->bits[t] >> k) & 1u) != 0) {
                     l |= e & ~w;
                     e &= w;
@@ -196,12 +199,14 @@ void compare_planes(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt
             if (range) {
                 if (t == 0) range_lt[c] = l;
                 else job->range_into[c] = ((l | e) & ~range_lt[c]) ^ job->range_flip;
+                if (t == 1) counted += static_cast<std::uint32_t>(std::popcount(job->range_into[c]));
                 continue;
             }
             eq[t * plane_words + c] = e;
             if (job->need_lt) lt[t * plane_words + c] = l;
         }
     }
+    if (range && job->range_count != nullptr) *job->range_count = counted;
 }
 
 // ---- reductions, interleaved blocks (issue #3) ------------------------------------------------

@@ -124,12 +124,26 @@ template <class A>
     if (finish != compare_job::finish_none) eq = u32<A>(0u);
 }
 
+// The top planes read where a two-target job's targets have the same bits: compare_group steps
+// them once for both (a narrow range's bounds share most: word_length [9, 10], 3 of 5 planes).
+// Worked out once per job, not per column group (stores to eq and lt may alias the job).
+inline std::uint32_t common_steps(const compare_job& job) noexcept {
+    if (job.targets != 2) return 0;
+    const std::uint32_t shared = job.steps[0] < job.steps[1] ? job.steps[0] : job.steps[1];
+    const auto first_differing = static_cast<std::uint32_t>(std::countr_zero(job.bits[0] ^ job.bits[1]));  // 32: none
+    return first_differing < shared ? first_differing : shared;
+}
+
 // The steps of one column group (words c .. c + lanes - 1), planes in the inner loop: eq and
 // lt never leave the registers, and each plane register is fetched once for both targets of
-// a range. plane_word(k) is the group's register of the k-th plane read.
-template <class A, bool need_lt, class PlaneWord>
-[[gnu::always_inline]] inline void compare_group(const compare_job& job, std::size_t c, const PlaneWord& plane_word,
-                                                 std::uint32_t* eq, std::uint32_t* lt) noexcept {
+// a range. plane_word(k) is the group's register of the k-th plane read. With `count`, the
+// range_into answer's bits are added to `counted`'s bytes (job.range_count; a template
+// argument, so that other jobs take no branch for it per group: bed_name find_range +70
+// instructions a block with one).
+template <class A, bool need_lt, bool count, class PlaneWord>
+[[gnu::always_inline]] inline void compare_group(const compare_job& job, std::uint32_t common, std::size_t c,
+                                                 const PlaneWord& plane_word, std::uint32_t* eq, std::uint32_t* lt,
+                                                 u8<A>& counted) noexcept {
     const std::uint32_t steps0 = job.steps[0];
     u32<A> e0(~0u), l0(0u);
     if (job.targets == 1) {
@@ -143,8 +157,12 @@ template <class A, bool need_lt, class PlaneWord>
     }
     const std::uint32_t steps1 = job.steps[1];
     const std::uint32_t shared = steps0 < steps1 ? steps0 : steps1;
-    u32<A> e1(~0u), l1(0u);
-    for (std::uint32_t k = 0; k < shared; ++k) {
+    // The top planes where both targets have the same bits are stepped once for both.
+    for (std::uint32_t k = 0; k < common; ++k) {
+        compare_step<A, need_lt>(plane_word(k), ((job.bits[0] >> k) & 1u) != 0, e0, l0);
+    }
+    u32<A> e1 = e0, l1 = l0;
+    for (std::uint32_t k = common; k < shared; ++k) {
         const u32<A> w = plane_word(k);
         compare_step<A, need_lt>(w, ((job.bits[0] >> k) & 1u) != 0, e0, l0);
         compare_step<A, need_lt>(w, ((job.bits[1] >> k) & 1u) != 0, e1, l1);
@@ -159,7 +177,9 @@ template <class A, bool need_lt, class PlaneWord>
     compare_finish<A>(job.finish[1], e1, l1);
     if constexpr (need_lt) {
         if (job.range_into != nullptr) {
-            (((l1 | e1) & ~l0) ^ u32<A>(job.range_flip)).store_unaligned(job.range_into + c);
+            const u32<A> answer = ((l1 | e1) & ~l0) ^ u32<A>(job.range_flip);
+            answer.store_unaligned(job.range_into + c);
+            if constexpr (count) counted += byte_popcount(xsimd::bitwise_cast<u8<A>>(answer), A{});
             return;
         }
     }
@@ -171,23 +191,37 @@ template <class A, bool need_lt, class PlaneWord>
     }
 }
 
-// Planes in memory, one after another (stride 4).
-template <class A, bool need_lt>
+// Planes in memory (stride 4): at base + offset[k], or where job.planes[k] points.
+template <class A, bool need_lt, bool count>
 void compare_planar(const compare_job& job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
-    for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
-        const std::uint8_t* column = job.base + 4 * c;
-        const auto plane_word = [&](std::uint32_t k) {
-            return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(column + job.offset[k]));
-        };
-        compare_group<A, need_lt>(job, c, plane_word, eq, lt);
+    u8<A> counted(std::uint8_t{0});
+    const std::uint32_t common = common_steps(job);
+    if (job.planes != nullptr) {
+        const std::uint8_t* const* planes = job.planes;
+        for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
+            const auto plane_word = [&](std::uint32_t k) {
+                return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(planes[k] + 4 * c));
+            };
+            compare_group<A, need_lt, count>(job, common, c, plane_word, eq, lt, counted);
+        }
+    } else {
+        for (std::size_t c = 0; c < job.words; c += u32<A>::size) {
+            const std::uint8_t* column = job.base + 4 * c;
+            const auto plane_word = [&](std::uint32_t k) {
+                return u32<A>::load_unaligned(reinterpret_cast<const std::uint32_t*>(column + job.offset[k]));
+            };
+            compare_group<A, need_lt, count>(job, common, c, plane_word, eq, lt, counted);
+        }
     }
+    // At most 64 / lanes groups of 8 bits per byte: the byte counts cannot overflow.
+    if constexpr (count) *job.range_count = sum_bytes(counted, A{});
 }
 
 // An interleaved payload of stride / 4 planes, read in place: per column group, the rank
 // groups holding the planes read are loaded row by row and transposed (transpose_rows).
 // Loads run up to lanes - 1 words past a group's last row; near the end of the payload the
 // rows are copied into a zero-padded buffer first, so nothing past the payload is read.
-template <class A, bool need_lt>
+template <class A, bool need_lt, bool count>
 void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_t* lt) noexcept {
     constexpr std::size_t lanes = u32<A>::size;
     const std::size_t stride = job.stride;
@@ -204,6 +238,10 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
         group_words[g] = words > group_words[g] ? words : group_words[g];
     }
     u32<A> planes[plane_count];
+    u8<A> counted(std::uint8_t{0});
+    // No shared steps here (0: the loop is compiled away): with them, bed_name's 19 planes
+    // took ~5 instructions more a column group, for bounds that share no top plane.
+    constexpr std::uint32_t common = 0;
     alignas(64) std::uint8_t bounce[lanes * 4 * plane_count + 4 * lanes];
     for (std::size_t c = 0; c < job.words; c += lanes) {
         const std::uint8_t* rows = job.base + c * stride;
@@ -217,8 +255,9 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
                 load_transpose(rows + 4 * lanes * g, stride, group_words[g], planes + lanes * g, A{});
             }
         }
-        compare_group<A, need_lt>(job, c, [&](std::uint32_t k) { return planes[rank[k]]; }, eq, lt);
+        compare_group<A, need_lt, count>(job, common, c, [&](std::uint32_t k) { return planes[rank[k]]; }, eq, lt, counted);
     }
+    if constexpr (count) *job.range_count = sum_bytes(counted, A{});
 }
 
 #if XSIMD_WITH_AVX2
@@ -590,16 +629,24 @@ void compare_planes(const compare_job* job, std::uint32_t* eq, std::uint32_t* lt
         if (interleaved && compare_interleaved_equal(*job, eq, A{})) return;
     }
 #endif
-    if (job->need_lt) {
+    // A range's answer counted in the registers (compare_job::range_count).
+    const bool count = job->need_lt && job->targets == 2 && job->range_into != nullptr && job->range_count != nullptr;
+    if (count) {
         if (interleaved) {
-            compare_interleaved<A, true>(*job, eq, lt);
+            compare_interleaved<A, true, true>(*job, eq, lt);
         } else {
-            compare_planar<A, true>(*job, eq, lt);
+            compare_planar<A, true, true>(*job, eq, lt);
+        }
+    } else if (job->need_lt) {
+        if (interleaved) {
+            compare_interleaved<A, true, false>(*job, eq, lt);
+        } else {
+            compare_planar<A, true, false>(*job, eq, lt);
         }
     } else if (interleaved) {
-        compare_interleaved<A, false>(*job, eq, lt);
+        compare_interleaved<A, false, false>(*job, eq, lt);
     } else {
-        compare_planar<A, false>(*job, eq, lt);
+        compare_planar<A, false, false>(*job, eq, lt);
     }
 }
 
