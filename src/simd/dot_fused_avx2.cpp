@@ -281,10 +281,9 @@ struct narrow_sums {
     std::uint64_t sum_b = 0;
 };
 
-// The walk of the narrow, split and wide kernels: the columns a group of 8 at a time, each
-// group's bytes 0..Bytes-1 of both operands read (operand_reader::group_bytes; b's not, where
-// Same: b is a) after the next spread is prefetched; body(ga, gb, c0) with the group's first
-// column c0.
+// The walk of the narrow and split kernels: the columns a group of 8 at a time, each group's
+// bytes 0..Bytes-1 of both operands read (operand_reader::group_bytes; b's not, where Same: b is
+// a) after the next spread is prefetched; body(ga, gb, c0) with the group's first column c0.
 template <bool Placed, bool Same, unsigned Bytes, class Body>
 [[gnu::always_inline]] inline void for_each_group(const operand_reader& a, const operand_reader& b,
                                                   spread_prefetch& ahead_a, spread_prefetch& ahead_b,
@@ -743,10 +742,8 @@ wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t sh
     lane_sums s;
     __m256i acc = _mm256_setzero_si256();
     for (std::size_t c = 0; c < columns; c += 2, pa += step_a, pb += step_b) {
-        if (c % prefetch_every == 0) {
-            ahead_a.step();
-            ahead_b.step();
-        }
+        ahead_a.step();
+        ahead_b.step();
         __m256i x[8];
         __m256i y[8] = {};
         pair_values<Reading, Shifted>(a, pa, add_a, x);
@@ -880,8 +877,9 @@ std::uint32_t value_bits(const interleaved_operand& op, bool is_signed) noexcept
 // dot_wide on any two operands: values that are all non-negative and below 2^(bits_a + bits_b)
 // <= 2^wide_fold_bits multiply as unsigned, with folds every fold_pairs column pairs.
 wide dot_wide_any(const operand_reader& ra, const operand_reader& rb, const interleaved_operand& a,
-                  const interleaved_operand& b, bool is_signed, bool same, spread_prefetch& ahead_a,
-                  spread_prefetch& ahead_b) noexcept {
+                  const interleaved_operand& b, bool is_signed, bool same) noexcept {
+    spread_prefetch ahead_a(a.ahead, a.ahead_bytes, columns / 2);
+    spread_prefetch ahead_b(b.ahead, b.ahead_bytes, columns / 2);
     const std::uint32_t bits_a = value_bits(a, is_signed);
     const std::uint32_t bits_b = value_bits(b, is_signed);
     const std::uint32_t bits = bits_a + bits_b;
@@ -950,7 +948,7 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
                                   ba * signed_wide{s.sum_b} + signed_wide{block_values} * ba * bb;
         return static_cast<wide>(total);
     }
-    return dot_wide_any(ra, rb, a, b, is_signed, same, ahead_a, ahead_b);
+    return dot_wide_any(ra, rb, a, b, is_signed, same);
 }
 
 }  // namespace
