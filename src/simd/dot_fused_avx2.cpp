@@ -57,6 +57,7 @@ namespace {
 
 constexpr std::size_t columns = plane_words;  // 64 columns of 32 values
 constexpr std::uint32_t narrow_bits = 15;     // pmaddwd multiplies signed 16-bit lanes
+constexpr std::uint32_t digit_bits = 23;      // widest values dot_split takes as 3 digits (digit_first)
 constexpr std::uint32_t split_bits = 24;      // widest values dot_split takes; above, dot_wide
                                               // (thresholds::dot_fused_avx2_split_bits says why)
 constexpr std::uint32_t wide_fold_bits = 60;   // dot_wide's products fold below 2^60 x 16 a pair
@@ -156,6 +157,12 @@ template <unsigned S>
     swap_registers<4>(r, _mm256_set1_epi8(0x0F));
 }
 
+// The split kernel's digits of a value below 2^30: planes 0-7, 8-14, 15-22, 23-29, so that
+// digits 0 and 1 side by side in a 16-bit lane are the value's low 15 bits and digits 2 and 3 the
+// rest (dot_split with Digits).
+constexpr unsigned digit_first[4] = {0, 8, 15, 23};
+constexpr unsigned digit_planes[4] = {8, 7, 8, 7};
+
 // One operand's columns. A column is `stored` little-endian words, one per live plane in plane
 // order; the live planes of byte k (planes 8k..8k+7) are consecutive there. They are loaded
 // with a lane mask (so nothing past the payload is read) and, unless the live planes are
@@ -171,14 +178,19 @@ struct operand_reader {
     __m256i place[4];
     __m256i ones[4];  // byte k of the all-one planes, in every byte
 
-    explicit operand_reader(const interleaved_operand& op) noexcept
+    // With `digits` (operand_layout::digits), "byte" k is planes digit_first[k] .. +
+    // digit_planes[k] - 1 instead of 8k..8k+7: the split kernel's 15-bit halves straight from
+    // the transposes.
+    explicit operand_reader(const interleaved_operand& op, bool digits = false) noexcept
         : payload(op.payload),
           column_bytes(4 * static_cast<std::size_t>(std::popcount(op.live))),
           placed((op.live & (op.live + 1)) == 0) {
         for (unsigned k = 0; k < 4; ++k) {
-            const std::uint32_t in_byte = (op.live >> (8 * k)) & 0xFFu;
+            const unsigned first = digits ? digit_first[k] : 8 * k;
+            const std::uint32_t planes = (std::uint32_t{1} << (digits ? digit_planes[k] : 8)) - 1u;
+            const std::uint32_t in_byte = (op.live >> first) & planes;
             const auto n = static_cast<std::uint32_t>(std::popcount(in_byte));
-            const auto rank = static_cast<std::uint32_t>(std::popcount(op.live & ((std::uint32_t{1} << (8 * k)) - 1u)));
+            const auto rank = static_cast<std::uint32_t>(std::popcount(op.live & ((std::uint32_t{1} << first) - 1u)));
             if (n != 0) present |= 1u << k;
             if (n == 8) full |= 1u << k;
             offset[k] = 4 * std::size_t{rank};
@@ -198,7 +210,7 @@ struct operand_reader {
                 }
                 place[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(index));
             }
-            ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> (8 * k)) & 0xFFu));
+            ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> first) & planes));
         }
     }
 
@@ -398,12 +410,31 @@ template <bool Hi, bool Sums>
     }
 }
 
-template <bool Placed, bool Same, bool Sums, bool Hi>
+// The same from digits d0..d2 (readers made with `digits`: values below 2^23): l is digits 0 and
+// 1 side by side, u digit 2, as they come (4 operations where split_bytes takes 14: the
+// transposes did the split).
+template <bool Sums>
+[[gnu::always_inline]] inline void split_digits(__m256i d0, __m256i d1, __m256i d2, __m256i (&l)[2], __m256i (&u)[2],
+                                                __m256i& sum) noexcept {
+    const __m256i zero = _mm256_setzero_si256();
+    l[0] = _mm256_unpacklo_epi8(d0, d1);
+    l[1] = _mm256_unpackhi_epi8(d0, d1);
+    u[0] = _mm256_unpacklo_epi8(d2, zero);
+    u[1] = _mm256_unpackhi_epi8(d2, zero);
+    if constexpr (Sums) {
+        sum = _mm256_add_epi64(sum, _mm256_add_epi64(_mm256_add_epi64(_mm256_sad_epu8(d0, zero),
+                                                                      _mm256_slli_epi64(_mm256_sad_epu8(d1, zero), 8)),
+                                                     _mm256_slli_epi64(_mm256_sad_epu8(d2, zero), 15)));
+    }
+}
+
+// Digits: both readers made with `digits`, values of at most digit_bits (Hi unused).
+template <bool Placed, bool Same, bool Sums, bool Hi, bool Digits>
 narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_flush flush, spread_prefetch& ahead_a,
                       spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
-    constexpr unsigned bytes = Hi ? 4 : 2;
+    constexpr unsigned bytes = Digits ? 3 : Hi ? 4 : 2;
     __m256i ll = zero;  // 32-bit accumulators
     __m256i ul = zero;
     __m256i lu = zero;
@@ -420,7 +451,11 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
             const std::size_t c = c0 + i;
             __m256i lx[2];
             __m256i ux[2];
-            split_bytes<Hi, Sums>(ga[0][i], ga[1][i], Hi ? ga[2][i] : zero, Hi ? ga[3][i] : zero, lx, ux, sum_a);
+            if constexpr (Digits) {
+                split_digits<Sums>(ga[0][i], ga[1][i], ga[2][i], lx, ux, sum_a);
+            } else {
+                split_bytes<Hi, Sums>(ga[0][i], ga[1][i], Hi ? ga[2][i] : zero, Hi ? ga[3][i] : zero, lx, ux, sum_a);
+            }
             if constexpr (Same) {
                 ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], lx[0]), _mm256_madd_epi16(lx[1], lx[1])));
                 ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], lx[0]), _mm256_madd_epi16(ux[1], lx[1])));
@@ -428,7 +463,11 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
             } else {
                 __m256i ly[2];
                 __m256i uy[2];
-                split_bytes<Hi, Sums>(gb[0][i], gb[1][i], Hi ? gb[2][i] : zero, Hi ? gb[3][i] : zero, ly, uy, sum_b);
+                if constexpr (Digits) {
+                    split_digits<Sums>(gb[0][i], gb[1][i], gb[2][i], ly, uy, sum_b);
+                } else {
+                    split_bytes<Hi, Sums>(gb[0][i], gb[1][i], Hi ? gb[2][i] : zero, Hi ? gb[3][i] : zero, ly, uy, sum_b);
+                }
                 ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], ly[0]), _mm256_madd_epi16(lx[1], ly[1])));
                 ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ly[0]), _mm256_madd_epi16(ux[1], ly[1])));
                 lu = _mm256_add_epi32(lu, _mm256_add_epi32(_mm256_madd_epi16(lx[0], uy[0]), _mm256_madd_epi16(lx[1], uy[1])));
@@ -813,13 +852,18 @@ narrow_fn pick_narrow(bool placed, bool same, bool sums) noexcept {
 }
 
 template <bool... Flags>
-split_fn pick_split(bool placed, bool same, bool sums, bool hi) noexcept {
-    if constexpr (sizeof...(Flags) == 4) {
-        return &dot_split<Flags...>;
+split_fn pick_split(bool placed, bool same, bool sums, bool hi, bool digits) noexcept {
+    if constexpr (sizeof...(Flags) == 5) {
+        constexpr bool flags[] = {Flags...};
+        if constexpr (flags[3] && flags[4]) {
+            return nullptr;  // digits take values of at most digit_bits, never Hi
+        } else {
+            return &dot_split<Flags...>;
+        }
     } else {
-        const bool flags[] = {placed, same, sums, hi};
-        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, same, sums, hi)
-                                       : pick_split<Flags..., false>(placed, same, sums, hi);
+        const bool flags[] = {placed, same, sums, hi, digits};
+        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, same, sums, hi, digits)
+                                       : pick_split<Flags..., false>(placed, same, sums, hi, digits);
     }
 }
 
@@ -841,8 +885,8 @@ wide_fn pick_wide(bool is_signed, bool same, bool shifted, bool folded) noexcept
 }
 
 narrow_fn narrow_kernel(bool placed, bool same, bool sums) noexcept { return pick_narrow<>(placed, same, sums); }
-split_fn split_kernel(bool placed, bool same, bool sums, bool hi) noexcept {
-    return pick_split<>(placed, same, sums, hi);
+split_fn split_kernel(bool placed, bool same, bool sums, bool hi, bool digits) noexcept {
+    return pick_split<>(placed, same, sums, hi, digits);
 }
 
 // 2^(30 - bits) columns, at most a block's: how long a 32-bit lane may take 4 products of
@@ -939,8 +983,17 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
         } else {
             const std::uint32_t high = std::max(ua + ub, std::max(ua + lb, la + ub));
             const split_flush flush{flush_columns(la + lb) - 1, flush_columns(high) - 1};
-            const bool hi = wa > narrow_bits + 1 || wb > narrow_bits + 1;
-            s = split_kernel(ra.placed && rb.placed, same, sums, hi)(ra, rb, flush, ahead_a, ahead_b);
+            const std::uint32_t widest = std::max(wa, wb);
+            if (widest > narrow_bits + 1 && widest <= digit_bits) {
+                // Values of 17..23 bits: three digit transposes, as three byte transposes, and
+                // no splitting after them.
+                const operand_reader da(a, true);
+                const operand_reader db(b, true);
+                s = split_kernel(da.placed && db.placed, same, sums, false, true)(da, db, flush, ahead_a, ahead_b);
+            } else {
+                const bool hi = widest > narrow_bits + 1;
+                s = split_kernel(ra.placed && rb.placed, same, sums, hi, false)(ra, rb, flush, ahead_a, ahead_b);
+            }
         }
         const signed_wide ba = as_integer(a.base, is_signed);
         const signed_wide bb = as_integer(b.base, is_signed);
