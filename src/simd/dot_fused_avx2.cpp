@@ -27,13 +27,20 @@
 //     share one column transpose.
 //   - split operands (values of 16 to 24 bits): each value is cut into its low 15 bits and the
 //     rest, both below 2^15, and pmaddwd multiplies the four pairs of parts (dot_split): half
-//     the unpacks of 32-bit values and no 64-bit product halves.
+//     the unpacks of 32-bit values and no 64-bit product halves. At 17-23 bits the transposes
+//     make the cut themselves: their "bytes" are digits of planes 0-7, 8-14 and 15-22.
 //   - wide operands (anything else: 25-32 bits, bases that wrap around 2^32): two columns at a
 //     time go through a 32 x 32 bit transpose whose byte moves are byte unpacks (pair_values),
 //     so each 32-bit lane ends up holding a whole value, multiplied by pmuludq into 64-bit
-//     lanes. Callgrind, two 64-block uniform columns: the wide kernel costs 3.58-3.64M
-//     instructions at 25-30 bits where the split one cost 3.88-4.22M (3.32-3.37M at 17-24),
-//     and 3.55M at 32 bits where group transposes of 4 bytes cost 4.09M.
+//     lanes; products of values below 2^bits_a, 2^bits_b with bits_a + bits_b <= 60 are summed
+//     as they are and folded into high and low halves every few column pairs, wider ones have
+//     their high halves summed apart. Callgrind, two 64-block uniform columns (stop 32): the
+//     wide kernel cost 3.58-3.64M instructions at 25-30 bits where the split one cost
+//     3.88-4.22M (3.32-3.37M at 17-24), and 3.55M at 32 bits where group transposes of 4
+//     bytes cost 4.09M. Stop 37 (issue #13, dot on the AVX2 path at 17-32 bits), kernel alone on
+//     cached payloads, TSC per block pair of two k-bit operands, min of 200 calls of 16 blocks:
+//     17-23 bits ~2690 -> ~2480 (digits), 24 2620, 25-30 ~3400 -> ~2700 (folded products,
+//     plain loads of full bytes, no zero shifts), 31 3480 -> 3210, 32 3410 -> 2960.
 // Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; the AVX2 table points here, and the
 // AVX-512 kernel calls it for operands of up to 16 bits (kernels_avx512.cpp, thresholds::dot_fused_avx2_on_avx512_bits).
 #include "simd/dot_fused.hpp"
@@ -46,6 +53,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #if !defined(__AVX2__)
@@ -178,16 +186,19 @@ struct operand_reader {
     __m256i place[4];
     __m256i ones[4];  // byte k of the all-one planes, in every byte
 
-    // With `digits` (operand_layout::digits), "byte" k is planes digit_first[k] .. +
+    // With Digits, "byte" k is planes digit_first[k] .. +
     // digit_planes[k] - 1 instead of 8k..8k+7: the split kernel's 15-bit halves straight from
     // the transposes.
-    explicit operand_reader(const interleaved_operand& op, bool digits = false) noexcept
+    // (A template: the byte layout's constants stay constants, ~80 instructions a block pair.)
+    template <bool Digits = false>
+    explicit operand_reader(const interleaved_operand& op, std::bool_constant<Digits> = {}) noexcept
         : payload(op.payload),
           column_bytes(4 * static_cast<std::size_t>(std::popcount(op.live))),
           placed((op.live & (op.live + 1)) == 0) {
+#pragma GCC unroll 4
         for (unsigned k = 0; k < 4; ++k) {
-            const unsigned first = digits ? digit_first[k] : 8 * k;
-            const std::uint32_t planes = (std::uint32_t{1} << (digits ? digit_planes[k] : 8)) - 1u;
+            const unsigned first = Digits ? digit_first[k] : 8 * k;
+            const std::uint32_t planes = (std::uint32_t{1} << (Digits ? digit_planes[k] : 8)) - 1u;
             const std::uint32_t in_byte = (op.live >> first) & planes;
             const auto n = static_cast<std::uint32_t>(std::popcount(in_byte));
             const auto rank = static_cast<std::uint32_t>(std::popcount(op.live & ((std::uint32_t{1} << first) - 1u)));
@@ -410,7 +421,7 @@ template <bool Hi, bool Sums>
     }
 }
 
-// The same from digits d0..d2 (readers made with `digits`: values below 2^23): l is digits 0 and
+// The same from digits d0..d2 (readers made with Digits: values below 2^23): l is digits 0 and
 // 1 side by side, u digit 2, as they come (4 operations where split_bytes takes 14: the
 // transposes did the split).
 template <bool Sums>
@@ -428,7 +439,7 @@ template <bool Sums>
     }
 }
 
-// Digits: both readers made with `digits`, values of at most digit_bits (Hi unused).
+// Digits: both readers made with Digits, values of at most digit_bits (Hi unused).
 template <bool Placed, bool Same, bool Sums, bool Hi, bool Digits>
 narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_flush flush, spread_prefetch& ahead_a,
                       spread_prefetch& ahead_b) noexcept {
@@ -943,14 +954,19 @@ wide dot_wide_any(const operand_reader& ra, const operand_reader& rb, const inte
 }
 
 wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool is_signed) noexcept {
-    const operand_reader ra(a);
-    const operand_reader rb(b);
+    const std::uint32_t wa = width(a.live | a.ones);
+    const std::uint32_t wb = width(b.live | b.ones);
+    const bool split = wa <= split_bits && wb <= split_bits && fits_type(a, is_signed) && fits_type(b, is_signed);
+    // Values of 17..23 bits: three digit transposes, as three byte transposes, and no cutting
+    // of values after them (dot_split with Digits).
+    const std::uint32_t widest = std::max(wa, wb);
+    const bool digits = split && widest > narrow_bits + 1 && widest <= digit_bits;
+    const operand_reader ra = digits ? operand_reader(a, std::true_type{}) : operand_reader(a);
+    const operand_reader rb = digits ? operand_reader(b, std::true_type{}) : operand_reader(b);
     spread_prefetch ahead_a(a.ahead, a.ahead_bytes, columns / prefetch_every);
     spread_prefetch ahead_b(b.ahead, b.ahead_bytes, columns / prefetch_every);
     const bool same = same_operand(a, b);
-    const std::uint32_t wa = width(a.live | a.ones);
-    const std::uint32_t wb = width(b.live | b.ones);
-    if (wa <= split_bits && wb <= split_bits && fits_type(a, is_signed) && fits_type(b, is_signed)) {
+    if (split) {
         const bool sums = a.base != 0 || b.base != 0;
         const std::uint32_t la = wa < narrow_bits ? wa : narrow_bits;  // widths of l and u
         const std::uint32_t lb = wb < narrow_bits ? wb : narrow_bits;
@@ -983,17 +999,8 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
         } else {
             const std::uint32_t high = std::max(ua + ub, std::max(ua + lb, la + ub));
             const split_flush flush{flush_columns(la + lb) - 1, flush_columns(high) - 1};
-            const std::uint32_t widest = std::max(wa, wb);
-            if (widest > narrow_bits + 1 && widest <= digit_bits) {
-                // Values of 17..23 bits: three digit transposes, as three byte transposes, and
-                // no splitting after them.
-                const operand_reader da(a, true);
-                const operand_reader db(b, true);
-                s = split_kernel(da.placed && db.placed, same, sums, false, true)(da, db, flush, ahead_a, ahead_b);
-            } else {
-                const bool hi = widest > narrow_bits + 1;
-                s = split_kernel(ra.placed && rb.placed, same, sums, hi, false)(ra, rb, flush, ahead_a, ahead_b);
-            }
+            const bool hi = !digits && widest > narrow_bits + 1;
+            s = split_kernel(ra.placed && rb.placed, same, sums, hi, digits)(ra, rb, flush, ahead_a, ahead_b);
         }
         const signed_wide ba = as_integer(a.base, is_signed);
         const signed_wide bb = as_integer(b.base, is_signed);
