@@ -604,6 +604,50 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceOnSplitOperands) {
     if (!fused_somewhere) GTEST_SKIP() << "no SIMD path of this CPU has a fused interleaved_dot kernel";
 }
 
+// Operands of 17 to 32 bits whose bases lift their largest value to 2^k - 1 for every k up to
+// 32 without wrapping (the AVX2 wide kernel sums products as they are while the two values'
+// bits add up to at most 60 and folds them before a 64-bit lane can overflow; above, it sums
+// their high halves apart): all-one payloads (the largest products), unsigned, int32 (where
+// such values are non-negative and multiply as unsigned, or pass INT32_MAX and wrap to
+// negative), and each operand with itself.
+TEST(ReduceKernels, InterleavedDotMatchesReferenceAtFoldBounds) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("dot-fold-bounds"));
+    bool fused_somewhere = false;
+    for_each_path([&](const kernel_table& k) {
+        if (k.interleaved_dot == nullptr) return;
+        fused_somewhere = true;
+        for (std::uint32_t wa = 17; wa <= 32; wa += rng() % 2 + 1) {
+            for (std::uint32_t wb = wa; wb <= 32; wb += rng() % 3 + 1) {
+                const std::uint32_t live_a = wa == 32 ? 0xFFFFFFFFu : (1u << wa) - 1u;
+                const std::uint32_t live_b = wb == 32 ? 0xFFFFFFFFu : (1u << wb) - 1u;
+                const std::vector<std::uint8_t> a(4 * plane_words * wa, 0xFF);
+                const std::vector<std::uint8_t> b(4 * plane_words * wb, 0xFF);
+                for (std::uint32_t top_b = wb; top_b <= 32; ++top_b) {
+                    // b's largest value 2^top_b - 1; a's 2^top_a - 1, top_a the same or one above
+                    // (wa < 32): the two tops add up to every sum from wa + wb to 64.
+                    const std::uint32_t top_a = std::min<std::uint32_t>(32, top_b + static_cast<std::uint32_t>(rng() % 2));
+                    const auto lift = [](std::uint32_t top, std::uint32_t live) {
+                        return (top == 32 ? 0xFFFFFFFFu : (1u << top) - 1u) - live;
+                    };
+                    const std::uint32_t base_a = lift(top_a, live_a);  // top_a >= top_b >= wb >= wa
+                    const std::uint32_t base_b = lift(top_b, live_b);
+                    SCOPED_TRACE("widths " + std::to_string(wa) + " x " + std::to_string(wb) + ", bases " +
+                                 std::to_string(base_a) + ", " + std::to_string(base_b));
+                    for (const bool is_signed : {false, true}) {
+                        expect_interleaved_dot(k, {a.data(), live_a, 0, base_a, nullptr, 0},
+                                               {b.data(), live_b, 0, base_b, nullptr, 0}, is_signed);
+                        expect_interleaved_dot(k, {b.data(), live_b, 0, base_b, nullptr, 0},
+                                               {b.data(), live_b, 0, base_b, nullptr, 0}, is_signed);
+                    }
+                    if (::testing::Test::HasFailure()) return;
+                }
+            }
+        }
+    });
+    if (!fused_somewhere) GTEST_SKIP() << "no SIMD path of this CPU has a fused interleaved_dot kernel";
+}
+
 TEST(ReduceKernels, InterleavedDotMatchesReference) {
     BITPLANE_SEED_TRACE();
     const std::vector<std::uint32_t> masks = interleaved_live_masks(case_seed("dot-masks"));

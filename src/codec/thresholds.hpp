@@ -237,6 +237,9 @@ inline constexpr std::uint32_t dot_fused_avx2_wide_ns = 480;
 // Since stop 32 the kernel itself takes 25-30-bit operands through its wide kernel (a column-pair
 // transpose, cheaper there than the split: dot_fused_avx2.cpp's header); the surcharge stays on
 // 31-32 bits only (not re-timed: it decides nothing there, where plane pairs cost far more).
+// Stop 37 cut the kernel at 17-32 bits (TSC per block pair, cached: 17-23 ~2480, 24 2620, 25-30
+// ~2700, 31 3210, 32 2960, dot_fused_avx2.cpp's header): every method switch lies at 2-3 live
+// planes, where nothing changed, so these constants stay.
 inline constexpr std::uint32_t dot_fused_avx2_split_bits = 30;
 // On the avx512 path, operands of at most 16 bits each (live and all-one planes) go to the AVX2
 // fused kernel (kernels_avx512.cpp), faster there than the 32 x 32 GFNI transposes: stop 32,

@@ -27,13 +27,20 @@
 //     share one column transpose.
 //   - split operands (values of 16 to 24 bits): each value is cut into its low 15 bits and the
 //     rest, both below 2^15, and pmaddwd multiplies the four pairs of parts (dot_split): half
-//     the unpacks of 32-bit values and no 64-bit product halves.
+//     the unpacks of 32-bit values and no 64-bit product halves. At 17-23 bits the transposes
+//     make the cut themselves: their "bytes" are digits of planes 0-7, 8-14 and 15-22.
 //   - wide operands (anything else: 25-32 bits, bases that wrap around 2^32): two columns at a
 //     time go through a 32 x 32 bit transpose whose byte moves are byte unpacks (pair_values),
 //     so each 32-bit lane ends up holding a whole value, multiplied by pmuludq into 64-bit
-//     lanes. Callgrind, two 64-block uniform columns: the wide kernel costs 3.58-3.64M
-//     instructions at 25-30 bits where the split one cost 3.88-4.22M (3.32-3.37M at 17-24),
-//     and 3.55M at 32 bits where group transposes of 4 bytes cost 4.09M.
+//     lanes; products of values below 2^bits_a, 2^bits_b with bits_a + bits_b <= 60 are summed
+//     as they are and folded into high and low halves every few column pairs, wider ones have
+//     their high halves summed apart. Callgrind, two 64-block uniform columns (stop 32): the
+//     wide kernel cost 3.58-3.64M instructions at 25-30 bits where the split one cost
+//     3.88-4.22M (3.32-3.37M at 17-24), and 3.55M at 32 bits where group transposes of 4
+//     bytes cost 4.09M. Stop 37 (issue #13, dot on the AVX2 path at 17-32 bits), kernel alone on
+//     cached payloads, TSC per block pair of two k-bit operands, min of 200 calls of 16 blocks:
+//     17-23 bits ~2690 -> ~2480 (digits), 24 2620, 25-30 ~3400 -> ~2700 (folded products,
+//     plain loads of full bytes, no zero shifts), 31 3480 -> 3210, 32 3410 -> 2960.
 // Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; the AVX2 table points here, and the
 // AVX-512 kernel calls it for operands of up to 16 bits (kernels_avx512.cpp, thresholds::dot_fused_avx2_on_avx512_bits).
 #include "simd/dot_fused.hpp"
@@ -46,6 +53,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #if !defined(__AVX2__)
@@ -57,8 +65,10 @@ namespace {
 
 constexpr std::size_t columns = plane_words;  // 64 columns of 32 values
 constexpr std::uint32_t narrow_bits = 15;     // pmaddwd multiplies signed 16-bit lanes
+constexpr std::uint32_t digit_bits = 23;      // widest values dot_split takes as 3 digits (digit_first)
 constexpr std::uint32_t split_bits = 24;      // widest values dot_split takes; above, dot_wide
                                               // (thresholds::dot_fused_avx2_split_bits says why)
+constexpr std::uint32_t wide_fold_bits = 60;   // dot_wide's products fold below 2^60 x 16 a pair
 constexpr std::size_t prefetch_every = 8;     // columns per step of the next block's prefetch
 constexpr std::size_t group_columns = 8;      // columns transposed together (operand_reader::group_bytes):
                                               // a step of the prefetch too
@@ -155,6 +165,12 @@ template <unsigned S>
     swap_registers<4>(r, _mm256_set1_epi8(0x0F));
 }
 
+// The split kernel's digits of a value below 2^30: planes 0-7, 8-14, 15-22, 23-29, so that
+// digits 0 and 1 side by side in a 16-bit lane are the value's low 15 bits and digits 2 and 3 the
+// rest (dot_split with Digits).
+constexpr unsigned digit_first[4] = {0, 8, 15, 23};
+constexpr unsigned digit_planes[4] = {8, 7, 8, 7};
+
 // One operand's columns. A column is `stored` little-endian words, one per live plane in plane
 // order; the live planes of byte k (planes 8k..8k+7) are consecutive there. They are loaded
 // with a lane mask (so nothing past the payload is read) and, unless the live planes are
@@ -170,14 +186,22 @@ struct operand_reader {
     __m256i place[4];
     __m256i ones[4];  // byte k of the all-one planes, in every byte
 
-    explicit operand_reader(const interleaved_operand& op) noexcept
+    // With Digits, "byte" k is planes digit_first[k] .. +
+    // digit_planes[k] - 1 instead of 8k..8k+7: the split kernel's 15-bit halves straight from
+    // the transposes.
+    // (A template: the byte layout's constants stay constants, ~80 instructions a block pair.)
+    template <bool Digits = false>
+    explicit operand_reader(const interleaved_operand& op, std::bool_constant<Digits> = {}) noexcept
         : payload(op.payload),
           column_bytes(4 * static_cast<std::size_t>(std::popcount(op.live))),
           placed((op.live & (op.live + 1)) == 0) {
+#pragma GCC unroll 4
         for (unsigned k = 0; k < 4; ++k) {
-            const std::uint32_t in_byte = (op.live >> (8 * k)) & 0xFFu;
+            const unsigned first = Digits ? digit_first[k] : 8 * k;
+            const std::uint32_t planes = (std::uint32_t{1} << (Digits ? digit_planes[k] : 8)) - 1u;
+            const std::uint32_t in_byte = (op.live >> first) & planes;
             const auto n = static_cast<std::uint32_t>(std::popcount(in_byte));
-            const auto rank = static_cast<std::uint32_t>(std::popcount(op.live & ((std::uint32_t{1} << (8 * k)) - 1u)));
+            const auto rank = static_cast<std::uint32_t>(std::popcount(op.live & ((std::uint32_t{1} << first) - 1u)));
             if (n != 0) present |= 1u << k;
             if (n == 8) full |= 1u << k;
             offset[k] = 4 * std::size_t{rank};
@@ -197,7 +221,7 @@ struct operand_reader {
                 }
                 place[k] = _mm256_load_si256(reinterpret_cast<const __m256i*>(index));
             }
-            ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> (8 * k)) & 0xFFu));
+            ones[k] = _mm256_set1_epi8(static_cast<char>((op.ones >> first) & planes));
         }
     }
 
@@ -280,10 +304,9 @@ struct narrow_sums {
     std::uint64_t sum_b = 0;
 };
 
-// The walk of the narrow, split and wide kernels: the columns a group of 8 at a time, each
-// group's bytes 0..Bytes-1 of both operands read (operand_reader::group_bytes; b's not, where
-// Same: b is a) after the next spread is prefetched; body(ga, gb, c0) with the group's first
-// column c0.
+// The walk of the narrow and split kernels: the columns a group of 8 at a time, each group's
+// bytes 0..Bytes-1 of both operands read (operand_reader::group_bytes; b's not, where Same: b is
+// a) after the next spread is prefetched; body(ga, gb, c0) with the group's first column c0.
 template <bool Placed, bool Same, unsigned Bytes, class Body>
 [[gnu::always_inline]] inline void for_each_group(const operand_reader& a, const operand_reader& b,
                                                   spread_prefetch& ahead_a, spread_prefetch& ahead_b,
@@ -398,12 +421,31 @@ template <bool Hi, bool Sums>
     }
 }
 
-template <bool Placed, bool Same, bool Sums, bool Hi>
+// The same from digits d0..d2 (readers made with Digits: values below 2^23): l is digits 0 and
+// 1 side by side, u digit 2, as they come (4 operations where split_bytes takes 14: the
+// transposes did the split).
+template <bool Sums>
+[[gnu::always_inline]] inline void split_digits(__m256i d0, __m256i d1, __m256i d2, __m256i (&l)[2], __m256i (&u)[2],
+                                                __m256i& sum) noexcept {
+    const __m256i zero = _mm256_setzero_si256();
+    l[0] = _mm256_unpacklo_epi8(d0, d1);
+    l[1] = _mm256_unpackhi_epi8(d0, d1);
+    u[0] = _mm256_unpacklo_epi8(d2, zero);
+    u[1] = _mm256_unpackhi_epi8(d2, zero);
+    if constexpr (Sums) {
+        sum = _mm256_add_epi64(sum, _mm256_add_epi64(_mm256_add_epi64(_mm256_sad_epu8(d0, zero),
+                                                                      _mm256_slli_epi64(_mm256_sad_epu8(d1, zero), 8)),
+                                                     _mm256_slli_epi64(_mm256_sad_epu8(d2, zero), 15)));
+    }
+}
+
+// Digits: both readers made with Digits, values of at most digit_bits (Hi unused).
+template <bool Placed, bool Same, bool Sums, bool Hi, bool Digits>
 narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_flush flush, spread_prefetch& ahead_a,
                       spread_prefetch& ahead_b) noexcept {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
-    constexpr unsigned bytes = Hi ? 4 : 2;
+    constexpr unsigned bytes = Digits ? 3 : Hi ? 4 : 2;
     __m256i ll = zero;  // 32-bit accumulators
     __m256i ul = zero;
     __m256i lu = zero;
@@ -420,7 +462,11 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
             const std::size_t c = c0 + i;
             __m256i lx[2];
             __m256i ux[2];
-            split_bytes<Hi, Sums>(ga[0][i], ga[1][i], Hi ? ga[2][i] : zero, Hi ? ga[3][i] : zero, lx, ux, sum_a);
+            if constexpr (Digits) {
+                split_digits<Sums>(ga[0][i], ga[1][i], ga[2][i], lx, ux, sum_a);
+            } else {
+                split_bytes<Hi, Sums>(ga[0][i], ga[1][i], Hi ? ga[2][i] : zero, Hi ? ga[3][i] : zero, lx, ux, sum_a);
+            }
             if constexpr (Same) {
                 ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], lx[0]), _mm256_madd_epi16(lx[1], lx[1])));
                 ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], lx[0]), _mm256_madd_epi16(ux[1], lx[1])));
@@ -428,7 +474,11 @@ narrow_sums dot_split(const operand_reader& a, const operand_reader& b, split_fl
             } else {
                 __m256i ly[2];
                 __m256i uy[2];
-                split_bytes<Hi, Sums>(gb[0][i], gb[1][i], Hi ? gb[2][i] : zero, Hi ? gb[3][i] : zero, ly, uy, sum_b);
+                if constexpr (Digits) {
+                    split_digits<Sums>(gb[0][i], gb[1][i], gb[2][i], ly, uy, sum_b);
+                } else {
+                    split_bytes<Hi, Sums>(gb[0][i], gb[1][i], Hi ? gb[2][i] : zero, Hi ? gb[3][i] : zero, ly, uy, sum_b);
+                }
                 ll = _mm256_add_epi32(ll, _mm256_add_epi32(_mm256_madd_epi16(lx[0], ly[0]), _mm256_madd_epi16(lx[1], ly[1])));
                 ul = _mm256_add_epi32(ul, _mm256_add_epi32(_mm256_madd_epi16(ux[0], ly[0]), _mm256_madd_epi16(ux[1], ly[1])));
                 lu = _mm256_add_epi32(lu, _mm256_add_epi32(_mm256_madd_epi16(lx[0], uy[0]), _mm256_madd_epi16(lx[1], uy[1])));
@@ -622,6 +672,26 @@ template <bool Signed, bool Same>
     }
 }
 
+// Values narrow enough that many products fit a 64-bit lane (unsigned, below 2^bits_a and
+// 2^bits_b with bits_a + bits_b <= wide_fold_bits): the even and odd products are added into
+// `acc` as they are, 6 operations a register where multiply_add takes 10 (no high halves), and
+// `acc` is folded into the lane sums (wrapped, hi) before it can overflow (fold_pairs says when).
+template <bool Same>
+[[gnu::always_inline]] inline void multiply_acc(__m256i x, __m256i y, __m256i& acc) noexcept {
+    const __m256i odd_x = _mm256_srli_epi64(x, 32);
+    const __m256i odd_y = Same ? odd_x : _mm256_srli_epi64(y, 32);
+    acc = _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_mul_epu32(x, y), _mm256_mul_epu32(odd_x, odd_y)));
+}
+
+// acc's lanes into the lane sums: its high halves apart, the whole added wrapping, as
+// multiply_add does for each product (the low halves of at most a fold a column pair stay far
+// below 2^64).
+[[gnu::always_inline]] inline void fold(__m256i& acc, lane_sums& s) noexcept {
+    s.wrapped = _mm256_add_epi64(s.wrapped, acc);
+    s.hi = _mm256_add_epi64(s.hi, _mm256_srli_epi64(acc, 32));
+    acc = _mm256_setzero_si256();
+}
+
 wide wide_total(const lane_sums& s) noexcept {
     alignas(32) std::uint64_t wrapped[4];
     alignas(32) std::uint64_t hi[4];
@@ -635,13 +705,26 @@ wide wide_total(const lane_sums& s) noexcept {
     return total;
 }
 
+// How dot_wide reads both operands' bytes of planes, chosen once per block pair: a byte of 8 live
+// planes is already in its lanes and takes a plain load, where a masked load costs a vector ALU
+// uop besides the load (8 of pair_values' ~100 per operand and column pair); deciding that byte
+// by byte in the loop cost more in branches than it saved.
+enum class wide_reading : unsigned {
+    scattered,   // every byte by lane mask, permuted to its planes' lanes
+    top_masked,  // bytes 0..2 full (plain loads), byte 3 by lane mask, in place: 25-31-bit uniform data
+    full,        // all 32 planes live: plain loads
+};
+
 // Planes 8k..8k+7 of the column at `column` in lanes 0..7 (zero where a plane is not live),
 // without a branch: a byte with no live plane has an empty load mask, which reads nothing.
-template <bool Placed>
+template <wide_reading Reading>
 [[gnu::always_inline]] inline __m256i byte_words(const operand_reader& op, const std::uint8_t* column,
                                                  unsigned k) noexcept {
+    if (Reading == wide_reading::full || (Reading == wide_reading::top_masked && k < 3)) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(column + op.offset[k]));
+    }
     const __m256i r = _mm256_maskload_epi32(reinterpret_cast<const int*>(column + op.offset[k]), op.load_mask[k]);
-    if constexpr (Placed) return r;
+    if constexpr (Reading == wide_reading::top_masked) return r;
     return _mm256_permutevar8x32_epi32(r, op.place[k]);
 }
 
@@ -657,17 +740,17 @@ template <bool Placed>
 // every 32-bit lane holds a whole value. ~104 operations for 64 values and no stores, where
 // group transposes of 4 bytes and the unpacking of their bytes into values took ~150 and
 // kept the bytes on the stack.
-template <bool Placed>
+template <wide_reading Reading, bool Shifted>
 [[gnu::always_inline]] inline void pair_values(const operand_reader& op, const std::uint8_t* first, __m256i shift,
                                                __m256i (&out)[8]) noexcept {
     __m256i u[2][4];
     const std::uint8_t* column = first;
 #pragma GCC unroll 2
     for (unsigned c = 0; c < 2; ++c, column += op.column_bytes) {
-        const __m256i v0 = byte_words<Placed>(op, column, 0);
-        const __m256i v1 = byte_words<Placed>(op, column, 1);
-        const __m256i v2 = byte_words<Placed>(op, column, 2);
-        const __m256i v3 = byte_words<Placed>(op, column, 3);
+        const __m256i v0 = byte_words<Reading>(op, column, 0);
+        const __m256i v1 = byte_words<Reading>(op, column, 1);
+        const __m256i v2 = byte_words<Reading>(op, column, 2);
+        const __m256i v3 = byte_words<Reading>(op, column, 3);
         const __m256i t0 = _mm256_unpacklo_epi8(v0, v1);  // lanes 0, 1 of each half
         const __m256i t1 = _mm256_unpackhi_epi8(v0, v1);  // lanes 2, 3
         const __m256i t2 = _mm256_unpacklo_epi8(v2, v3);
@@ -685,39 +768,47 @@ template <bool Placed>
     swap_registers<1>(out, _mm256_set1_epi8(0x55));
     swap_registers<2>(out, _mm256_set1_epi8(0x33));
     swap_registers<4>(out, _mm256_set1_epi8(0x0F));
+    if constexpr (Shifted) {
 #pragma GCC unroll 8
-    for (unsigned i = 0; i < 8; ++i) out[i] = _mm256_add_epi32(out[i], shift);
+        for (unsigned i = 0; i < 8; ++i) out[i] = _mm256_add_epi32(out[i], shift);
+    }
 }
 
-template <bool Placed, bool Signed, bool Same>
-wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t ones_a, std::uint32_t ones_b,
-              std::uint32_t base_a, std::uint32_t base_b, spread_prefetch& ahead_a, spread_prefetch& ahead_b) noexcept {
-    // A value is (r | ones) + base, and r + ones + base as well (the all-one planes are not
-    // live: r is 0 there); the bias of signed values folds in too: r + ones + base + 2^31.
-    const std::uint32_t bias = Signed ? 0x80000000u : 0u;
-    const __m256i shift_a = _mm256_set1_epi32(static_cast<int>(ones_a + base_a + bias));
-    const __m256i shift_b = _mm256_set1_epi32(static_cast<int>(ones_b + base_b + bias));
+// Shifted: some value's shift (ones + base + bias) is not 0 (otherwise the adds are skipped).
+// Folded: unsigned values below 2^bits_a and 2^bits_b, bits_a + bits_b <= wide_fold_bits; the
+// products go through multiply_acc, folded after every column pair p with (p + 1) & fold_mask
+// == 0 (fold_pairs).
+template <wide_reading Reading, bool Signed, bool Same, bool Shifted, bool Folded>
+wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t shift_a, std::uint32_t shift_b,
+              std::size_t fold_mask, spread_prefetch& ahead_a, spread_prefetch& ahead_b) noexcept {
+    static_assert(!(Signed && Folded), "signed values are biased to the whole 32 bits");
+    const __m256i add_a = _mm256_set1_epi32(static_cast<int>(shift_a));
+    const __m256i add_b = _mm256_set1_epi32(static_cast<int>(shift_b));
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
     const std::size_t step_a = 2 * a.column_bytes;
     const std::size_t step_b = 2 * b.column_bytes;
     const std::uint8_t* pa = a.payload;
     const std::uint8_t* pb = b.payload;
     lane_sums s;
+    __m256i acc = _mm256_setzero_si256();
     for (std::size_t c = 0; c < columns; c += 2, pa += step_a, pb += step_b) {
-        if (c % prefetch_every == 0) {
-            ahead_a.step();
-            ahead_b.step();
-        }
+        ahead_a.step();
+        ahead_b.step();
         __m256i x[8];
-        pair_values<Placed>(a, pa, shift_a, x);
-        if constexpr (Same) {
+        __m256i y[8] = {};
+        pair_values<Reading, Shifted>(a, pa, add_a, x);
+        if constexpr (!Same) pair_values<Reading, Shifted>(b, pb, add_b, y);
 #pragma GCC unroll 8
-            for (std::size_t r = 0; r < 8; ++r) multiply_add<Signed, true>(x[r], x[r], s, low);
-        } else {
-            __m256i y[8];
-            pair_values<Placed>(b, pb, shift_b, y);
-#pragma GCC unroll 8
-            for (std::size_t r = 0; r < 8; ++r) multiply_add<Signed, false>(x[r], y[r], s, low);
+        for (std::size_t r = 0; r < 8; ++r) {
+            const __m256i& yr = Same ? x[r] : y[r];
+            if constexpr (Folded) {
+                multiply_acc<Same>(x[r], yr, acc);
+            } else {
+                multiply_add<Signed, Same>(x[r], yr, s, low);
+            }
+        }
+        if constexpr (Folded) {
+            if (((c / 2 + 1) & fold_mask) == 0) fold(acc, s);
         }
     }
     wide total = wide_total(s);
@@ -757,8 +848,8 @@ using narrow_fn = narrow_sums (*)(const operand_reader&, const operand_reader&, 
                                   spread_prefetch&) noexcept;
 using split_fn = narrow_sums (*)(const operand_reader&, const operand_reader&, split_flush, spread_prefetch&,
                                  spread_prefetch&) noexcept;
-using wide_fn = wide (*)(const operand_reader&, const operand_reader&, std::uint32_t, std::uint32_t, std::uint32_t,
-                         std::uint32_t, spread_prefetch&, spread_prefetch&) noexcept;
+using wide_fn = wide (*)(const operand_reader&, const operand_reader&, std::uint32_t, std::uint32_t, std::size_t,
+                         spread_prefetch&, spread_prefetch&) noexcept;
 
 template <bool... Flags>
 narrow_fn pick_narrow(bool placed, bool same, bool sums) noexcept {
@@ -772,29 +863,41 @@ narrow_fn pick_narrow(bool placed, bool same, bool sums) noexcept {
 }
 
 template <bool... Flags>
-split_fn pick_split(bool placed, bool same, bool sums, bool hi) noexcept {
-    if constexpr (sizeof...(Flags) == 4) {
-        return &dot_split<Flags...>;
+split_fn pick_split(bool placed, bool same, bool sums, bool hi, bool digits) noexcept {
+    if constexpr (sizeof...(Flags) == 5) {
+        constexpr bool flags[] = {Flags...};
+        if constexpr (flags[3] && flags[4]) {
+            return nullptr;  // digits take values of at most digit_bits, never Hi
+        } else {
+            return &dot_split<Flags...>;
+        }
     } else {
-        const bool flags[] = {placed, same, sums, hi};
-        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, same, sums, hi)
-                                       : pick_split<Flags..., false>(placed, same, sums, hi);
+        const bool flags[] = {placed, same, sums, hi, digits};
+        return flags[sizeof...(Flags)] ? pick_split<Flags..., true>(placed, same, sums, hi, digits)
+                                       : pick_split<Flags..., false>(placed, same, sums, hi, digits);
     }
 }
 
-template <bool... Flags>
-wide_fn pick_wide(bool placed, bool is_signed, bool same) noexcept {
-    if constexpr (sizeof...(Flags) == 3) {
-        return &dot_wide<Flags...>;
+// Flags: signed, same, shifted, folded (signed values are always shifted, never folded).
+template <wide_reading Reading, bool... Flags>
+wide_fn pick_wide(bool is_signed, bool same, bool shifted, bool folded) noexcept {
+    if constexpr (sizeof...(Flags) == 4) {
+        constexpr bool flags[] = {Flags...};
+        if constexpr (flags[0] && (flags[3] || !flags[2])) {
+            return nullptr;
+        } else {
+            return &dot_wide<Reading, Flags...>;
+        }
     } else {
-        const bool flag = sizeof...(Flags) == 0 ? placed : sizeof...(Flags) == 1 ? is_signed : same;
-        return flag ? pick_wide<Flags..., true>(placed, is_signed, same) : pick_wide<Flags..., false>(placed, is_signed, same);
+        const bool flags[] = {is_signed, same, shifted, folded};
+        return flags[sizeof...(Flags)] ? pick_wide<Reading, Flags..., true>(is_signed, same, shifted, folded)
+                                       : pick_wide<Reading, Flags..., false>(is_signed, same, shifted, folded);
     }
 }
 
 narrow_fn narrow_kernel(bool placed, bool same, bool sums) noexcept { return pick_narrow<>(placed, same, sums); }
-split_fn split_kernel(bool placed, bool same, bool sums, bool hi) noexcept {
-    return pick_split<>(placed, same, sums, hi);
+split_fn split_kernel(bool placed, bool same, bool sums, bool hi, bool digits) noexcept {
+    return pick_split<>(placed, same, sums, hi, digits);
 }
 
 // 2^(30 - bits) columns, at most a block's: how long a 32-bit lane may take 4 products of
@@ -802,17 +905,68 @@ split_fn split_kernel(bool placed, bool same, bool sums, bool hi) noexcept {
 std::size_t flush_columns(std::uint32_t bits) noexcept {
     return bits >= 24 ? std::size_t{1} << (30 - bits) : columns;
 }
-wide_fn wide_kernel(bool placed, bool is_signed, bool same) noexcept { return pick_wide<>(placed, is_signed, same); }
+wide_fn wide_kernel(wide_reading reading, bool is_signed, bool same, bool shifted, bool folded) noexcept {
+    switch (reading) {
+        case wide_reading::full: return pick_wide<wide_reading::full>(is_signed, same, shifted, folded);
+        case wide_reading::top_masked: return pick_wide<wide_reading::top_masked>(is_signed, same, shifted, folded);
+        case wide_reading::scattered: break;
+    }
+    return pick_wide<wide_reading::scattered>(is_signed, same, shifted, folded);
+}
+
+// The cheapest wide_reading that reads the operand's planes right.
+wide_reading reading_of(std::uint32_t live) noexcept {
+    if (live == 0xFFFFFFFFu) return wide_reading::full;
+    const bool placed = (live & (live + 1)) == 0;
+    return placed && (live & 0x00FFFFFFu) == 0x00FFFFFFu ? wide_reading::top_masked : wide_reading::scattered;
+}
+
+// Bits of the operand's largest value (r | ones) + base when its values are non-negative and
+// do not wrap around the type (r | ones is at most live | ones); 32 otherwise.
+std::uint32_t value_bits(const interleaved_operand& op, bool is_signed) noexcept {
+    if (!fits_type(op, is_signed) || (is_signed && static_cast<std::int32_t>(op.base) < 0)) return 32;
+    const std::uint64_t top = std::uint64_t{op.live | op.ones} + op.base;
+    return 64u - static_cast<std::uint32_t>(std::countl_zero(top | 1u));
+}
+
+// dot_wide on any two operands: values that are all non-negative and below 2^(bits_a + bits_b)
+// <= 2^wide_fold_bits multiply as unsigned, with folds every fold_pairs column pairs.
+wide dot_wide_any(const operand_reader& ra, const operand_reader& rb, const interleaved_operand& a,
+                  const interleaved_operand& b, bool is_signed, bool same) noexcept {
+    spread_prefetch ahead_a(a.ahead, a.ahead_bytes, columns / 2);
+    spread_prefetch ahead_b(b.ahead, b.ahead_bytes, columns / 2);
+    const std::uint32_t bits_a = value_bits(a, is_signed);
+    const std::uint32_t bits_b = value_bits(b, is_signed);
+    const std::uint32_t bits = bits_a + bits_b;
+    // Non-negative int32 values (below 2^31) multiply as the same uint32 values.
+    const bool as_signed = is_signed && (bits_a == 32 || bits_b == 32);
+    const bool folded = !as_signed && bits <= wide_fold_bits;
+    // A value is (r | ones) + base, and r + ones + base as well (the all-one planes are not
+    // live: r is 0 there); the bias of signed values folds in too: r + ones + base + 2^31.
+    const std::uint32_t bias = as_signed ? 0x80000000u : 0u;
+    const std::uint32_t shift_a = a.ones + a.base + bias;
+    const std::uint32_t shift_b = b.ones + b.base + bias;
+    const bool shifted = as_signed || shift_a != 0 || shift_b != 0;
+    // Each column pair adds 16 products below 2^bits to a 64-bit lane.
+    const std::size_t pairs = folded ? std::min<std::size_t>(columns / 2, std::size_t{1} << (wide_fold_bits - bits)) : 1;
+    const wide_reading reading = std::min(reading_of(a.live), reading_of(b.live));
+    return wide_kernel(reading, as_signed, same, shifted, folded)(ra, rb, shift_a, shift_b, pairs - 1, ahead_a, ahead_b);
+}
 
 wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool is_signed) noexcept {
-    const operand_reader ra(a);
-    const operand_reader rb(b);
+    const std::uint32_t wa = width(a.live | a.ones);
+    const std::uint32_t wb = width(b.live | b.ones);
+    const bool split = wa <= split_bits && wb <= split_bits && fits_type(a, is_signed) && fits_type(b, is_signed);
+    // Values of 17..23 bits: three digit transposes, as three byte transposes, and no cutting
+    // of values after them (dot_split with Digits).
+    const std::uint32_t widest = std::max(wa, wb);
+    const bool digits = split && widest > narrow_bits + 1 && widest <= digit_bits;
+    const operand_reader ra = digits ? operand_reader(a, std::true_type{}) : operand_reader(a);
+    const operand_reader rb = digits ? operand_reader(b, std::true_type{}) : operand_reader(b);
     spread_prefetch ahead_a(a.ahead, a.ahead_bytes, columns / prefetch_every);
     spread_prefetch ahead_b(b.ahead, b.ahead_bytes, columns / prefetch_every);
     const bool same = same_operand(a, b);
-    const std::uint32_t wa = width(a.live | a.ones);
-    const std::uint32_t wb = width(b.live | b.ones);
-    if (wa <= split_bits && wb <= split_bits && fits_type(a, is_signed) && fits_type(b, is_signed)) {
+    if (split) {
         const bool sums = a.base != 0 || b.base != 0;
         const std::uint32_t la = wa < narrow_bits ? wa : narrow_bits;  // widths of l and u
         const std::uint32_t lb = wb < narrow_bits ? wb : narrow_bits;
@@ -845,8 +999,8 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
         } else {
             const std::uint32_t high = std::max(ua + ub, std::max(ua + lb, la + ub));
             const split_flush flush{flush_columns(la + lb) - 1, flush_columns(high) - 1};
-            const bool hi = wa > narrow_bits + 1 || wb > narrow_bits + 1;
-            s = split_kernel(ra.placed && rb.placed, same, sums, hi)(ra, rb, flush, ahead_a, ahead_b);
+            const bool hi = !digits && widest > narrow_bits + 1;
+            s = split_kernel(ra.placed && rb.placed, same, sums, hi, digits)(ra, rb, flush, ahead_a, ahead_b);
         }
         const signed_wide ba = as_integer(a.base, is_signed);
         const signed_wide bb = as_integer(b.base, is_signed);
@@ -854,7 +1008,7 @@ wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool 
                                   ba * signed_wide{s.sum_b} + signed_wide{block_values} * ba * bb;
         return static_cast<wide>(total);
     }
-    return wide_kernel(ra.placed && rb.placed, is_signed, same)(ra, rb, a.ones, b.ones, a.base, b.base, ahead_a, ahead_b);
+    return dot_wide_any(ra, rb, a, b, is_signed, same);
 }
 
 }  // namespace
