@@ -229,10 +229,15 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     const bool full_length = len == block_values && std::endian::native == std::endian::little;
     std::byte* copy = nullptr;
     if (full_length && copy_next_) {
-        // Room for the raw blocks that may follow (the writer's blocks ascend to end_; none past
-        // it, so that the writers' bytes together stay within the arena's worst case).
-        const std::uint64_t ahead = end_ > block ? std::min<std::uint64_t>(end_ - block, thresholds::bitset_builder_reserve_blocks) : 1;
-        copy = s.reserve(free_from_, free_to_, block_values / 8, ahead * (block_values / 8));
+        if (free_to_ - free_from_ >= block_values / 8) {
+            copy = s.arena + free_from_;
+        } else {
+            // Room for the raw blocks that may follow too (the writer's blocks ascend to end_;
+            // none past it, so that the writers' bytes together stay within the arena's worst case).
+            const std::uint64_t ahead =
+                end_ > block ? std::min<std::uint64_t>(end_ - block, thresholds::bitset_builder_reserve_blocks) : 1;
+            copy = s.reserve(free_from_, free_to_, block_values / 8, ahead * (block_values / 8));
+        }
     }
     block_stats st;
     if (copy != nullptr) {
