@@ -262,6 +262,7 @@ public:
         std::uint64_t free_to_ = 0;
         std::size_t end_ = 0;  // the constructor's end_block
         const bitset_kernel_table* kernels_ = nullptr;  // the active path's, taken at the first block
+        std::size_t stored_ = 0;  // blocks stored (neither empty nor full), told to finish() when it ends
         bool copy_next_ = false;  // the previous full-length plane was stored raw (see set_block)
     };
 

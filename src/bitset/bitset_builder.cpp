@@ -106,6 +106,9 @@ struct bitset_builder::state {
     std::size_t capacity = 0;
     std::atomic<std::uint64_t> used{0};
     std::atomic<std::uint64_t> superseded{0};
+    // The writers' stored blocks (~writer()): finish()'s entries reserved without a pass over
+    // the slots. At least the stored blocks finish() finds (more where blocks were set again).
+    std::atomic<std::size_t> stored{0};
     std::vector<std::pair<std::size_t, std::unique_ptr<std::byte[]>>> overflow;  // (block, payload)
     std::atomic<bool> has_overflow{false};
 
@@ -123,6 +126,7 @@ struct bitset_builder::state {
         }
         used.store(0, std::memory_order_relaxed);
         superseded.store(0, std::memory_order_relaxed);
+        stored.store(0, std::memory_order_relaxed);
         overflow.clear();
         has_overflow.store(false, std::memory_order_relaxed);
         ready.store(true, std::memory_order_release);
@@ -246,6 +250,7 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
             // Most blocks of a dense result: the copy is the payload, the writer copies the next.
             slot = block_entry{free_from_, static_cast<std::uint16_t>(st.count), 0, block_kind::raw, 0, {}};
             free_from_ += block_values / 8;
+            ++stored_;
             return;
         }
         if (!settle_copy_stats(st)) st = k.stats(bits.data());
@@ -256,6 +261,7 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
         slot = block_entry{0, static_cast<std::uint16_t>(st.count), 0, block_kind::raw, 0, {}};
         return;
     }
+    ++stored_;  // every way below stores the block
     // Written in place, field by field (see core_writer::slot()).
     slot = block_entry{};
     slot.count = static_cast<std::uint16_t>(st.count);
@@ -326,7 +332,10 @@ void bitset_builder::writer::set_block_full(std::size_t block) {
     slot = block_entry{0, static_cast<std::uint16_t>(len), 0, block_kind::raw, 0, {}};
 }
 
-bitset_builder::writer::~writer() { state_->hand_back(free_from_, free_to_); }
+bitset_builder::writer::~writer() {
+    state_->hand_back(free_from_, free_to_);
+    if (stored_ != 0) state_->stored.fetch_add(stored_, std::memory_order_relaxed);
+}
 
 void bitset_builder::set_block(std::size_t block, const plane& bits) { writer(*this).set_block(block, bits); }
 
@@ -338,14 +347,12 @@ bitset bitset_builder::finish() {
     auto core = std::make_unique<bitset_core>(s.size);
     std::vector<summary_word>& words = core_access::words(*core);
     std::vector<block_entry>& entries = core_access::entries(*core);
-    // Every block but the last is full-length: its length is not worked out block by block
-    // (the two loops were ~50 instructions a block, bam_flag find_eq frequent, callgrind).
+    // One pass over the slots: the entries reserved from the writers' count, and every block
+    // but the last full-length, its length not worked out block by block (a pass to count the
+    // stored blocks and block_length() in both were ~50 instructions a block, bam_flag find_eq
+    // frequent, callgrind).
     const std::size_t last = s.blocks - 1;  // unused where there are no blocks
-    const auto is_stored = [](std::uint32_t count, std::uint32_t len) { return count - 1 < len - 1; };  // 0 < count < len
-    std::size_t stored = 0;
-    for (std::size_t b = 0; b + 1 < s.blocks; ++b) stored += is_stored(s.slots[b].count, block_values);
-    if (s.blocks != 0) stored += is_stored(s.slots[last].count, block_length(s.size, last));
-    entries.reserve(stored);
+    entries.reserve(s.stored.load(std::memory_order_relaxed));
     for (std::size_t b = 0; b < s.blocks; ++b) {
         const block_entry& e = s.slots[b];
         if (e.count == 0) continue;
@@ -358,6 +365,7 @@ bitset bitset_builder::finish() {
             entries.push_back(e);
         }
     }
+    if (entries.capacity() != entries.size()) entries.shrink_to_fit();  // blocks set again: fewer than counted
 
     byte_buffer& arena = core_access::arena(*core);
     const std::uint64_t used = std::min<std::uint64_t>(s.used.load(), s.capacity - byte_buffer::slack);
