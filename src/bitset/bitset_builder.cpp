@@ -17,6 +17,12 @@
 // neither counted by `stats` then copied (callgrind, AVX2 path, find_eq frequent a call:
 // bed_strand -8.7%, bam_flag -3.0%, word_length -2.3%, bam_mapq -2.0%). Another encoding is
 // written over the copy (it is smaller), and the rest stays the writer's for its next block.
+// A writer told where its blocks end (run_scan's tasks) takes the bytes for a copy once for
+// up to bitset_builder_reserve_blocks of its next blocks, never past its end: one atomic add
+// (a locked instruction) for several raw blocks, and the writers' bytes together stay within
+// the arena's worst case. Its raw copies are stored before any other step (copy_stays_raw),
+// and it counts the blocks it stores for finish(), which then makes one pass over the slots
+// (find14, callgrind AVX2, find_eq frequent a call: bam_flag 1.480M -> 1.429M instructions).
 // No thread writes bytes another writer holds: a writer hands back what it did not use when
 // it ends, with release order, and writers take bytes with acquire order, so one that gets
 // them sees the writes made to them as done (find8 gave its reservation back block by block,
