@@ -674,49 +674,65 @@ TEST(BitsetBuilder, FromSeveralThreads) {
     }
 }
 
-// Writers as the scans use them, one a task of neighbouring blocks, on every path. A full-length
+// Writers as the scans use them, one a task of `task` neighbouring blocks. A full-length
 // plane after a raw one is copied and counted on the way into bytes the writer holds: the
 // encodings, payloads and saved bytes are those of from_positions all the same, for blocks of
 // every shape one after the other in a writer (its held bytes kept, overwritten by a smaller
 // payload, grown, handed back). Then every block set again from other bits by writers over
-// other tasks (old payloads superseded, the arena overflowing).
-TEST(BitsetBuilder, WritersSaveAsFromPositionsEveryPath) {
-    BITPLANE_SEED_TRACE();
-    on_every_path([] {
-        for (const std::size_t n : set_sizes()) {
-            for (const set_shape& shape : set_shapes()) {
-                SCOPED_TRACE(shape.name + " n=" + std::to_string(n));
-                const ref_bits ref = make_bits(shape, n, case_seed("writers", n, density_salt(shape.density)));
-                bitplane::detail::bitset_builder builder(n);
-                const std::size_t blocks = builder.block_count();
-                for (std::size_t first = 0; first < blocks; first += 5) {
-                    bitplane::detail::bitset_builder::writer out(builder);
-                    for (std::size_t b = first; b < std::min(first + 5, blocks); ++b) out.set_block(b, block_of(ref, b));
-                }
-                expect_saves_as_from_positions(builder.finish(), ref);
-                if (::testing::Test::HasFatalFailure()) return;
+// other tasks (old payloads superseded, the arena overflowing). Writers told where their
+// blocks end (`told_end`, as run_scan's) take bytes for up to bitset_builder_reserve_blocks
+// raw blocks at once.
+void expect_writers_save_as_from_positions(std::size_t task, bool told_end) {
+    for (const std::size_t n : set_sizes()) {
+        for (const set_shape& shape : set_shapes()) {
+            SCOPED_TRACE(shape.name + " n=" + std::to_string(n) + " task " + std::to_string(task) +
+                         (told_end ? ", writers told their end" : ""));
+            const ref_bits ref = make_bits(shape, n, case_seed("writers", n, density_salt(shape.density)));
+            bitplane::detail::bitset_builder builder(n);
+            const std::size_t blocks = builder.block_count();
+            for (std::size_t first = 0; first < blocks; first += task) {
+                const std::size_t end = std::min(first + task, blocks);
+                bitplane::detail::bitset_builder::writer out(builder, told_end ? end : 0);
+                for (std::size_t b = first; b < end; ++b) out.set_block(b, block_of(ref, b));
+            }
+            expect_saves_as_from_positions(builder.finish(), ref);
+            if (::testing::Test::HasFatalFailure()) return;
 
-                const ref_bits other = make_bits({"mixed", -2.0}, n, case_seed("writers-again", n));
-                for (const ref_bits* r : {&ref, &other}) {
-                    for (std::size_t first = 0; first < blocks; first += 3) {
-                        bitplane::detail::bitset_builder::writer out(builder);
-                        for (std::size_t b = first; b < std::min(first + 3, blocks); ++b) {
-                            if (b % 4 == 3 && bitplane::detail::block_length(n, b) == block_values) {
-                                out.set_block_full(b);
-                            } else {
-                                out.set_block(b, block_of(*r, b));
-                            }
+            const ref_bits other = make_bits({"mixed", -2.0}, n, case_seed("writers-again", n));
+            for (const ref_bits* r : {&ref, &other}) {
+                for (std::size_t first = 0; first < blocks; first += 3) {
+                    const std::size_t end = std::min(first + 3, blocks);
+                    bitplane::detail::bitset_builder::writer out(builder, told_end ? end : 0);
+                    for (std::size_t b = first; b < end; ++b) {
+                        if (b % 4 == 3 && bitplane::detail::block_length(n, b) == block_values) {
+                            out.set_block_full(b);
+                        } else {
+                            out.set_block(b, block_of(*r, b));
                         }
                     }
                 }
-                ref_bits expected_again = other;
-                for (std::size_t b = 3; b < blocks; b += 4)
-                    if (bitplane::detail::block_length(n, b) == block_values)
-                        for (std::size_t i = b * block_values; i < (b + 1) * block_values; ++i) expected_again[i] = true;
-                const bitset again = builder.finish();
-                ASSERT_NO_THROW(again.validate());
-                ASSERT_TRUE(matches(again, expected_again));
-                EXPECT_EQ(again, make_set(expected_again));
+            }
+            ref_bits expected_again = other;
+            for (std::size_t b = 3; b < blocks; b += 4)
+                if (bitplane::detail::block_length(n, b) == block_values)
+                    for (std::size_t i = b * block_values; i < (b + 1) * block_values; ++i) expected_again[i] = true;
+            const bitset again = builder.finish();
+            ASSERT_NO_THROW(again.validate());
+            ASSERT_TRUE(matches(again, expected_again));
+            EXPECT_EQ(again, make_set(expected_again));
+        }
+    }
+}
+
+// On every path; tasks of 5 blocks, and of 11 that take bytes for raw blocks twice and stop
+// inside the second reservation.
+TEST(BitsetBuilder, WritersSaveAsFromPositionsEveryPath) {
+    BITPLANE_SEED_TRACE();
+    on_every_path([] {
+        for (const std::size_t task : {std::size_t{5}, std::size_t{11}}) {
+            for (const bool told_end : {false, true}) {
+                expect_writers_save_as_from_positions(task, told_end);
+                if (::testing::Test::HasFatalFailure()) return;
             }
         }
     });
@@ -741,8 +757,10 @@ TEST(BitsetBuilder, WritersFromSeveralThreads) {
             pool.emplace_back([&, t] {
                 // Interleaved tasks: the arena's end moves between a writer's blocks.
                 for (std::size_t first = t * task; first < blocks; first += threads * task) {
-                    bitplane::detail::bitset_builder::writer out(builder);
-                    for (std::size_t b = first; b < std::min(first + task, blocks); ++b) out.set_block(b, planes[b]);
+                    // The second round's writers told their end (bytes taken for several blocks).
+                    const std::size_t end = std::min(first + task, blocks);
+                    bitplane::detail::bitset_builder::writer out(builder, ref == &first_bits ? 0 : end);
+                    for (std::size_t b = first; b < end; ++b) out.set_block(b, planes[b]);
                 }
             });
         }

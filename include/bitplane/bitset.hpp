@@ -224,6 +224,8 @@ bitset load_bitset(std::istream& in);
 
 namespace detail {
 
+struct bitset_kernel_table;
+
 /// Builds a bitset block by block, for scans: blocks may be set in any order and from
 /// several threads at once (distinct blocks), then finish() assembles the bitset.
 class bitset_builder {
@@ -241,7 +243,11 @@ public:
     /// at once (distinct blocks); each is used by one thread and destroyed before finish().
     class writer {
     public:
-        explicit writer(bitset_builder& builder) noexcept : state_(builder.state_.get()) {}
+        /// `end_block`: where the writer's blocks, set in ascending order, end (a scan task's
+        /// last block + 1), so that it may take arena bytes for several raw blocks at once; 0
+        /// where unknown (bytes taken block by block).
+        explicit writer(bitset_builder& builder, std::size_t end_block = 0) noexcept
+            : state_(builder.state_.get()), end_(end_block) {}
         writer(const writer&) = delete;
         writer& operator=(const writer&) = delete;
         ~writer();
@@ -254,6 +260,9 @@ public:
         state* state_;
         std::uint64_t free_from_ = 0;  // [free_from_, free_to_): arena bytes reserved, not committed
         std::uint64_t free_to_ = 0;
+        std::size_t end_ = 0;  // the constructor's end_block
+        const bitset_kernel_table* kernels_ = nullptr;  // the active path's, taken at the first block
+        std::size_t stored_ = 0;  // blocks stored (neither empty nor full), told to finish() when it ends
         bool copy_next_ = false;  // the previous full-length plane was stored raw (see set_block)
     };
 

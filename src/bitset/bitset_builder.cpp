@@ -17,6 +17,12 @@
 // neither counted by `stats` then copied (callgrind, AVX2 path, find_eq frequent a call:
 // bed_strand -8.7%, bam_flag -3.0%, word_length -2.3%, bam_mapq -2.0%). Another encoding is
 // written over the copy (it is smaller), and the rest stays the writer's for its next block.
+// A writer told where its blocks end (run_scan's tasks) takes the bytes for a copy once for
+// up to bitset_builder_reserve_blocks of its next blocks, never past its end: one atomic add
+// (a locked instruction) for several raw blocks, and the writers' bytes together stay within
+// the arena's worst case. Its raw copies are stored before any other step (copy_stays_raw),
+// and it counts the blocks it stores for finish(), which then makes one pass over the slots
+// (find14, callgrind AVX2, find_eq frequent a call: bam_flag 1.480M -> 1.429M instructions).
 // No thread writes bytes another writer holds: a writer hands back what it did not use when
 // it ends, with release order, and writers take bytes with acquire order, so one that gets
 // them sees the writes made to them as done (find8 gave its reservation back block by block,
@@ -82,6 +88,16 @@ bool settle_copy_stats(block_stats& st) noexcept {
     return true;
 }
 
+// Whether a full-length block with the stats of its counting copy is stored raw, as
+// choose_plan() decides (add_raw_stretch's test in bitset_core.hpp): checked before anything
+// else on the copy, the way of most blocks of dense scan results (callgrind, AVX2, find_eq
+// frequent: bam_flag, bam_mapq, word_length).
+bool copy_stays_raw(const block_stats& st, const plane& p) noexcept {
+    return st.count >= stretch_raw_min && st.count != block_values &&
+           (st.transitions >= stretch_runs_never ||
+            choose_plan(st.count, runs_of(st, p), block_values).kind == block_kind::raw);
+}
+
 }  // namespace
 
 struct bitset_builder::state {
@@ -96,6 +112,9 @@ struct bitset_builder::state {
     std::size_t capacity = 0;
     std::atomic<std::uint64_t> used{0};
     std::atomic<std::uint64_t> superseded{0};
+    // The writers' stored blocks (~writer()): finish()'s entries reserved without a pass over
+    // the slots. At least the stored blocks finish() finds (more where blocks were set again).
+    std::atomic<std::size_t> stored{0};
     std::vector<std::pair<std::size_t, std::unique_ptr<std::byte[]>>> overflow;  // (block, payload)
     std::atomic<bool> has_overflow{false};
 
@@ -113,6 +132,7 @@ struct bitset_builder::state {
         }
         used.store(0, std::memory_order_relaxed);
         superseded.store(0, std::memory_order_relaxed);
+        stored.store(0, std::memory_order_relaxed);
         overflow.clear();
         has_overflow.store(false, std::memory_order_relaxed);
         ready.store(true, std::memory_order_release);
@@ -135,16 +155,19 @@ struct bitset_builder::state {
     // the arena's end is still its end, else moves there (what was left of it stays a hole,
     // counted as superseded). Null where the arena is out of room: the bytes taken then lie
     // past its capacity, where nothing is ever written.
-    std::byte* reserve(std::uint64_t& from, std::uint64_t& to, std::uint32_t bytes) {
+    // `ask` >= bytes: how many to take from the arena where it takes any (room for the
+    // writer's next blocks too: one atomic add for several of them).
+    std::byte* reserve(std::uint64_t& from, std::uint64_t& to, std::uint32_t bytes, std::uint64_t ask = 0) {
         if (to - from >= bytes) return arena + from;
+        ask = std::max<std::uint64_t>(ask, bytes);
         // Acquire: these may be bytes another writer handed back (release, hand_back()).
-        const std::uint64_t at = used.fetch_add(bytes, std::memory_order_acquire);
-        if (at + bytes + byte_buffer::slack > capacity) return nullptr;
+        const std::uint64_t at = used.fetch_add(ask, std::memory_order_acquire);
+        if (at + ask + byte_buffer::slack > capacity) return nullptr;
         if (at != to) {
             if (to != from) superseded.fetch_add(to - from, std::memory_order_relaxed);
             from = at;
         }
-        to = at + bytes;
+        to = at + ask;
         return arena + from;
     }
 
@@ -186,7 +209,7 @@ std::size_t bitset_builder::block_count() const noexcept { return state_->blocks
 
 void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     state& s = *state_;
-    s.check_block(block, "set_block");
+    if (block >= s.blocks) s.check_block(block, "set_block");  // throws (the message built out of line)
     const std::uint32_t len = block_length(s.size, block);
     if (len < block_values) {
         plane tail = bits;
@@ -204,7 +227,8 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
         slot = block_entry{0, 0, 0, block_kind::raw, 0, {}};
         return;
     }
-    const bitset_kernel_table& k = bitset_kernels();
+    if (kernels_ == nullptr) kernels_ = &bitset_kernels();  // once a writer, not once a block
+    const bitset_kernel_table& k = *kernels_;
     // A full-length plane (little-endian: a raw payload's bytes are the plane's) copied and
     // counted in one pass into bytes this writer holds: where it is raw, it is stored there.
     // Only where the writer's previous one was raw: a block of few runs or set bits is counted
@@ -214,10 +238,27 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     // results of find_eq rare: no holes where its hand-back comes too late).
     const bool full_length = len == block_values && std::endian::native == std::endian::little;
     std::byte* copy = nullptr;
-    if (full_length && copy_next_) copy = s.reserve(free_from_, free_to_, block_values / 8);
+    if (full_length && copy_next_) {
+        if (free_to_ - free_from_ >= block_values / 8) {
+            copy = s.arena + free_from_;
+        } else {
+            // Room for the raw blocks that may follow too (the writer's blocks ascend to end_;
+            // none past it, so that the writers' bytes together stay within the arena's worst case).
+            const std::uint64_t ahead =
+                end_ > block ? std::min<std::uint64_t>(end_ - block, thresholds::bitset_builder_reserve_blocks) : 1;
+            copy = s.reserve(free_from_, free_to_, block_values / 8, ahead * (block_values / 8));
+        }
+    }
     block_stats st;
     if (copy != nullptr) {
         k.and_stretch(bits.data(), bits.data(), copy, 1, &st);  // p AND p = p, counted on the way
+        if (copy_stays_raw(st, bits)) {
+            // Most blocks of a dense result: the copy is the payload, the writer copies the next.
+            slot = block_entry{free_from_, static_cast<std::uint16_t>(st.count), 0, block_kind::raw, 0, {}};
+            free_from_ += block_values / 8;
+            ++stored_;
+            return;
+        }
         if (!settle_copy_stats(st)) st = k.stats(bits.data());
     } else {
         st = k.stats(bits.data());
@@ -226,6 +267,7 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
         slot = block_entry{0, static_cast<std::uint16_t>(st.count), 0, block_kind::raw, 0, {}};
         return;
     }
+    ++stored_;  // every way below stores the block
     // Written in place, field by field (see core_writer::slot()).
     slot = block_entry{};
     slot.count = static_cast<std::uint16_t>(st.count);
@@ -296,7 +338,10 @@ void bitset_builder::writer::set_block_full(std::size_t block) {
     slot = block_entry{0, static_cast<std::uint16_t>(len), 0, block_kind::raw, 0, {}};
 }
 
-bitset_builder::writer::~writer() { state_->hand_back(free_from_, free_to_); }
+bitset_builder::writer::~writer() {
+    state_->hand_back(free_from_, free_to_);
+    if (stored_ != 0) state_->stored.fetch_add(stored_, std::memory_order_relaxed);
+}
 
 void bitset_builder::set_block(std::size_t block, const plane& bits) { writer(*this).set_block(block, bits); }
 
@@ -308,24 +353,25 @@ bitset bitset_builder::finish() {
     auto core = std::make_unique<bitset_core>(s.size);
     std::vector<summary_word>& words = core_access::words(*core);
     std::vector<block_entry>& entries = core_access::entries(*core);
-    std::size_t stored = 0;
-    for (std::size_t b = 0; b < s.blocks; ++b) {
-        const std::uint32_t c = s.slots[b].count;
-        stored += c != 0 && c != block_length(s.size, b);
-    }
-    entries.reserve(stored);
+    // One pass over the slots: the entries reserved from the writers' count, and every block
+    // but the last full-length, its length not worked out block by block (a pass to count the
+    // stored blocks and block_length() in both were ~50 instructions a block, bam_flag find_eq
+    // frequent, callgrind).
+    const std::size_t last = s.blocks - 1;  // unused where there are no blocks
+    entries.reserve(s.stored.load(std::memory_order_relaxed));
     for (std::size_t b = 0; b < s.blocks; ++b) {
         const block_entry& e = s.slots[b];
         if (e.count == 0) continue;
         summary_word& w = words[b / 64];
         const std::uint64_t bit = std::uint64_t{1} << (b % 64);
         w.nonempty |= bit;
-        if (e.count == block_length(s.size, b)) {
+        if (e.count == (b != last ? block_values : block_length(s.size, b))) {
             w.full |= bit;
         } else {
             entries.push_back(e);
         }
     }
+    if (entries.capacity() != entries.size()) entries.shrink_to_fit();  // blocks set again: fewer than counted
 
     byte_buffer& arena = core_access::arena(*core);
     const std::uint64_t used = std::min<std::uint64_t>(s.used.load(), s.capacity - byte_buffer::slack);

@@ -164,6 +164,12 @@ inline constexpr std::uint32_t bitset_positions_max_count = 128;
 // instead of the payload arena: a block of one to four set bits costs the entry alone, and
 // copying it into a result (OR with an empty block) is one 16-byte copy.
 inline constexpr std::uint32_t bitset_inline_payload_bytes = 8;
+// A scan's builder writer (bitset_builder.cpp) that stores a raw block takes arena bytes for
+// up to this many of its next blocks at once: one atomic add (a locked instruction, ~20
+// cycles) for that many raw blocks of a dense result, not one each. Bytes it does not use go
+// back when it ends (or stay a hole where another writer took bytes after them: at most this
+// many blocks' worth a task).
+inline constexpr std::uint32_t bitset_builder_reserve_blocks = 8;
 // Two sparse blocks (positions or gaps) whose set bits add up to at most this many are united
 // (OR, XOR) by merging their sorted positions; above it, as two 2048-bit planes by the SIMD
 // plane kernels (the result is then likely raw anyway).

@@ -139,7 +139,7 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
     detail::bitset_builder builder(v.size());
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
-        detail::bitset_builder::writer out(builder);  // places this task's payloads (bitset_builder.cpp)
+        detail::bitset_builder::writer out(builder, last);  // places this task's payloads (bitset_builder.cpp)
         plane bits;
         detail::block_answer answer = detail::block_answer::none;
         for (std::size_t b = first; b < last; ++b) {
