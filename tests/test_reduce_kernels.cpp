@@ -617,8 +617,8 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceAtFoldBounds) {
     for_each_path([&](const kernel_table& k) {
         if (k.interleaved_dot == nullptr) return;
         fused_somewhere = true;
-        for (std::uint32_t wa = 17; wa <= 32; wa += rng() % 2 + 1) {
-            for (std::uint32_t wb = wa; wb <= 32; wb += rng() % 3 + 1) {
+        for (std::uint32_t wa = 17; wa <= 32; wa += static_cast<std::uint32_t>(rng() % 2) + 1) {
+            for (std::uint32_t wb = wa; wb <= 32; wb += static_cast<std::uint32_t>(rng() % 3) + 1) {
                 const std::uint32_t live_a = wa == 32 ? 0xFFFFFFFFu : (1u << wa) - 1u;
                 const std::uint32_t live_b = wb == 32 ? 0xFFFFFFFFu : (1u << wb) - 1u;
                 const std::vector<std::uint8_t> a(4 * plane_words * wa, 0xFF);
