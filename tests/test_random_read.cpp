@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -494,6 +495,40 @@ TEST(RandomRead, DeltaBlocksMixingRawAndListPlanes) {
         if (::testing::Test::HasFatalFailure()) return;
     }
     EXPECT_GT(counts.mixed_delta_blocks, 10u) << "the rounds should give delta blocks mixing raw and list planes";
+}
+
+// Delta blocks whose stored planes have unstored (all-zero) planes between them and above
+// them: a delta read sums a window of every plane up to the highest live one, so the windows
+// of planes it never writes must read as 0 (value_reader.hpp, plane_windows).
+TEST(RandomRead, DeltaBlocksWithUnstoredPlanesBetweenStoredOnes) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("random-read-delta-holes"));
+    read_counts counts;
+    std::size_t holed = 0;
+    for (int round = 0; round < 24; ++round) {
+        const std::uint32_t length = round % 3 == 2 ? 1 + static_cast<std::uint32_t>(rng() % 2048) : 2048;
+        // Steps made of a few scattered bits: plane 0 often, two higher planes rarely.
+        const unsigned mid = 3 + static_cast<unsigned>(rng() % 8), high = mid + 4 + static_cast<unsigned>(rng() % 12);
+        const unsigned rare = 1 + static_cast<unsigned>(rng() % 40);  // per mille
+        std::vector<std::uint32_t> values(length);
+        std::uint32_t at = static_cast<std::uint32_t>(rng());
+        for (std::uint32_t i = 0; i < length; ++i) {
+            std::uint32_t step = static_cast<std::uint32_t>(rng() & 1u);
+            if (rng() % 1000 < rare) step |= 1u << mid;
+            if (rng() % 1000 < rare) step |= 1u << high;
+            at += step;
+            values[i] = at;
+        }
+        std::vector<std::byte> out(bitplane::codec::max_block_bytes);
+        const std::size_t n = bitplane::codec::encode_block(values, false, out);
+        ASSERT_GT(n, 0u);
+        const block_descriptor d = bitplane::detail::read_descriptor(out.data(), length, static_cast<std::uint32_t>(n));
+        const std::uint32_t live = d.live >> std::countr_zero(d.live | 1u);
+        if (d.transform() == bitplane::codec::transform::delta && (live & (live + 1)) != 0) ++holed;
+        expect_reads(values, false, counts, "round " + std::to_string(round) + " length " + std::to_string(length));
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_GT(holed, 8u) << "the rounds should give delta blocks with unstored planes between stored ones";
 }
 
 // vector::operator[] at every index against the values: tails of several lengths (none, 1,

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <iterator>
 #if defined(__AVX2__)
 #include <immintrin.h>
 #elif defined(__SSE2__)
@@ -793,6 +794,35 @@ std::uint64_t payload_window(payload_kind kind, const std::byte* payload, std::u
     return win;
 }
 
+// A delta read's per-plane windows, zeroed (planes never written read as 0). Written as vector
+// stores: GCC emitted `win[plane_count] = {}` (256 bytes) as `rep stosq`, a microcoded string
+// store with a start-up cost, on every delta read. Callgrind, 200,000 reads, instructions a
+// read before / after: bam_pos 581 / 557, bed_start 671 / 648, geoip4_start 1000 / 977.
+struct plane_windows {
+    std::uint64_t win[plane_count];
+    // Unrolled by hand: as a loop, GCC's loop distribution turns the stores back into a memset
+    // and the memset into rep stosq.
+    plane_windows() noexcept {
+        static_assert(plane_count == 32);
+#if defined(__AVX2__)
+        const __m256i z = _mm256_setzero_si256();
+        auto* at = reinterpret_cast<__m256i*>(win);
+        _mm256_storeu_si256(at + 0, z); _mm256_storeu_si256(at + 1, z); _mm256_storeu_si256(at + 2, z);
+        _mm256_storeu_si256(at + 3, z); _mm256_storeu_si256(at + 4, z); _mm256_storeu_si256(at + 5, z);
+        _mm256_storeu_si256(at + 6, z); _mm256_storeu_si256(at + 7, z);
+#elif defined(__SSE2__)
+        const __m128i z = _mm_setzero_si128();
+        auto* at = reinterpret_cast<__m128i*>(win);
+        _mm_storeu_si128(at + 0, z); _mm_storeu_si128(at + 1, z); _mm_storeu_si128(at + 2, z); _mm_storeu_si128(at + 3, z);
+        _mm_storeu_si128(at + 4, z); _mm_storeu_si128(at + 5, z); _mm_storeu_si128(at + 6, z); _mm_storeu_si128(at + 7, z);
+        _mm_storeu_si128(at + 8, z); _mm_storeu_si128(at + 9, z); _mm_storeu_si128(at + 10, z); _mm_storeu_si128(at + 11, z);
+        _mm_storeu_si128(at + 12, z); _mm_storeu_si128(at + 13, z); _mm_storeu_si128(at + 14, z); _mm_storeu_si128(at + 15, z);
+#else
+        std::fill(std::begin(win), std::end(win), std::uint64_t{0});
+#endif
+    }
+};
+
 // Sum (mod 2^32) of popcount(win[p] & keep) << p over the planes p of `live` (the windows of
 // other planes are 0). The AVX2 copy counts 4 planes a step (nibble table, then a sum of
 // absolute differences a lane) up to the highest live plane, in place of a loop over the live
@@ -832,7 +862,8 @@ std::uint32_t plan_window_sum(const block_descriptor& d, const std::byte* block,
                               std::uint64_t keep, const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
     const plan_groups g = groups_of(plan);
     const std::uint32_t* e = g.entries;
-    std::uint64_t win[plane_count] = {};  // read (masked off) by references to unstored planes
+    plane_windows windows;  // read (masked off) by references to unstored planes
+    std::uint64_t* const win = windows.win;
     for (const std::uint32_t* end = e + g.raw; e != end; ++e)
         win[plan_index(*e)] =
             payload_window(payload_kind::raw, block + plan_low(*e), 0, d.length, from, to, nullptr, 0, nullptr);
@@ -886,7 +917,8 @@ std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std:
     // (descriptor byte 1 is then 0) costs one 64-bit load and a count, no decode and no
     // switch. Delta blocks of sorted positions keep their low planes raw: bam_pos 1141 -> 1032
     // instructions per random read (callgrind, 4,096 reads).
-    std::uint64_t win[plane_count] = {};  // read (masked off) by planes on a zero or one base
+    plane_windows windows;  // read (masked off) by planes on a zero or one base
+    std::uint64_t* const win = windows.win;
     const std::uint32_t least = mapped_least(d);
     const std::byte* at = block + d.planes_at;
     std::uint32_t payload = d.payloads_at;
