@@ -33,14 +33,18 @@
 //     time go through a 32 x 32 bit transpose whose byte moves are byte unpacks (pair_values),
 //     so each 32-bit lane ends up holding a whole value, multiplied by pmuludq into 64-bit
 //     lanes; products of values below 2^bits_a, 2^bits_b with bits_a + bits_b <= 60 are summed
-//     as they are and folded into high and low halves every few column pairs, wider ones have
-//     their high halves summed apart. Callgrind, two 64-block uniform columns (stop 32): the
+//     as they are and folded into high and low halves every few column pairs, those of 61-63
+//     bits (31 x 31, 31 x 32) every 4, 2 or 1 registers of products, and only 32 x 32-bit ones
+//     (and signed values biased to 32 bits) have their high halves summed apart. Callgrind, two 64-block uniform columns (stop 32): the
 //     wide kernel cost 3.58-3.64M instructions at 25-30 bits where the split one cost
 //     3.88-4.22M (3.32-3.37M at 17-24), and 3.55M at 32 bits where group transposes of 4
 //     bytes cost 4.09M. Stop 37 (issue #13, dot on the AVX2 path at 17-32 bits), kernel alone on
 //     cached payloads, TSC per block pair of two k-bit operands, min of 200 calls of 16 blocks:
 //     17-23 bits ~2690 -> ~2480 (digits), 24 2620, 25-30 ~3400 -> ~2700 (folded products,
-//     plain loads of full bytes, no zero shifts), 31 3480 -> 3210, 32 3410 -> 2960.
+//     plain loads of full bytes, no zero shifts), 31 3480 -> 3210, 32 3410 -> 2960. Then
+//     31 x 31 bits folded every 2 registers (products below 2^62: 4 fit a lane), 7 operations a
+//     register where the high halves apart took 10: 31 bits 2965 -> 2765 (min of 200 calls of
+//     16, beside 30 bits 2710 and 32 2830 in the same runs).
 // Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; the AVX2 table points here, and the
 // AVX-512 kernel calls it for operands of up to 16 bits (kernels_avx512.cpp, thresholds::dot_fused_avx2_on_avx512_bits).
 #include "simd/dot_fused.hpp"
