@@ -44,7 +44,8 @@
 //     plain loads of full bytes, no zero shifts), 31 3480 -> 3210, 32 3410 -> 2960. Then
 //     31 x 31 bits folded every 2 registers (products below 2^62: 4 fit a lane), 7 operations a
 //     register where the high halves apart took 10: 31 bits 2965 -> 2765 (min of 200 calls of
-//     16, beside 30 bits 2710 and 32 2830 in the same runs).
+//     16, beside 30 bits 2710 and 32 2830 in the same runs); odd halves by dword shuffles
+//     (multiply_acc): 25-30 bits ~2650 -> ~2610, 31 2765 -> 2680, 31 x 32 2895 -> 2730.
 // Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; the AVX2 table points here, and the
 // AVX-512 kernel calls it for operands of up to 16 bits (kernels_avx512.cpp, thresholds::dot_fused_avx2_on_avx512_bits).
 #include "simd/dot_fused.hpp"
@@ -681,10 +682,14 @@ template <bool Signed, bool Same>
 // 2^bits_b with bits_a + bits_b <= 63): the even and odd products are added into `acc` as they
 // are, 6 operations a register where multiply_add takes 10 (no high halves), and `acc` is
 // folded into the lane sums (wrapped, hi) before it can overflow (dot_wide's Fold says when).
+// The odd halves come down by a dword shuffle (port 5), not a 64-bit shift: shifts and pmuludq
+// share ports 0 and 1 with the transposes' delta swaps (kernel alone, TSC per block pair:
+// 25-30 bits -1.3%, 31 2765 -> 2680; multiply_add keeps its shifts: with shuffles 32 x 32 bits
+// took 2830 -> 3000, its unpacks already keep port 5 busy).
 template <bool Same>
 [[gnu::always_inline]] inline void multiply_acc(__m256i x, __m256i y, __m256i& acc) noexcept {
-    const __m256i odd_x = _mm256_srli_epi64(x, 32);
-    const __m256i odd_y = Same ? odd_x : _mm256_srli_epi64(y, 32);
+    const __m256i odd_x = _mm256_shuffle_epi32(x, 0xF5);
+    const __m256i odd_y = Same ? odd_x : _mm256_shuffle_epi32(y, 0xF5);
     acc = _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_mul_epu32(x, y), _mm256_mul_epu32(odd_x, odd_y)));
 }
 
