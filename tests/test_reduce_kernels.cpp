@@ -614,32 +614,50 @@ TEST(ReduceKernels, InterleavedDotMatchesReferenceAtFoldBounds) {
     BITPLANE_SEED_TRACE();
     std::mt19937_64 rng(case_seed("dot-fold-bounds"));
     bool fused_somewhere = false;
+    // Payloads of all-one planes: every value is its operand's largest, the products as large as
+    // they can be at each fold bound.
+    const auto check = [](const kernel_table& k, std::uint32_t wa, std::uint32_t wb, std::uint32_t top_a,
+                          std::uint32_t top_b) {
+        const std::uint32_t live_a = wa == 32 ? 0xFFFFFFFFu : (1u << wa) - 1u;
+        const std::uint32_t live_b = wb == 32 ? 0xFFFFFFFFu : (1u << wb) - 1u;
+        const std::vector<std::uint8_t> a(4 * plane_words * wa, 0xFF);
+        const std::vector<std::uint8_t> b(4 * plane_words * wb, 0xFF);
+        const auto lift = [](std::uint32_t top, std::uint32_t live) {
+            return (top == 32 ? 0xFFFFFFFFu : (1u << top) - 1u) - live;
+        };
+        const std::uint32_t base_a = lift(top_a, live_a);  // top_a >= wa, top_b >= wb
+        const std::uint32_t base_b = lift(top_b, live_b);
+        SCOPED_TRACE("widths " + std::to_string(wa) + " x " + std::to_string(wb) + ", bases " + std::to_string(base_a) +
+                     ", " + std::to_string(base_b));
+        for (const bool is_signed : {false, true}) {
+            expect_interleaved_dot(k, {a.data(), live_a, 0, base_a, nullptr, 0}, {b.data(), live_b, 0, base_b, nullptr, 0},
+                                   is_signed);
+            expect_interleaved_dot(k, {b.data(), live_b, 0, base_b, nullptr, 0}, {b.data(), live_b, 0, base_b, nullptr, 0},
+                                   is_signed);
+        }
+    };
     for_each_path([&](const kernel_table& k) {
         if (k.interleaved_dot == nullptr) return;
         fused_somewhere = true;
         for (std::uint32_t wa = 17; wa <= 32; wa += static_cast<std::uint32_t>(rng() % 2) + 1) {
             for (std::uint32_t wb = wa; wb <= 32; wb += static_cast<std::uint32_t>(rng() % 3) + 1) {
-                const std::uint32_t live_a = wa == 32 ? 0xFFFFFFFFu : (1u << wa) - 1u;
-                const std::uint32_t live_b = wb == 32 ? 0xFFFFFFFFu : (1u << wb) - 1u;
-                const std::vector<std::uint8_t> a(4 * plane_words * wa, 0xFF);
-                const std::vector<std::uint8_t> b(4 * plane_words * wb, 0xFF);
                 for (std::uint32_t top_b = wb; top_b <= 32; ++top_b) {
                     // b's largest value 2^top_b - 1; a's 2^top_a - 1, top_a the same or one above
                     // (wa < 32): the two tops add up to every sum from wa + wb to 64.
-                    const std::uint32_t top_a = std::min<std::uint32_t>(32, top_b + static_cast<std::uint32_t>(rng() % 2));
-                    const auto lift = [](std::uint32_t top, std::uint32_t live) {
-                        return (top == 32 ? 0xFFFFFFFFu : (1u << top) - 1u) - live;
-                    };
-                    const std::uint32_t base_a = lift(top_a, live_a);  // top_a >= top_b >= wb >= wa
-                    const std::uint32_t base_b = lift(top_b, live_b);
-                    SCOPED_TRACE("widths " + std::to_string(wa) + " x " + std::to_string(wb) + ", bases " +
-                                 std::to_string(base_a) + ", " + std::to_string(base_b));
-                    for (const bool is_signed : {false, true}) {
-                        expect_interleaved_dot(k, {a.data(), live_a, 0, base_a, nullptr, 0},
-                                               {b.data(), live_b, 0, base_b, nullptr, 0}, is_signed);
-                        expect_interleaved_dot(k, {b.data(), live_b, 0, base_b, nullptr, 0},
-                                               {b.data(), live_b, 0, base_b, nullptr, 0}, is_signed);
-                    }
+                    check(k, wa, wb, std::min<std::uint32_t>(32, top_b + static_cast<std::uint32_t>(rng() % 2)), top_b);
+                    if (::testing::Test::HasFailure()) return;
+                }
+            }
+        }
+        // Every product width from 59 to 64 bits of the wide kernel's folds (dot_fused_avx2.cpp,
+        // fold_registers: 61-63 fold every 4, 2, 1 registers), without bases and with them:
+        // 31 x 31 (int32 too), 31 x 32, 30 x 31, 31 x narrower, 32 x 32.
+        const std::uint32_t widths[][2] = {{31, 31}, {31, 32}, {30, 31}, {30, 30}, {29, 31}, {32, 32},
+                                            {17, 31}, {24, 31}, {25, 31}, {31, 30}, {32, 31}, {28, 32}};
+        for (const auto& w : widths) {
+            for (std::uint32_t lift_a = 0; lift_a <= 1 && w[0] + lift_a <= 32; ++lift_a) {
+                for (std::uint32_t lift_b = 0; lift_b <= 1 && w[1] + lift_b <= 32; ++lift_b) {
+                    check(k, w[0], w[1], w[0] + lift_a, w[1] + lift_b);
                     if (::testing::Test::HasFailure()) return;
                 }
             }

@@ -245,7 +245,11 @@ inline constexpr std::uint32_t dot_fused_avx2_wide_ns = 480;
 // 31-32 bits only (not re-timed: it decides nothing there, where plane pairs cost far more).
 // Stop 37 cut the kernel at 17-32 bits (TSC per block pair, cached: 17-23 ~2480, 24 2620, 25-30
 // ~2700, 31 3210, 32 2960, dot_fused_avx2.cpp's header): every method switch lies at 2-3 live
-// planes, where nothing changed, so these constants stay.
+// planes, where nothing changed, so these constants stay. Stop 37's dot31 folded 31 x 31-bit
+// products as well (31 bits 2965 -> 2765, beside 30 bits' 2710 and 32's 2830 in the same runs):
+// 31 x 31 still prices far below its plane pairs (~9400), and 31 x 3 bits, where the surcharge
+// can decide, did not change (3030 -> 3050: its 34-bit products were folded per column pair
+// already, and the 3-bit operand's planes are read scattered), so these constants stay.
 inline constexpr std::uint32_t dot_fused_avx2_split_bits = 30;
 // On the avx512 path, operands of at most 16 bits each (live and all-one planes) go to the AVX2
 // fused kernel (kernels_avx512.cpp), faster there than the 32 x 32 GFNI transposes: stop 32,

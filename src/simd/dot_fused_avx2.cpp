@@ -33,14 +33,19 @@
 //     time go through a 32 x 32 bit transpose whose byte moves are byte unpacks (pair_values),
 //     so each 32-bit lane ends up holding a whole value, multiplied by pmuludq into 64-bit
 //     lanes; products of values below 2^bits_a, 2^bits_b with bits_a + bits_b <= 60 are summed
-//     as they are and folded into high and low halves every few column pairs, wider ones have
-//     their high halves summed apart. Callgrind, two 64-block uniform columns (stop 32): the
+//     as they are and folded into high and low halves every few column pairs, those of 61-63
+//     bits (31 x 31, 31 x 32) every 4, 2 or 1 registers of products, and only 32 x 32-bit ones
+//     (and signed values biased to 32 bits) have their high halves summed apart. Callgrind, two 64-block uniform columns (stop 32): the
 //     wide kernel cost 3.58-3.64M instructions at 25-30 bits where the split one cost
 //     3.88-4.22M (3.32-3.37M at 17-24), and 3.55M at 32 bits where group transposes of 4
 //     bytes cost 4.09M. Stop 37 (issue #13, dot on the AVX2 path at 17-32 bits), kernel alone on
 //     cached payloads, TSC per block pair of two k-bit operands, min of 200 calls of 16 blocks:
 //     17-23 bits ~2690 -> ~2480 (digits), 24 2620, 25-30 ~3400 -> ~2700 (folded products,
-//     plain loads of full bytes, no zero shifts), 31 3480 -> 3210, 32 3410 -> 2960.
+//     plain loads of full bytes, no zero shifts), 31 3480 -> 3210, 32 3410 -> 2960. Then
+//     31 x 31 bits folded every 2 registers (products below 2^62: 4 fit a lane), 7 operations a
+//     register where the high halves apart took 10: 31 bits 2965 -> 2765 (min of 200 calls of
+//     16, beside 30 bits 2710 and 32 2830 in the same runs); odd halves by dword shuffles
+//     (multiply_acc): 25-30 bits ~2650 -> ~2610, 31 2765 -> 2680, 31 x 32 2895 -> 2730.
 // Built with -mavx2 -mpopcnt -mbmi2, like kernels_avx2.cpp; the AVX2 table points here, and the
 // AVX-512 kernel calls it for operands of up to 16 bits (kernels_avx512.cpp, thresholds::dot_fused_avx2_on_avx512_bits).
 #include "simd/dot_fused.hpp"
@@ -69,6 +74,7 @@ constexpr std::uint32_t digit_bits = 23;      // widest values dot_split takes a
 constexpr std::uint32_t split_bits = 24;      // widest values dot_split takes; above, dot_wide
                                               // (thresholds::dot_fused_avx2_split_bits says why)
 constexpr std::uint32_t wide_fold_bits = 60;   // dot_wide's products fold below 2^60 x 16 a pair
+constexpr unsigned pair_registers = 8;         // dot_wide's registers of products a column pair
 constexpr std::size_t prefetch_every = 8;     // columns per step of the next block's prefetch
 constexpr std::size_t group_columns = 8;      // columns transposed together (operand_reader::group_bytes):
                                               // a step of the prefetch too
@@ -672,20 +678,24 @@ template <bool Signed, bool Same>
     }
 }
 
-// Values narrow enough that many products fit a 64-bit lane (unsigned, below 2^bits_a and
-// 2^bits_b with bits_a + bits_b <= wide_fold_bits): the even and odd products are added into
-// `acc` as they are, 6 operations a register where multiply_add takes 10 (no high halves), and
-// `acc` is folded into the lane sums (wrapped, hi) before it can overflow (fold_pairs says when).
+// Values narrow enough that two or more products fit a 64-bit lane (unsigned, below 2^bits_a and
+// 2^bits_b with bits_a + bits_b <= 63): the even and odd products are added into `acc` as they
+// are, 6 operations a register where multiply_add takes 10 (no high halves), and `acc` is
+// folded into the lane sums (wrapped, hi) before it can overflow (dot_wide's Fold says when).
+// The odd halves come down by a dword shuffle (port 5), not a 64-bit shift: shifts and pmuludq
+// share ports 0 and 1 with the transposes' delta swaps (kernel alone, TSC per block pair:
+// 25-30 bits -1.3%, 31 2765 -> 2680; multiply_add keeps its shifts: with shuffles 32 x 32 bits
+// took 2830 -> 3000, its unpacks already keep port 5 busy).
 template <bool Same>
 [[gnu::always_inline]] inline void multiply_acc(__m256i x, __m256i y, __m256i& acc) noexcept {
-    const __m256i odd_x = _mm256_srli_epi64(x, 32);
-    const __m256i odd_y = Same ? odd_x : _mm256_srli_epi64(y, 32);
+    const __m256i odd_x = _mm256_shuffle_epi32(x, 0xF5);
+    const __m256i odd_y = Same ? odd_x : _mm256_shuffle_epi32(y, 0xF5);
     acc = _mm256_add_epi64(acc, _mm256_add_epi64(_mm256_mul_epu32(x, y), _mm256_mul_epu32(odd_x, odd_y)));
 }
 
 // acc's lanes into the lane sums: its high halves apart, the whole added wrapping, as
-// multiply_add does for each product (the low halves of at most a fold a column pair stay far
-// below 2^64).
+// multiply_add does for each product (the low halves of at most 8 folds a column pair, 256 a
+// block, stay far below 2^64).
 [[gnu::always_inline]] inline void fold(__m256i& acc, lane_sums& s) noexcept {
     s.wrapped = _mm256_add_epi64(s.wrapped, acc);
     s.hi = _mm256_add_epi64(s.hi, _mm256_srli_epi64(acc, 32));
@@ -775,13 +785,18 @@ template <wide_reading Reading, bool Shifted>
 }
 
 // Shifted: some value's shift (ones + base + bias) is not 0 (otherwise the adds are skipped).
-// Folded: unsigned values below 2^bits_a and 2^bits_b, bits_a + bits_b <= wide_fold_bits; the
-// products go through multiply_acc, folded after every column pair p with (p + 1) & fold_mask
-// == 0 (fold_pairs).
-template <wide_reading Reading, bool Signed, bool Same, bool Shifted, bool Folded>
+// Fold: how often the products, unsigned values below 2^bits_a and 2^bits_b, go through
+// multiply_acc and are folded (fold_registers says which):
+//   0: never (bits_a + bits_b = 64, or signed: multiply_add, high halves summed apart);
+//   1, 2, 4: after every Fold registers of a column pair (bits_a + bits_b = 63, 62, 61: a lane
+//     takes 2 Fold products below 2^(64 - 1 - log2 Fold), below 2^64 together): 31 x 31 bits
+//     costs 7 operations a register where multiply_add costs 10;
+//   pair_registers: after every column pair p with (p + 1) & fold_mask == 0 (bits_a + bits_b <=
+//     wide_fold_bits: 16 products a lane a column pair).
+template <wide_reading Reading, bool Signed, bool Same, bool Shifted, unsigned Fold>
 wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t shift_a, std::uint32_t shift_b,
               std::size_t fold_mask, spread_prefetch& ahead_a, spread_prefetch& ahead_b) noexcept {
-    static_assert(!(Signed && Folded), "signed values are biased to the whole 32 bits");
+    static_assert(!(Signed && Fold != 0), "signed values are biased to the whole 32 bits");
     const __m256i add_a = _mm256_set1_epi32(static_cast<int>(shift_a));
     const __m256i add_b = _mm256_set1_epi32(static_cast<int>(shift_b));
     const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
@@ -801,13 +816,16 @@ wide dot_wide(const operand_reader& a, const operand_reader& b, std::uint32_t sh
 #pragma GCC unroll 8
         for (std::size_t r = 0; r < 8; ++r) {
             const __m256i& yr = Same ? x[r] : y[r];
-            if constexpr (Folded) {
+            if constexpr (Fold != 0) {
                 multiply_acc<Same>(x[r], yr, acc);
+                if constexpr (Fold < pair_registers) {
+                    if ((r + 1) % Fold == 0) fold(acc, s);
+                }
             } else {
                 multiply_add<Signed, Same>(x[r], yr, s, low);
             }
         }
-        if constexpr (Folded) {
+        if constexpr (Fold == pair_registers) {
             if (((c / 2 + 1) & fold_mask) == 0) fold(acc, s);
         }
     }
@@ -878,21 +896,33 @@ split_fn pick_split(bool placed, bool same, bool sums, bool hi, bool digits) noe
     }
 }
 
-// Flags: signed, same, shifted, folded (signed values are always shifted, never folded).
-template <wide_reading Reading, bool... Flags>
-wide_fn pick_wide(bool is_signed, bool same, bool shifted, bool folded) noexcept {
-    if constexpr (sizeof...(Flags) == 4) {
+// Flags: signed, same, shifted (signed values are always shifted, never folded: Fold 0).
+template <wide_reading Reading, unsigned Fold, bool... Flags>
+wide_fn pick_wide(bool is_signed, bool same, bool shifted) noexcept {
+    if constexpr (sizeof...(Flags) == 3) {
         constexpr bool flags[] = {Flags...};
-        if constexpr (flags[0] && (flags[3] || !flags[2])) {
+        if constexpr (flags[0] && (Fold != 0 || !flags[2])) {
             return nullptr;
         } else {
-            return &dot_wide<Reading, Flags...>;
+            return &dot_wide<Reading, Flags..., Fold>;
         }
     } else {
-        const bool flags[] = {is_signed, same, shifted, folded};
-        return flags[sizeof...(Flags)] ? pick_wide<Reading, Flags..., true>(is_signed, same, shifted, folded)
-                                       : pick_wide<Reading, Flags..., false>(is_signed, same, shifted, folded);
+        const bool flags[] = {is_signed, same, shifted};
+        return flags[sizeof...(Flags)] ? pick_wide<Reading, Fold, Flags..., true>(is_signed, same, shifted)
+                                       : pick_wide<Reading, Fold, Flags..., false>(is_signed, same, shifted);
     }
+}
+
+template <wide_reading Reading>
+wide_fn pick_wide_fold(bool is_signed, bool same, bool shifted, unsigned fold) noexcept {
+    switch (fold) {
+        case 0: return pick_wide<Reading, 0>(is_signed, same, shifted);
+        case 1: return pick_wide<Reading, 1>(is_signed, same, shifted);
+        case 2: return pick_wide<Reading, 2>(is_signed, same, shifted);
+        case 4: return pick_wide<Reading, 4>(is_signed, same, shifted);
+        default: break;
+    }
+    return pick_wide<Reading, pair_registers>(is_signed, same, shifted);
 }
 
 narrow_fn narrow_kernel(bool placed, bool same, bool sums) noexcept { return pick_narrow<>(placed, same, sums); }
@@ -905,13 +935,21 @@ split_fn split_kernel(bool placed, bool same, bool sums, bool hi, bool digits) n
 std::size_t flush_columns(std::uint32_t bits) noexcept {
     return bits >= 24 ? std::size_t{1} << (30 - bits) : columns;
 }
-wide_fn wide_kernel(wide_reading reading, bool is_signed, bool same, bool shifted, bool folded) noexcept {
+wide_fn wide_kernel(wide_reading reading, bool is_signed, bool same, bool shifted, unsigned fold) noexcept {
     switch (reading) {
-        case wide_reading::full: return pick_wide<wide_reading::full>(is_signed, same, shifted, folded);
-        case wide_reading::top_masked: return pick_wide<wide_reading::top_masked>(is_signed, same, shifted, folded);
+        case wide_reading::full: return pick_wide_fold<wide_reading::full>(is_signed, same, shifted, fold);
+        case wide_reading::top_masked: return pick_wide_fold<wide_reading::top_masked>(is_signed, same, shifted, fold);
         case wide_reading::scattered: break;
     }
-    return pick_wide<wide_reading::scattered>(is_signed, same, shifted, folded);
+    return pick_wide_fold<wide_reading::scattered>(is_signed, same, shifted, fold);
+}
+
+// dot_wide's Fold for unsigned products below 2^bits: a 64-bit lane takes 2^(64 - bits)
+// of them before it can overflow, 2 a register of products, 16 a column pair.
+unsigned fold_registers(std::uint32_t bits) noexcept {
+    if (bits <= wide_fold_bits) return pair_registers;
+    if (bits >= 64) return 0;
+    return 1u << (63 - bits);  // 61: 4, 62: 2, 63: 1
 }
 
 // The cheapest wide_reading that reads the operand's planes right.
@@ -929,8 +967,8 @@ std::uint32_t value_bits(const interleaved_operand& op, bool is_signed) noexcept
     return 64u - static_cast<std::uint32_t>(std::countl_zero(top | 1u));
 }
 
-// dot_wide on any two operands: values that are all non-negative and below 2^(bits_a + bits_b)
-// <= 2^wide_fold_bits multiply as unsigned, with folds every fold_pairs column pairs.
+// dot_wide on any two operands: values that are all non-negative with bits_a + bits_b <= 63
+// multiply as unsigned, folded every few registers or column pairs (fold_registers).
 wide dot_wide_any(const operand_reader& ra, const operand_reader& rb, const interleaved_operand& a,
                   const interleaved_operand& b, bool is_signed, bool same) noexcept {
     spread_prefetch ahead_a(a.ahead, a.ahead_bytes, columns / 2);
@@ -940,7 +978,7 @@ wide dot_wide_any(const operand_reader& ra, const operand_reader& rb, const inte
     const std::uint32_t bits = bits_a + bits_b;
     // Non-negative int32 values (below 2^31) multiply as the same uint32 values.
     const bool as_signed = is_signed && (bits_a == 32 || bits_b == 32);
-    const bool folded = !as_signed && bits <= wide_fold_bits;
+    const unsigned fold = as_signed ? 0u : fold_registers(bits);
     // A value is (r | ones) + base, and r + ones + base as well (the all-one planes are not
     // live: r is 0 there); the bias of signed values folds in too: r + ones + base + 2^31.
     const std::uint32_t bias = as_signed ? 0x80000000u : 0u;
@@ -948,9 +986,9 @@ wide dot_wide_any(const operand_reader& ra, const operand_reader& rb, const inte
     const std::uint32_t shift_b = b.ones + b.base + bias;
     const bool shifted = as_signed || shift_a != 0 || shift_b != 0;
     // Each column pair adds 16 products below 2^bits to a 64-bit lane.
-    const std::size_t pairs = folded ? std::min<std::size_t>(columns / 2, std::size_t{1} << (wide_fold_bits - bits)) : 1;
+    const std::size_t pairs = fold == pair_registers ? std::min<std::size_t>(columns / 2, std::size_t{1} << (wide_fold_bits - bits)) : 1;
     const wide_reading reading = std::min(reading_of(a.live), reading_of(b.live));
-    return wide_kernel(reading, as_signed, same, shifted, folded)(ra, rb, shift_a, shift_b, pairs - 1, ahead_a, ahead_b);
+    return wide_kernel(reading, as_signed, same, shifted, fold)(ra, rb, shift_a, shift_b, pairs - 1, ahead_a, ahead_b);
 }
 
 wide dot_block(const interleaved_operand& a, const interleaved_operand& b, bool is_signed) noexcept {
