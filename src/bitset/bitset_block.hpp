@@ -99,6 +99,16 @@ inline std::uint32_t runs_of(const block_stats& s, const plane& p) noexcept {
     return runs_from_transitions(s.transitions, (p[plane_words - 1] >> 31) != 0);
 }
 
+/// Whether a full-length block of these stats is stored raw, as choose_plan() decides: from its
+/// count and transitions alone where the stretch kernels' stats settle it (bitset_kernels.hpp),
+/// from its runs otherwise. `top`: bit 2047 set. One test for the bitset's raw stretches
+/// (bitset_core.hpp) and the scan builder's counting copies (bitset_builder.cpp).
+inline bool full_block_stays_raw(const block_stats& s, bool top) noexcept {
+    return s.count >= stretch_raw_min && s.count != block_values &&
+           (s.transitions >= stretch_runs_never ||
+            choose_plan(s.count, runs_from_transitions(s.transitions, top), block_values).kind == block_kind::raw);
+}
+
 inline bitset_block_plan plan_for_plane(const plane& p, const block_stats& s, std::uint32_t len) {
     return choose_plan(s.count, runs_of(s, p), len);
 }

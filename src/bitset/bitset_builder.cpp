@@ -20,7 +20,7 @@
 // A writer told where its blocks end (run_scan's tasks) takes the bytes for a copy once for
 // up to bitset_builder_reserve_blocks of its next blocks, never past its end: one atomic add
 // (a locked instruction) for several raw blocks, and the writers' bytes together stay within
-// the arena's worst case. Its raw copies are stored before any other step (copy_stays_raw),
+// the arena's worst case. Its raw copies are stored before any other step (full_block_stays_raw),
 // and it counts the blocks it stores for finish(), which then makes one pass over the slots
 // (find14, callgrind AVX2, find_eq frequent a call: bam_flag 1.480M -> 1.429M instructions).
 // No thread writes bytes another writer holds: a writer hands back what it did not use when
@@ -86,16 +86,6 @@ bool settle_copy_stats(block_stats& st) noexcept {
     if (st.transitions < st.count) return false;
     st.transitions = 2 * st.count;
     return true;
-}
-
-// Whether a full-length block with the stats of its counting copy is stored raw, as
-// choose_plan() decides (add_raw_stretch's test in bitset_core.hpp): checked before anything
-// else on the copy, the way of most blocks of dense scan results (callgrind, AVX2, find_eq
-// frequent: bam_flag, bam_mapq, word_length).
-bool copy_stays_raw(const block_stats& st, const plane& p) noexcept {
-    return st.count >= stretch_raw_min && st.count != block_values &&
-           (st.transitions >= stretch_runs_never ||
-            choose_plan(st.count, runs_of(st, p), block_values).kind == block_kind::raw);
 }
 
 }  // namespace
@@ -252,7 +242,7 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     block_stats st;
     if (copy != nullptr) {
         k.and_stretch(bits.data(), bits.data(), copy, 1, &st);  // p AND p = p, counted on the way
-        if (copy_stays_raw(st, bits)) {
+        if (full_block_stays_raw(st, (bits[plane_words - 1] >> 31) != 0)) {
             // Most blocks of a dense result: the copy is the payload, the writer copies the next.
             slot = block_entry{free_from_, static_cast<std::uint16_t>(st.count), 0, block_kind::raw, 0, {}};
             free_from_ += block_values / 8;

@@ -509,10 +509,8 @@ public:
         for (std::size_t i = 0; i < n; ++i, from += bytes) {
             const block_stats s = stats[i];
             const std::byte* at = arena.data() + from;
-            const auto top = [&] { return (static_cast<std::uint32_t>(at[bytes - 1]) >> 7) != 0; };  // bit 2047
-            if (s.count >= stretch_raw_min && s.count != block_values &&
-                (s.transitions >= stretch_runs_never ||
-                 choose_plan(s.count, runs_from_transitions(s.transitions, top()), block_values).kind == block_kind::raw)) {
+            const bool top = (static_cast<std::uint32_t>(at[bytes - 1]) >> 7) != 0;  // bit 2047
+            if (full_block_stays_raw(s, top)) {
                 block_entry& e = slot(s.count, {block_kind::raw, 0, bytes});
                 e.offset = arena.size();
                 if (e.offset != from) std::memmove(arena.data() + e.offset, at, bytes);

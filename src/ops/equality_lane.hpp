@@ -21,6 +21,7 @@
 #include <bitplane/detail/block_descriptor.hpp>
 #include <bitplane/detail/vector_core.hpp>
 
+#include "codec/value_transform.hpp"
 #include "ops/scan_block.hpp"
 #include "simd/kernels.hpp"
 
@@ -101,10 +102,7 @@ private:
     // zigzag ones (not delta).
     [[nodiscard]] std::uint32_t residual(const block_descriptor& d) const noexcept {
         const std::uint32_t bias = scan_test::bias(is_signed);
-        if (d.transform() == codec::transform::zigzag) {
-            const std::uint32_t bits = key ^ bias;
-            return (bits << 1) ^ static_cast<std::uint32_t>(static_cast<std::int32_t>(bits) >> 31);
-        }
+        if (d.transform() == codec::transform::zigzag) return zigzag_bits(key ^ bias);
         return key - (d.for_base() ^ bias);
     }
 };

@@ -109,10 +109,6 @@ residual_test to_residuals(const scan_test& test, std::uint32_t key_base) noexce
     return {last + 1, first - 1, test.negate};  // non-empty: span < 2^32 - 1
 }
 
-std::uint32_t zigzag(std::uint32_t bits) noexcept {
-    return (bits << 1) ^ static_cast<std::uint32_t>(static_cast<std::int32_t>(bits) >> 31);
-}
-
 // A zigzag residual z holds the int32 s = z / 2 where z is even and -(z + 1) / 2 where it is
 // odd, so the residuals of an int32 interval [lo, hi] with lo < 0 <= hi are the even z up to
 // 2 hi and the odd z up to -2 lo - 1. Where these two bounds are neighbours, hi = -lo
@@ -149,7 +145,7 @@ bool zigzag_prefix(const scan_test& test, residual_test& out) noexcept {
         case codec::transform::frame_of_reference: out = to_residuals(test, for_base ^ bias); return true;
         case codec::transform::zigzag:
             if (test.span != 0) return zigzag_prefix(test, out);
-            out.lo = out.hi = zigzag(test.start ^ bias);
+            out.lo = out.hi = zigzag_bits(test.start ^ bias);
             out.inside = !test.negate;
             return true;
         case codec::transform::delta: return false;
