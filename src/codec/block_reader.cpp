@@ -99,6 +99,49 @@ void gaps_skips(const block_descriptor& d, const std::byte* block, std::uint32_t
                           [&](const std::byte* payload, std::uint32_t bytes) { out = payload_skips(payload, bytes, least, out); });
 }
 
+namespace {
+
+constexpr std::uint32_t filter_most = read_filter_max_chunks * listed_positions_step;
+constexpr std::uint32_t filter_chunks_of(std::uint32_t positions) noexcept {
+    return (positions + listed_positions_step - 1) / listed_positions_step;
+}
+
+// A read plan's filter (direct_access.hpp): the distinct positions, ascending, of the lists of
+// the plan's listed group (gap lists below the map's bound) and positions group, in
+// out[0..returned). 0 where the block gets none: a delta block (its reads count windows, not
+// bits), no such list, more than filter_most positions, or more than one stored position in
+// thresholds::read_filter_min_share.
+std::uint32_t filter_positions(const block_descriptor& d, const std::byte* block, std::uint16_t* out) noexcept {
+    if (d.transform() == codec::transform::delta || d.stored == 0 || d.all_raw()) return 0;
+    const std::uint32_t least = reader_portable::mapped_least(d);
+    std::uint16_t seen[thresholds::read_filter_max_items];
+    std::uint32_t n = 0;
+    plane_walker walk(d, block);
+    for (std::uint32_t i = 0; i < d.stored; ++i) {
+        const plane_entry e = walk.next();
+        const payload_kind kind = e.code.payload_kind();
+        const bool listed = kind == payload_kind::gaps && !reader_portable::gaps_bitmapped(e.items, least);
+        if (kind != payload_kind::positions && !listed) continue;
+        // At most e.items positions either way (a gap list has at most one a byte).
+        if (n + e.items > thresholds::read_filter_max_items) return 0;
+        const std::byte* payload = block + e.payload_offset;
+        if (kind == payload_kind::positions) {
+            for (std::uint32_t k = 0; k < e.items; ++k) seen[n++] = load_le<std::uint16_t>(payload + 2 * k);
+        } else {
+            gaps_payload::for_every_position(payload, e.items, [&](std::uint32_t p) {
+                if (p < d.length) seen[n++] = static_cast<std::uint16_t>(p);
+            });
+        }
+    }
+    std::sort(seen, seen + n);
+    n = static_cast<std::uint32_t>(std::unique(seen, seen + n) - seen);
+    if (n == 0 || n > filter_most || n * thresholds::read_filter_min_share > d.length) return 0;
+    std::copy_n(seen, n, out);
+    return n;
+}
+
+}  // namespace
+
 std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block) noexcept {
     if (d.stored == 0 || d.all_raw()) return 0;
     std::uint32_t words = read_plan_header_words;
@@ -112,7 +155,10 @@ std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block)
         lists += counted(kind) ? 1 : 0;
     }
     const bool delta = d.transform() == codec::transform::delta;
-    return lists >= (delta ? thresholds::read_plan_min_delta_lists : thresholds::read_plan_min_lists) ? words : 0;
+    if (lists < (delta ? thresholds::read_plan_min_delta_lists : thresholds::read_plan_min_lists)) return 0;
+    std::uint16_t filter[filter_most];
+    const std::uint32_t filtered = filter_positions(d, block, filter);
+    return words + (filtered == 0 ? 0 : 1 + filter_chunks_of(filtered) * listed_positions_step / 2);
 }
 
 namespace {
@@ -152,15 +198,26 @@ void write_read_plan(const block_descriptor& d, const std::byte* block, std::uin
                 break;
         }
     }
+    std::uint16_t filter[filter_most];
+    const std::uint32_t filtered = filter_positions(d, block, filter);
+    const std::uint32_t chunks = filter_chunks_of(filtered);
+    // Outside the filter a plan without raw, mapped or run entries has no payload bit: every
+    // such position's residual is its bases'.
+    const bool only_lists = n_raw == 0 && n_mapped == 0 && n_runs == 0;
     out[0] = complemented;
     out[1] = n_raw | n_mapped << 8 | n_listed << 16 | n_positions << 24;
-    out[2] = n_references | n_runs << 8;
+    out[2] = n_references | n_runs << 8 | chunks << 16 | (filtered != 0 && only_lists ? read_filter_default_flag : 0u);
     out = std::copy_n(raw, n_raw, out + read_plan_header_words);
     out = std::copy_n(mapped, n_mapped, out);
     out = std::copy_n(listed, n_listed, out);
     out = std::copy_n(positions, 2 * n_positions, out);
     out = std::copy_n(runs, 2 * n_runs, out);
-    std::copy_n(references, n_references, out);
+    out = std::copy_n(references, n_references, out);
+    if (filtered == 0) return;
+    out[0] = only_lists ? reader_portable::resolve_references(complemented | d.ones, references, n_references) : 0u;
+    std::uint16_t slots[filter_most];
+    std::fill(std::copy_n(filter, filtered, slots), slots + chunks * listed_positions_step, gaps_listed_pad);
+    std::memcpy(out + 1, slots, 2 * chunks * listed_positions_step);  // u16 pairs in words (listed_of)
 }
 
 }  // namespace

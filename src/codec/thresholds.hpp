@@ -123,6 +123,13 @@ inline constexpr std::uint32_t read_scan_runs_max_items = 64;
 // block 5.50, 2+ lists 5.382, 3+ lists 5.353. Callgrind per random read, 2+ / 3+ lists:
 // bam_flag 342 / 384 instructions (no plans 455).
 inline constexpr std::uint32_t read_plan_min_lists = 3;
+// Read plans of non-delta blocks keep a filter (direct_access.hpp, read_plan: the positions
+// where any short gap list or position list has a bit, up to 64) when at most one stored
+// position in this many is in it: a read outside it skips those lists (and, where the plan has
+// only lists, returns the block's one residual there). Measured in the commit that added it.
+inline constexpr std::uint32_t read_filter_min_share = 8;
+// ... and only from lists of at most this many positions together (the plan's builder sorts them).
+inline constexpr std::uint32_t read_filter_max_items = 512;
 // ... and in delta blocks from this many: a delta read walks every plane's window, and the
 // delta columns' memory is far below BitMagic's. Callgrind per random read, every delta block
 // planned / 3+ lists: bed_start 886 / 1014 instructions, bam_mate_pos 756 / 823, bam_pos
