@@ -42,6 +42,7 @@ struct read_counts {
     std::size_t planned_blocks = 0;      // blocks with a read plan (descriptor-ful)
     std::size_t filtered_blocks = 0;     // plans with a filter of list positions (read_plan_filter)
     std::size_t default_blocks = 0;      // ... whose plan has only lists (one residual outside it)
+    std::size_t wide_filter_blocks = 0;  // ... of more than 64 positions
 };
 
 // Payload bytes of a gap-list plane or mask (plane_info.bytes counts its descriptor and count).
@@ -141,6 +142,7 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
         if (bitplane::detail::filter_chunks(plan.data()) != 0) ++counts.filtered_blocks;
         if (bitplane::detail::filter_chunks(plan.data()) != 0 && bitplane::detail::filter_has_default(plan.data()))
             ++counts.default_blocks;
+        if (bitplane::detail::filter_chunks(plan.data()) > 4) ++counts.wide_filter_blocks;
     }
     std::vector<std::uint32_t> vector_side(bitplane::detail::read_side_words(d, block.data()));
     bitplane::detail::read_side(d, block.data(), vector_side.data());
@@ -439,9 +441,9 @@ TEST(RandomRead, PlannedBlocksOfRawPlanesAndRunLists) {
 
 // Blocks of one common value with rare exceptions (bam_ref_span, bam_mapq): several planes
 // each a short gap list or position list, mostly at the same few positions, so that the read
-// plan keeps a filter of those positions (direct_access.hpp: up to 64, at most one stored
+// plan keeps a filter of those positions (direct_access.hpp: up to 128, at most one stored
 // position in thresholds::read_filter_min_share), which a read outside it skips, or where the
-// plan has only lists answers with one residual. Exceptions from 1 to ~90 positions (past
+// plan has only lists answers with one residual. Exceptions from 1 to ~200 positions (past
 // the filter's bound), planes on complemented and referenced bases (an exception that sets
 // a plane the common value has), with 0-2 raw low planes and a run-list plane now and then
 // (no single residual outside the filter), signed and unsigned, sparse (mostly zero) rounds,
@@ -456,7 +458,7 @@ TEST(RandomRead, PlannedBlocksOfRareExceptions) {
         const bool sparse = round % 9 == 8;
         const std::uint32_t common = sparse ? 0 : 100 + static_cast<std::uint32_t>(rng() % 60);
         const unsigned raw = round % 3 == 1 ? 1 + static_cast<unsigned>(rng() % 2) : 0;
-        const std::uint32_t exceptions = 1 + static_cast<std::uint32_t>(rng() % (round % 6 == 5 ? 90 : 40));
+        const std::uint32_t exceptions = 1 + static_cast<std::uint32_t>(rng() % (round % 6 == 5 ? 200 : 90));
         std::vector<std::uint32_t> values(length, common);
         for (std::uint32_t i = 0; i < length && raw != 0; ++i) values[i] ^= static_cast<std::uint32_t>(rng()) & ((1u << raw) - 1);
         for (std::uint32_t k = 0; k < exceptions; ++k) {
@@ -483,6 +485,7 @@ TEST(RandomRead, PlannedBlocksOfRareExceptions) {
     EXPECT_GT(counts.filtered_blocks, 20u) << "the rounds should give plans with a filter";
     EXPECT_GT(counts.default_blocks, 10u) << "the rounds should give filtered plans of lists only";
     EXPECT_GT(counts.filtered_blocks - counts.default_blocks, 5u) << "the rounds should give filters beside raw or run planes";
+    EXPECT_GT(counts.wide_filter_blocks, 3u) << "the rounds should give filters of more than 64 positions";
     EXPECT_GT(unfiltered_planned, 2u) << "the rounds should give planned blocks past the filter's bounds";
 }
 

@@ -82,7 +82,7 @@ private:
 /// (listed_positions); positions and runs two words, `offset | index << 16` and the item
 /// count; references `index | reference << 8`, in decode order. Then, in blocks of few list
 /// positions (read_plan_filter), a filter of the positions where any plane of the listed and
-/// positions groups has a bit: plan[2] bits 16-18 its chunks c (1..4), bit 24 set when the
+/// positions groups has a bit: plan[2] bits 16-19 its chunks c (1..8), bit 24 set when the
 /// plan has no raw, mapped or run entry; the words after the references are the residual of
 /// every position outside the filter (valid with bit 24 only), then the filter's positions as
 /// u16 in c * listed_positions_step slots (two a word, ascending, padded with gaps_listed_pad).
@@ -101,9 +101,9 @@ inline plan_groups groups_of(const std::uint32_t* plan) noexcept {
 }
 /// A read plan's filter (above): its chunks of listed_positions_step positions (0: none), whether
 /// its first word is the residual outside it, and where its words start (after the references).
-inline constexpr std::uint32_t read_filter_max_chunks = 4;
+inline constexpr std::uint32_t read_filter_max_chunks = 8;
 inline constexpr std::uint32_t read_filter_default_flag = 1u << 24;
-inline std::uint32_t filter_chunks(const std::uint32_t* plan) noexcept { return (plan[2] >> 16) & 7u; }
+inline std::uint32_t filter_chunks(const std::uint32_t* plan) noexcept { return (plan[2] >> 16) & 15u; }
 inline bool filter_has_default(const std::uint32_t* plan) noexcept { return (plan[2] & read_filter_default_flag) != 0; }
 inline const std::uint32_t* filter_words(const plan_groups& g) noexcept {
     return g.entries + g.raw + g.mapped + g.listed + 2 * (g.positions + g.runs) + g.references;

@@ -154,8 +154,11 @@ constexpr std::uint32_t skip_entries(std::uint32_t bytes, std::uint32_t least) n
 inline const std::uint16_t* listed_of(const std::uint32_t* side) noexcept {
     return reinterpret_cast<const std::uint16_t*>(side);  // u16 pairs in u32 words (written so)
 }
-// `n`: listed_positions of the list's bytes (8..64).
+// `n`: listed_positions of the list's bytes (16..Most, a multiple of 16); Most: the longest list
+// the caller passes (64 for gap lists, read_filter_max_chunks * 16 for a plan's filter).
+template <std::uint32_t Most = 64>
 inline bool positions_bit_n(const std::uint32_t* side, std::uint32_t n, std::uint32_t bit) noexcept {
+    static_assert(Most % 16 == 0);
     const std::uint16_t* at = listed_of(side);
 #if defined(__SSE2__)
     // Always 8 loads of 8 (the most a list below the map's bound has), the ones past the list
@@ -172,7 +175,7 @@ inline bool positions_bit_n(const std::uint32_t* side, std::uint32_t n, std::uin
     const __m256i b16 = _mm256_set1_epi16(static_cast<short>(bit));
     const std::uint32_t last16 = n - 16;
     __m256i hits = _mm256_cmpeq_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), b16);
-    for (std::uint32_t k = 16; k < 64; k += 16) {
+    for (std::uint32_t k = 16; k < Most; k += 16) {
         const std::uint32_t from = k < last16 ? k : last16;
         hits = _mm256_or_si256(hits, _mm256_cmpeq_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + from)), b16));
     }
@@ -181,7 +184,7 @@ inline bool positions_bit_n(const std::uint32_t* side, std::uint32_t n, std::uin
     const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
     __m128i any = _mm_setzero_si128();
     const std::uint32_t last = n - 8;
-    for (std::uint32_t k = 0; k < 64; k += 8) {
+    for (std::uint32_t k = 0; k < Most; k += 8) {
         const std::uint32_t from = k < last ? k : last;
         any = _mm_or_si128(any, _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at + from)), b));
     }
@@ -608,7 +611,8 @@ std::uint32_t plan_residual(const block_descriptor& d, const std::byte* block, s
     std::uint32_t listed = g.listed, positions = g.positions;
     if (const std::uint32_t chunks = filter_chunks(plan); chunks != 0) {
         const std::uint32_t* filter = filter_words(g);
-        if (!positions_bit_n(filter + 1, chunks * listed_positions_step, position)) {
+        if (!positions_bit_n<read_filter_max_chunks * listed_positions_step>(filter + 1, chunks * listed_positions_step,
+                                                                              position)) {
             if (filter_has_default(plan)) return filter[0];
             listed = 0;
             positions = 0;
