@@ -40,6 +40,9 @@ struct read_counts {
     std::size_t mapped_masks = 0;   // sparse blocks whose mask is such a list (read by rank)
     std::size_t mask_skip_blocks = 0;    // sparse blocks whose mask's decoded positions were checked one by one
     std::size_t planned_blocks = 0;      // blocks with a read plan (descriptor-ful)
+    std::size_t filtered_blocks = 0;     // plans with a filter of list positions (read_plan_filter)
+    std::size_t default_blocks = 0;      // ... whose plan has only lists (one residual outside it)
+    std::size_t wide_filter_blocks = 0;  // ... of more than 64 positions
 };
 
 // Payload bytes of a gap-list plane or mask (plane_info.bytes counts its descriptor and count).
@@ -134,7 +137,13 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
     // The read plan (descriptor-ful blocks), and the side a vector keeps (plan and skips).
     std::vector<std::uint32_t> plan(bitplane::detail::read_plan_words(d, block.data()));
     bitplane::detail::read_plan(d, block.data(), plan.data());
-    if (!plan.empty()) ++counts.planned_blocks;
+    if (!plan.empty()) {
+        ++counts.planned_blocks;
+        if (bitplane::detail::filter_chunks(plan.data()) != 0) ++counts.filtered_blocks;
+        if (bitplane::detail::filter_chunks(plan.data()) != 0 && bitplane::detail::filter_has_default(plan.data()))
+            ++counts.default_blocks;
+        if (bitplane::detail::filter_chunks(plan.data()) > 4) ++counts.wide_filter_blocks;
+    }
     std::vector<std::uint32_t> vector_side(bitplane::detail::read_side_words(d, block.data()));
     bitplane::detail::read_side(d, block.data(), vector_side.data());
     ASSERT_EQ(vector_side.empty(), plan.empty() && skips.empty());
@@ -428,6 +437,56 @@ TEST(RandomRead, PlannedBlocksOfRawPlanesAndRunLists) {
     EXPECT_GE(seen(raw_seen, 1, 7), 2u);
     EXPECT_GE(seen(raw_seen, 9, 15), 2u);
     EXPECT_GE(seen(raw_seen, 17, 32), 2u);
+}
+
+// Blocks of one common value with rare exceptions (bam_ref_span, bam_mapq): several planes
+// each a short gap list or position list, mostly at the same few positions, so that the read
+// plan keeps a filter of those positions (direct_access.hpp: up to 128, at most one stored
+// position in thresholds::read_filter_min_share), which a read outside it skips, or where the
+// plan has only lists answers with one residual. Exceptions from 1 to ~200 positions (past
+// the filter's bound), planes on complemented and referenced bases (an exception that sets
+// a plane the common value has), with 0-2 raw low planes and a run-list plane now and then
+// (no single residual outside the filter), signed and unsigned, sparse (mostly zero) rounds,
+// lengths that are and are not whole blocks; every position read on every path.
+TEST(RandomRead, PlannedBlocksOfRareExceptions) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("random-read-rare-exceptions"));
+    read_counts counts;
+    std::size_t unfiltered_planned = 0;
+    for (int round = 0; round < 90; ++round) {
+        const std::uint32_t length = round % 5 == 4 ? 300 + static_cast<std::uint32_t>(rng() % 1748) : 2048;
+        const bool sparse = round % 9 == 8;
+        const std::uint32_t common = sparse ? 0 : 100 + static_cast<std::uint32_t>(rng() % 60);
+        const unsigned raw = round % 3 == 1 ? 1 + static_cast<unsigned>(rng() % 2) : 0;
+        const std::uint32_t exceptions = 1 + static_cast<std::uint32_t>(rng() % (round % 6 == 5 ? 200 : 90));
+        std::vector<std::uint32_t> values(length, common);
+        for (std::uint32_t i = 0; i < length && raw != 0; ++i) values[i] ^= static_cast<std::uint32_t>(rng()) & ((1u << raw) - 1);
+        for (std::uint32_t k = 0; k < exceptions; ++k) {
+            const std::uint32_t at = static_cast<std::uint32_t>(rng() % length);
+            // Mostly near the common value (a few low and middle planes differ), now and then far.
+            const std::uint32_t other = rng() % 4 == 0 ? static_cast<std::uint32_t>(rng() % 4000)
+                                                       : common + 1 + static_cast<std::uint32_t>(rng() % 40);
+            values[at] = (other & ~((1u << raw) - 1)) | (values[at] & ((1u << raw) - 1));
+        }
+        if (round % 7 == 6) {  // a few runs on a high plane: a run list beside the others
+            for (std::uint32_t r = 0; r < 3; ++r) {
+                const std::uint32_t from = static_cast<std::uint32_t>(rng() % length);
+                for (std::uint32_t i = from; i < from + 30 && i < length; ++i) values[i] |= 1u << 14;
+            }
+        }
+        const bool is_signed = round % 4 == 3;
+        if (is_signed)
+            for (auto& v : values) v = static_cast<std::uint32_t>(static_cast<std::int32_t>(v) - 130);  // some negative
+        const std::size_t filtered_before = counts.filtered_blocks, planned_before = counts.planned_blocks;
+        expect_reads(values, is_signed, counts, "round " + std::to_string(round) + " length " + std::to_string(length));
+        if (::testing::Test::HasFatalFailure()) return;
+        if (counts.planned_blocks > planned_before && counts.filtered_blocks == filtered_before) ++unfiltered_planned;
+    }
+    EXPECT_GT(counts.filtered_blocks, 20u) << "the rounds should give plans with a filter";
+    EXPECT_GT(counts.default_blocks, 10u) << "the rounds should give filtered plans of lists only";
+    EXPECT_GT(counts.filtered_blocks - counts.default_blocks, 5u) << "the rounds should give filters beside raw or run planes";
+    EXPECT_GT(counts.wide_filter_blocks, 3u) << "the rounds should give filters of more than 64 positions";
+    EXPECT_GT(unfiltered_planned, 2u) << "the rounds should give planned blocks past the filter's bounds";
 }
 
 // Blocks whose plans hold many gap lists kept as maps (the AVX2 copy reads them 8 a gather,

@@ -99,7 +99,63 @@ void gaps_skips(const block_descriptor& d, const std::byte* block, std::uint32_t
                           [&](const std::byte* payload, std::uint32_t bytes) { out = payload_skips(payload, bytes, least, out); });
 }
 
-std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block) noexcept {
+namespace {
+
+constexpr std::uint32_t filter_most = read_filter_max_chunks * listed_positions_step;
+constexpr std::uint32_t filter_chunks_of(std::uint32_t positions) noexcept {
+    return (positions + listed_positions_step - 1) / listed_positions_step;
+}
+
+// A read plan's filter (direct_access.hpp): the distinct positions, ascending, of the lists of
+// the plan's listed group (gap lists below the map's bound) and positions group, in
+// out[0..returned). 0 where the block gets none: a delta block (its reads count windows, not
+// bits), no such list, more than filter_most positions, or more than one stored position in
+// thresholds::read_filter_min_share.
+std::uint32_t filter_positions(const block_descriptor& d, const std::byte* block, std::uint16_t* out) noexcept {
+    if (d.transform() == codec::transform::delta || d.stored == 0 || d.all_raw()) return 0;
+    const std::uint32_t least = reader_portable::mapped_least(d);
+    // Positions marked in a 2048-bit map, read back ascending and distinct: a plan's filter is
+    // built on every append of a block (twice: read_side_words, read_side), where sorting the
+    // lists' items cost bam_mapq ~14K instructions a block (callgrind).
+    std::uint64_t marked[block_values / 64] = {};
+    std::uint32_t items = 0;
+    plane_walker walk(d, block);
+    for (std::uint32_t i = 0; i < d.stored; ++i) {
+        const plane_entry e = walk.next();
+        const payload_kind kind = e.code.payload_kind();
+        const bool listed = kind == payload_kind::gaps && !reader_portable::gaps_bitmapped(e.items, least);
+        if (kind != payload_kind::positions && !listed) continue;
+        // At most e.items positions either way (a gap list has at most one a byte).
+        items += e.items;
+        if (items > thresholds::read_filter_max_items) return 0;
+        const std::byte* payload = block + e.payload_offset;
+        const auto mark = [&](std::uint32_t p) {
+            if (p < d.length) marked[p / 64] |= std::uint64_t{1} << (p % 64);
+        };
+        if (kind == payload_kind::positions) {
+            for (std::uint32_t k = 0; k < e.items; ++k) mark(load_le<std::uint16_t>(payload + 2 * k));
+        } else {
+            gaps_payload::for_every_position(payload, e.items, mark);
+        }
+    }
+    std::uint32_t n = 0;
+    for (const std::uint64_t w : marked) n += reader_portable::ones_in64(w);
+    if (n == 0 || n > filter_most || n * thresholds::read_filter_min_share > d.length) return 0;
+    n = 0;
+    for (std::uint32_t k = 0; k < block_values / 64; ++k)
+        for (std::uint64_t w = marked[k]; w != 0; w &= w - 1)
+            out[n++] = static_cast<std::uint16_t>(64 * k + static_cast<std::uint32_t>(std::countr_zero(w)));
+    return n;
+}
+
+// A block's filter as its plan's builder found it (filter_positions).
+struct plan_filter {
+    std::uint16_t positions[filter_most];
+    std::uint32_t count = 0;
+};
+
+// read_plan_words, with the plan's filter in `filter` (built once for the size and the plan).
+std::uint32_t plan_words(const block_descriptor& d, const std::byte* block, plan_filter& filter) noexcept {
     if (d.stored == 0 || d.all_raw()) return 0;
     std::uint32_t words = read_plan_header_words;
     std::uint32_t lists = 0;
@@ -112,13 +168,14 @@ std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block)
         lists += counted(kind) ? 1 : 0;
     }
     const bool delta = d.transform() == codec::transform::delta;
-    return lists >= (delta ? thresholds::read_plan_min_delta_lists : thresholds::read_plan_min_lists) ? words : 0;
+    if (lists < (delta ? thresholds::read_plan_min_delta_lists : thresholds::read_plan_min_lists)) return 0;
+    filter.count = filter_positions(d, block, filter.positions);
+    return words + (filter.count == 0 ? 0 : 1 + filter_chunks_of(filter.count) * listed_positions_step / 2);
 }
 
-namespace {
-
-// read_plan for a block that gets one (read_plan_words != 0).
-void write_read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
+// read_plan for a block that gets one (plan_words != 0), with plan_words' filter.
+void write_read_plan(const block_descriptor& d, const std::byte* block, const plan_filter& filter,
+                     std::uint32_t* out) noexcept {
     const std::uint32_t least = reader_portable::mapped_least(d);
     // Entries are counted from the planes' first (a read moves past the mask's before the planes).
     std::uint32_t entry = 0;
@@ -152,21 +209,37 @@ void write_read_plan(const block_descriptor& d, const std::byte* block, std::uin
                 break;
         }
     }
+    const std::uint32_t filtered = filter.count;
+    const std::uint32_t chunks = filter_chunks_of(filtered);
+    // Outside the filter a plan without raw, mapped or run entries has no payload bit: every
+    // such position's residual is its bases'.
+    const bool only_lists = n_raw == 0 && n_mapped == 0 && n_runs == 0;
     out[0] = complemented;
     out[1] = n_raw | n_mapped << 8 | n_listed << 16 | n_positions << 24;
-    out[2] = n_references | n_runs << 8;
+    out[2] = n_references | n_runs << 8 | chunks << 16 | (filtered != 0 && only_lists ? read_filter_default_flag : 0u);
     out = std::copy_n(raw, n_raw, out + read_plan_header_words);
     out = std::copy_n(mapped, n_mapped, out);
     out = std::copy_n(listed, n_listed, out);
     out = std::copy_n(positions, 2 * n_positions, out);
     out = std::copy_n(runs, 2 * n_runs, out);
-    std::copy_n(references, n_references, out);
+    out = std::copy_n(references, n_references, out);
+    if (filtered == 0) return;
+    out[0] = only_lists ? reader_portable::resolve_references(complemented | d.ones, references, n_references) : 0u;
+    std::uint16_t slots[filter_most];
+    std::fill(std::copy_n(filter.positions, filtered, slots), slots + chunks * listed_positions_step, gaps_listed_pad);
+    std::memcpy(out + 1, slots, 2 * chunks * listed_positions_step);  // u16 pairs in words (listed_of)
 }
 
 }  // namespace
 
+std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block) noexcept {
+    plan_filter filter;
+    return plan_words(d, block, filter);
+}
+
 void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
-    if (read_plan_words(d, block) != 0) write_read_plan(d, block, out);
+    plan_filter filter;
+    if (plan_words(d, block, filter) != 0) write_read_plan(d, block, filter, out);
 }
 
 std::uint32_t read_side_words(const block_descriptor& d, const std::byte* block) noexcept {
@@ -176,11 +249,12 @@ std::uint32_t read_side_words(const block_descriptor& d, const std::byte* block)
 }
 
 void read_side(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
-    const std::uint32_t plan = read_plan_words(d, block);
+    plan_filter filter;
+    const std::uint32_t plan = plan_words(d, block, filter);
     const std::uint32_t gaps = gaps_skip_count(d, block);
     if (plan == 0 && gaps == 0) return;  // no side (read_side_words is 0)
     out[0] = plan | (gaps != 0 ? read_side_gaps_flag : 0u);
-    if (plan != 0) write_read_plan(d, block, out + 1);  // plan known: no third walk of the planes
+    if (plan != 0) write_read_plan(d, block, filter, out + 1);  // plan known: no third walk of the planes
     if (gaps != 0) gaps_skips(d, block, out + 1 + plan);
 }
 

@@ -80,7 +80,14 @@ private:
 /// mapped `entry | index << 16` (`entry`: the word of its gaps_skips entries, counted from
 /// the planes' first: after a sparse mask's); listed `entry | index << 16 | positions << 24`
 /// (listed_positions); positions and runs two words, `offset | index << 16` and the item
-/// count; references `index | reference << 8`, in decode order. In memory only.
+/// count; references `index | reference << 8`, in decode order. Then, in blocks of few list
+/// positions (read_plan_filter), a filter of the positions where any plane of the listed and
+/// positions groups has a bit: plan[2] bits 16-19 its chunks c (1..8), bit 24 set when the
+/// plan has no raw, mapped or run entry; the words after the references are the residual of
+/// every position outside the filter (valid with bit 24 only), then the filter's positions as
+/// u16 in c * listed_positions_step slots (two a word, ascending, padded with gaps_listed_pad).
+/// A read at a position outside it skips those groups (and with bit 24 returns that residual):
+/// most reads of a column of rare exceptions (bam_ref_span, bam_mapq). In memory only.
 inline constexpr std::uint32_t read_plan_header_words = 3;
 /// A read plan's group counts and first entry, as the header words give them (read_plan).
 struct plan_groups {
@@ -89,8 +96,17 @@ struct plan_groups {
 };
 inline plan_groups groups_of(const std::uint32_t* plan) noexcept {
     const std::uint32_t counts = plan[1];
-    return {counts & 0xFFu, (counts >> 8) & 0xFFu, (counts >> 16) & 0xFFu, counts >> 24, plan[2] >> 8, plan[2] & 0xFFu,
-            plan + read_plan_header_words};
+    return {counts & 0xFFu, (counts >> 8) & 0xFFu, (counts >> 16) & 0xFFu, counts >> 24, (plan[2] >> 8) & 0xFFu,
+            plan[2] & 0xFFu, plan + read_plan_header_words};
+}
+/// A read plan's filter (above): its chunks of listed_positions_step positions (0: none), whether
+/// its first word is the residual outside it, and where its words start (after the references).
+inline constexpr std::uint32_t read_filter_max_chunks = 8;
+inline constexpr std::uint32_t read_filter_default_flag = 1u << 24;
+inline std::uint32_t filter_chunks(const std::uint32_t* plan) noexcept { return (plan[2] >> 16) & 15u; }
+inline bool filter_has_default(const std::uint32_t* plan) noexcept { return (plan[2] & read_filter_default_flag) != 0; }
+inline const std::uint32_t* filter_words(const plan_groups& g) noexcept {
+    return g.entries + g.raw + g.mapped + g.listed + 2 * (g.positions + g.runs) + g.references;
 }
 /// An entry's low 16 bits (payload offset, or word of its side entries) and plane number.
 constexpr std::uint32_t plan_low(std::uint32_t entry) noexcept { return entry & 0xFFFFu; }

@@ -154,8 +154,11 @@ constexpr std::uint32_t skip_entries(std::uint32_t bytes, std::uint32_t least) n
 inline const std::uint16_t* listed_of(const std::uint32_t* side) noexcept {
     return reinterpret_cast<const std::uint16_t*>(side);  // u16 pairs in u32 words (written so)
 }
-// `n`: listed_positions of the list's bytes (8..64).
+// `n`: listed_positions of the list's bytes (16..Most, a multiple of 16); Most: the longest list
+// the caller passes (64 for gap lists, read_filter_max_chunks * 16 for a plan's filter).
+template <std::uint32_t Most = 64>
 inline bool positions_bit_n(const std::uint32_t* side, std::uint32_t n, std::uint32_t bit) noexcept {
+    static_assert(Most % 16 == 0);
     const std::uint16_t* at = listed_of(side);
 #if defined(__SSE2__)
     // Always 8 loads of 8 (the most a list below the map's bound has), the ones past the list
@@ -172,7 +175,7 @@ inline bool positions_bit_n(const std::uint32_t* side, std::uint32_t n, std::uin
     const __m256i b16 = _mm256_set1_epi16(static_cast<short>(bit));
     const std::uint32_t last16 = n - 16;
     __m256i hits = _mm256_cmpeq_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)), b16);
-    for (std::uint32_t k = 16; k < 64; k += 16) {
+    for (std::uint32_t k = 16; k < Most; k += 16) {
         const std::uint32_t from = k < last16 ? k : last16;
         hits = _mm256_or_si256(hits, _mm256_cmpeq_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + from)), b16));
     }
@@ -181,7 +184,7 @@ inline bool positions_bit_n(const std::uint32_t* side, std::uint32_t n, std::uin
     const __m128i b = _mm_set1_epi16(static_cast<short>(bit));
     __m128i any = _mm_setzero_si128();
     const std::uint32_t last = n - 8;
-    for (std::uint32_t k = 0; k < 64; k += 8) {
+    for (std::uint32_t k = 0; k < Most; k += 8) {
         const std::uint32_t from = k < last ? k : last;
         any = _mm_or_si128(any, _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at + from)), b));
     }
@@ -588,6 +591,13 @@ inline std::uint32_t plan_lanes_or(__m256i bits) noexcept {
 }
 #endif
 
+// A plan's references (`n` entries at `e`, decode order: a reference's own plane is final by
+// then) applied to `bits` (payload bits XOR the complemented bases, ones planes set).
+inline std::uint32_t resolve_references(std::uint32_t bits, const std::uint32_t* e, std::uint32_t n) noexcept {
+    for (const std::uint32_t* end = e + n; e != end; ++e) bits ^= ((bits >> (*e >> 8)) & 1u) << (*e & 31u);
+    return bits;
+}
+
 // Residual at stored position `position` from the plan: the bits of each group, then the
 // bases (XOR mask, then the references in decode order: a reference's own plane is final by
 // then), as residual_at's walk resolves them plane by plane.
@@ -595,6 +605,19 @@ std::uint32_t plan_residual(const block_descriptor& d, const std::byte* block, s
                             const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
     const plan_groups g = groups_of(plan);
     const std::uint32_t* e = g.entries;
+    // Outside the filter no list of the listed and positions groups has a bit: those loops
+    // (their ends mispredicted, their counts differing block to block) are skipped, and where
+    // the plan has only lists the residual is the filter's first word.
+    std::uint32_t listed = g.listed, positions = g.positions;
+    if (const std::uint32_t chunks = filter_chunks(plan); chunks != 0) {
+        const std::uint32_t* filter = filter_words(g);
+        if (!positions_bit_n<read_filter_max_chunks * listed_positions_step>(filter + 1, chunks * listed_positions_step,
+                                                                              position)) {
+            if (filter_has_default(plan)) return filter[0];
+            listed = 0;
+            positions = 0;
+        }
+    }
     std::uint32_t bits = 0;
 #if defined(__AVX2__)
     const __m256i raw = plan_raw_bits(_mm256_setzero_si256(), block, e, g.raw, position);
@@ -609,20 +632,20 @@ std::uint32_t plan_residual(const block_descriptor& d, const std::byte* block, s
     for (const std::uint32_t* end = e + g.mapped; e != end; ++e)
         bits |= static_cast<std::uint32_t>(bitmap_bit(skips + plan_low(*e), position)) << plan_index(*e);
 #endif
-    for (const std::uint32_t* end = e + g.listed; e != end; ++e)
+    for (const std::uint32_t* end = e + listed; e != end; ++e)
         bits |= static_cast<std::uint32_t>(positions_bit_n(skips + plan_low(*e), *e >> 24, position)) << plan_index(*e);
+    e += g.listed - listed;
     // Lists by kind, so that payload_bit's switch folds away.
-    for (const std::uint32_t* end = e + 2 * g.positions; e != end; e += 2)
+    for (const std::uint32_t* end = e + 2 * positions; e != end; e += 2)
         bits |= static_cast<std::uint32_t>(
                     payload_bit(payload_kind::positions, block + plan_low(e[0]), e[1], position, nullptr, 0, block + d.end))
                 << plan_index(e[0]);
+    e += 2 * (g.positions - positions);
     for (const std::uint32_t* end = e + 2 * g.runs; e != end; e += 2)
         bits |= static_cast<std::uint32_t>(
                     payload_bit(payload_kind::runs, block + plan_low(e[0]), e[1], position, nullptr, 0, block + d.end))
                 << plan_index(e[0]);
-    bits = (bits ^ plan[0]) | d.ones;
-    for (const std::uint32_t* end = e + g.references; e != end; ++e) bits ^= ((bits >> (*e >> 8)) & 1u) << (*e & 31u);
-    return bits;
+    return resolve_references((bits ^ plan[0]) | d.ones, e, g.references);
 }
 
 // Residual at stored position `position` (ones planes included); `skips`: the planes' entries;
