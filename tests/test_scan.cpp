@@ -23,6 +23,7 @@
 #include <bitplane/vector.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -1444,6 +1445,122 @@ TEST(Scan, ValueRunsEveryPath) {
         if (::testing::Test::HasFatalFailure()) return;
         check_value_runs<std::int32_t>(case_seed("scan-value-runs", 1));
     });
+}
+
+// Value-run blocks as real runs columns make them (ucd_script, ucd_linebreak: a class id per
+// code point, runs of 1-400): small steps whose sign repeats from a low plane up to plane 31
+// (scan_block.cpp's value_run_residuals transposes 16 planes and widens them by the sign),
+// steps of 16 bits and more (all 32 planes transposed), planes kept as gap lists (their maps
+// or positions beside the block, from its read plan, on a vector; walked in the bytes alone),
+// as position or run lists, and stored against other planes. Probes: a rare value placed once
+// at a block's first or last position or in the tail, values absent inside a block's
+// [min, max], the frequent value, and the other ops around them; sizes not a multiple of 2048.
+struct value_run_coverage {
+    bool small_steps = false;  // every step of a value-run block within 16 bits, signed
+    bool wide_steps = false;   // some step beyond
+    bool planned = false;      // a value-run block of a vector with a read plan
+    bool listed = false;       // ... naming a gap list kept as positions
+    bool lists = false;        // ... or a position or run list
+    bool referred = false;     // ... or a plane with a payload stored against another
+    std::size_t value_runs = 0;
+};
+
+template <class T>
+void check_real_value_runs(std::uint64_t seed, value_run_coverage& seen) {
+    std::mt19937_64 rng(seed);
+    const T rare = static_cast<T>(std::is_signed_v<T> ? -1001 : 1001);
+    for (const std::size_t n : {std::size_t{2048}, std::size_t{3 * 2048 + 777}, std::size_t{6 * 2048 + 100}}) {
+        for (const std::uint32_t shape : {0u, 1u, 2u, 3u}) {
+            SCOPED_TRACE(testing::Message() << "n " << n << " shape " << shape);
+            // 0: ids 0..190 in even steps (odd values absent), runs of 1..60 or up to 400;
+            // 1: a walk up by 1 for 32 runs and down for 32, now and then 256 higher (lists and
+            // runs of set bits in the steps' planes); 2: ids around 0 in steps of up to 2^20;
+            // 3: climbs by 64-71 for 20 runs, then back near the start.
+            std::vector<T> values(n);
+            std::uint32_t walk = 100, turn = 0;
+            for (std::size_t i = 0; i < n;) {
+                T v{};
+                ++turn;
+                switch (shape) {
+                    case 0: v = static_cast<T>(2 * (rng() % 96)); break;
+                    case 1:
+                        walk = turn % 64 < 32 ? walk + 1 : walk - 1;
+                        v = static_cast<T>(walk + (rng() % 50 == 0 ? 256 : 0));
+                        break;
+                    case 2: v = static_cast<T>(static_cast<std::int64_t>(rng() % (1u << 21)) - (1 << 20)); break;
+                    default:
+                        walk = turn % 40 < 20 ? walk + 64 + static_cast<std::uint32_t>(rng() % 8)
+                                              : 100 + static_cast<std::uint32_t>(rng() % 30);
+                        v = static_cast<T>(walk);
+                        break;
+                }
+                if (std::is_signed_v<T> && shape != 2) v = static_cast<T>(v - 40);
+                const std::size_t run = shape == 1 ? 5 + rng() % 30 : 1 + rng() % (rng() % 3 == 0 ? 400 : 60);
+                for (std::size_t k = 0; k < run && i < n; ++k) values[i++] = v;
+            }
+            // The rare value once: at a block's first or last position, or in the tail.
+            const std::size_t at = std::array<std::size_t, 4>{0, 2047, n - 1, n / 2}[rng() % 4];
+            values[at] = rare;
+            const bitplane::vector<T> packed = make_vector(values);
+            const auto& core = packed.core();
+            std::size_t value_runs = 0;
+            for (std::size_t b = 0; b < core.sealed_block_count(); ++b) {
+                const auto& d = core.sealed_descriptor(b);
+                if (!(d.transform() == bitplane::codec::transform::delta && d.sparse() && d.delta_min == 0)) continue;
+                ++value_runs;
+                std::uint32_t widest = 0;  // largest |step| in the block
+                for (std::size_t i = b * 2048 + 1; i < (b + 1) * 2048; ++i) {
+                    const auto step = static_cast<std::int32_t>(std::bit_cast<std::uint32_t>(values[i]) -
+                                                                std::bit_cast<std::uint32_t>(values[i - 1]));
+                    const std::int64_t size = step < 0 ? -static_cast<std::int64_t>(step) : step;
+                    widest = std::max(widest, static_cast<std::uint32_t>(size));
+                }
+                (widest < (1u << 15) ? seen.small_steps : seen.wide_steps) = true;
+                const std::uint32_t* plan = bitplane::detail::side_plan(core.sealed_read_side(b));
+                if (plan == nullptr) continue;
+                seen.planned = true;
+                const bitplane::detail::plan_groups g = bitplane::detail::groups_of(plan);
+                seen.listed |= g.listed != 0;
+                seen.lists |= g.positions + g.runs != 0;
+                const std::uint32_t payloads = g.raw + g.mapped + g.listed + 2 * (g.positions + g.runs);
+                std::uint32_t with_payload = 0;
+                for (std::uint32_t i = 0, k = 0; k < g.raw + g.mapped + g.listed + g.positions + g.runs; ++k) {
+                    with_payload |= 1u << bitplane::detail::plan_index(g.entries[i]);
+                    i += k < g.raw + g.mapped + g.listed ? 1 : 2;
+                }
+                for (std::uint32_t r = 0; r < g.references; ++r)
+                    seen.referred |= ((with_payload >> (g.entries[payloads + r] & 31u)) & 1u) != 0;
+            }
+            seen.value_runs += value_runs;
+            // count_eq / find_eq and the per-block answers (vector and bare bytes) of the rare
+            // value, of values absent inside the blocks' ranges, of the frequent ones.
+            check_probe(packed, values, op::eq, rare, rare, true);
+            if (::testing::Test::HasFatalFailure()) return;
+            for (const T x : {T(1), T(13), T(-39), T(2 * 95), T(0), T(4), T(7), values[n / 3], values[n - 1]}) {
+                check_probe(packed, values, op::eq, x, x, true);
+                if (::testing::Test::HasFatalFailure()) return;
+            }
+            check_vector(packed, values, seed + n + shape, 4, 4);
+            if (::testing::Test::HasFatalFailure()) return;
+        }
+    }
+}
+
+TEST(Scan, ValueRunsOfRealShapesEveryPath) {
+    BITPLANE_SEED_TRACE();
+    value_run_coverage seen;
+    bitplane_test::on_every_path([&seen] {
+        check_real_value_runs<std::uint32_t>(case_seed("scan-real-value-runs", 0), seen);
+        if (::testing::Test::HasFatalFailure()) return;
+        check_real_value_runs<std::int32_t>(case_seed("scan-real-value-runs", 1), seen);
+    });
+    EXPECT_GT(seen.value_runs, 0u) << "no value-run block: the shapes no longer cover the path";
+    EXPECT_TRUE(seen.small_steps) << "no value-run block of 16-bit steps: the sign-widened transposition is uncovered";
+    EXPECT_TRUE(seen.wide_steps) << "no value-run block of wider steps: the 32-plane transposition is not covered";
+    EXPECT_TRUE(seen.planned) << "no value-run block with a read plan";
+    EXPECT_TRUE(seen.listed) << "no value-run block naming a gap list kept as positions";
+    EXPECT_TRUE(seen.lists) << "no value-run block with a position or run list";
+    EXPECT_TRUE(seen.referred) << "no value-run plane with a payload stored against another plane";
 }
 
 TEST(Scan, DeltaBlocksWithPlanesStoredAgainstConstantPlanes) {

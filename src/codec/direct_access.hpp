@@ -63,6 +63,9 @@ public:
     /// next_map's walk, with the positions of a list that has no map (both null where none
     /// are kept or the payload is not a gap list).
     entry next(codec::payload_kind kind, std::uint32_t items) noexcept;
+    /// Where the next payload's entries start (null where none are kept): a read plan's gaps
+    /// entries count from the planes' first, which is here once a sparse mask's are passed.
+    [[nodiscard]] const std::uint32_t* at() const noexcept { return entries_; }
 
 private:
     const std::uint32_t* entries_ = nullptr;

@@ -75,8 +75,12 @@
 //   them; otherwise their residuals go through the test_values kernel, which decodes the
 //   prefix sums on the way. The uncompressed tail and the write-back block go through it too.
 //   Sparse delta blocks whose smallest step is 0 hold runs of equal values (runs columns:
-//   ucd_*): their few compact residuals are transposed from the first words of their planes,
-//   summed along the mask's positions, and the test applied once per run.
+//   ucd_*): they are read from the descriptor (no parsed_block), their planes from the read
+//   plan the vector keeps (else from the plane table), only the first words of the planes
+//   with a payload built and the planes repeating another (a step's sign) read from it; their
+//   few compact residuals are transposed (16 planes widened by the sign where planes 16-31
+//   repeat plane 15), summed into the runs' values, and the test applied once per run; the
+//   mask is built only where some run passes and another does not.
 // An equality whose target disagrees with a constant plane of a dense block is answered from
 // the descriptor alone, before any plane entry is read.
 // count_block answers the same without building an output plane where it can (popcount of
