@@ -111,7 +111,12 @@ struct bitset_builder::state {
     ~state() { std::free(arena); }
 
     void ensure_ready() {
-        if (ready.load(std::memory_order_acquire)) return;
+        if (!ready.load(std::memory_order_acquire)) allocate();
+    }
+
+    // Out of line and cold: inlined into set_block_full, the allocation made it save six
+    // registers for every full block (ucd_upper_diff find_eq frequent: 531 of 544 blocks).
+    [[gnu::noinline, gnu::cold]] void allocate() {
         const std::lock_guard lock(mutex);
         if (ready.load(std::memory_order_relaxed)) return;
         slots = std::make_unique<block_entry[]>(blocks);
@@ -320,7 +325,9 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
 
 void bitset_builder::writer::set_block_full(std::size_t block) {
     state& s = *state_;
-    s.check_block(block, "set_block_full");
+    // The check's call only where it throws: full blocks are most of some results (ucd_bidi
+    // find_eq frequent: 518 of 544 blocks), and an unconditional call saved six registers.
+    if (block >= s.blocks) s.check_block(block, "set_block_full");
     s.ensure_ready();
     const std::uint32_t len = block_length(s.size, block);
     block_entry& slot = s.slots[block];
