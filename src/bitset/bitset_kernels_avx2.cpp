@@ -192,6 +192,19 @@ block_stats stats(const void* a) {
     return finish(count, trans);
 }
 
+block_stats stats_transitions(const void* a, void* t) {
+    __m256i count = _mm256_setzero_si256(), trans = _mm256_setzero_si256(), previous = _mm256_setzero_si256();
+    for (int i = 0; i < 8; ++i) {
+        const __m256i r = load(a, i);
+        const __m256i bounds = transitions_of(r, previous);
+        store(t, i, bounds);
+        count = add_popcount(count, r);
+        trans = add_popcount(trans, bounds);
+        previous = r;
+    }
+    return finish(count, trans);
+}
+
 std::uint32_t and_count(const void* a, const void* b) {
     __m256i count = _mm256_setzero_si256();
     for (int i = 0; i < 8; ++i) count = add_popcount(count, _mm256_and_si256(load(a, i), load(b, i)));
@@ -697,6 +710,7 @@ const bitset_kernel_table& avx2_bitset_kernels() noexcept {
                                                .andnot_blocks = andnot_blocks,
                                                .not_block = not_block,
                                                .stats = stats,
+                                               .stats_transitions = stats_transitions,
                                                .and_count = and_count,
                                                .union_positions = union_positions,
                                                .xor_positions = xor_positions,
