@@ -254,7 +254,6 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
             copy = s.reserve(free_from_, free_to_, block_values / 8, ahead * (block_values / 8));
         }
     }
-    const bool top = (bits[plane_words - 1] >> 31) != 0;
     block_stats st;
     // The transitions, where the stats' kernel wrote them (after a block stored as runs: the
     // next is likely runs too, and its payload is extracted from them): no second pass over
@@ -263,7 +262,7 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     bool have_bounds = false;
     if (copy != nullptr) {
         k.and_stretch(bits.data(), bits.data(), copy, 1, &st);  // p AND p = p, counted on the way
-        if (full_block_stays_raw(st, top)) {
+        if (full_block_stays_raw(st, (bits[plane_words - 1] >> 31) != 0)) {
             // Most blocks of a dense result: the copy is the payload, the writer copies the next.
             slot = block_entry{free_from_, static_cast<std::uint16_t>(st.count), 0, block_kind::raw, 0, {}};
             free_from_ += block_values / 8;
@@ -279,7 +278,7 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     }
     const auto write_runs = [&](std::byte* dest) {
         if (!have_bounds) transitions_into(bits, bounds);
-        write_runs_payload(bounds, top, k, dest);
+        write_runs_payload(bounds, (bits[plane_words - 1] >> 31) != 0, k, dest);
     };
     if (st.count == len) {
         slot = block_entry{0, static_cast<std::uint16_t>(st.count), 0, block_kind::raw, 0, {}};
