@@ -367,6 +367,20 @@ TEST(Bitset, BlockKernelsAgreeWithThePortableOnes) {
             o1 = a;
             o2 = a;
             same(k.stats(a.data()), ref.stats(a.data()));
+            // The transitions plane too, at any alignment of the block (raw payloads in the arena).
+            {
+                alignas(64) unsigned char in[256 + 8];
+                std::memcpy(in + 3, a.data(), 256);
+                bitplane::plane t1{}, t2{};
+                const block_stats s1 = k.stats_transitions(in + 3, t1.data());
+                const block_stats s2 = ref.stats_transitions(a.data(), t2.data());
+                EXPECT_EQ(t1, transitions(a));
+                EXPECT_EQ(t2, transitions(a));
+                EXPECT_EQ(s1.count, s2.count);
+                EXPECT_EQ(s1.transitions, s2.transitions);
+                EXPECT_EQ(s1.count, popcount(a));
+                EXPECT_EQ(s1.transitions, popcount(transitions(a)));
+            }
             EXPECT_EQ(k.and_count(a.data(), b.data()), ref.and_count(a.data(), b.data()));
             std::vector<std::uint16_t> p1(2048 + 8), p2(2048 + 8);
             const std::uint32_t n1 = k.extract_positions(a.data(), p1.data());
@@ -565,8 +579,21 @@ void expect_saves_as_from_positions(const bitset& s, const ref_bits& ref) {
 }
 
 void expect_builder_saves_as_from_positions(const ref_bits& ref) {
+    {
+        bitplane::detail::bitset_builder builder(ref.size());
+        for (std::size_t b = 0; b < builder.block_count(); ++b) builder.set_block(b, block_of(ref, b));
+        expect_saves_as_from_positions(builder.finish(), ref);
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    // The same blocks through one writer, as a scan's task: a block after one stored as runs
+    // is counted with its transitions (stats_transitions) and its runs payload taken from them,
+    // whatever it turns out to be (runs again, raw, positions, full, empty, a partial last block).
+    SCOPED_TRACE("one writer");
     bitplane::detail::bitset_builder builder(ref.size());
-    for (std::size_t b = 0; b < builder.block_count(); ++b) builder.set_block(b, block_of(ref, b));
+    {
+        bitplane::detail::bitset_builder::writer out(builder, builder.block_count());
+        for (std::size_t b = 0; b < builder.block_count(); ++b) out.set_block(b, block_of(ref, b));
+    }
     expect_saves_as_from_positions(builder.finish(), ref);
 }
 

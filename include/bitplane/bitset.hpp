@@ -264,6 +264,7 @@ public:
         const bitset_kernel_table* kernels_ = nullptr;  // the active path's, taken at the first block
         std::size_t stored_ = 0;  // blocks stored (neither empty nor full), told to finish() when it ends
         bool copy_next_ = false;  // the previous full-length plane was stored raw (see set_block)
+        bool runs_next_ = false;  // the previous plane was stored as runs (see set_block)
     };
 
     /// Bits of block `block` (positions [2048 block, 2048 block + 2048)); bits at or beyond

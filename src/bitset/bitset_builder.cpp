@@ -23,6 +23,10 @@
 // the arena's worst case. Its raw copies are stored before any other step (full_block_stays_raw),
 // and it counts the blocks it stores for finish(), which then makes one pass over the slots
 // (find14, callgrind AVX2, find_eq frequent a call: bam_flag 1.480M -> 1.429M instructions).
+// After a block stored as runs, a writer counts the next with stats_transitions, which also
+// writes the block's transitions, its run bounds: a runs payload is extracted from them with
+// no second pass over the plane (bam_ref_span find_eq frequent, 835 of 863 blocks runs:
+// 2.78M -> 2.66M instructions a call, callgrind AVX2).
 // No thread writes bytes another writer holds: a writer hands back what it did not use when
 // it ends, with release order, and writers take bytes with acquire order, so one that gets
 // them sees the writes made to them as done (find8 gave its reservation back block by block,
@@ -42,19 +46,24 @@ namespace bitplane::detail {
 
 namespace {
 
-// The runs payload of a block (the bytes runs_payload::write writes) from its transitions:
-// the set bits of p XOR (p << 1) are, in order, begin0, end0, begin1, end1, ..., and 2048
-// ends a run that reaches the end of the block. One SIMD extraction of the (at most 2 runs)
-// transitions instead of a walk over the runs bit by bit (the cost of dense scan results).
-// Writes exactly 4 runs bytes; runs < 64, as choose_plan() picks runs only below raw's 256 bytes.
-void write_runs_payload(const plane& p, const bitset_kernel_table& k, std::byte* out) noexcept {
-    plane t;
+// The transitions of p, p XOR (p << 1) (bitset_kernel_table::stats_transitions' t), where
+// no kernel wrote them.
+void transitions_into(const plane& p, plane& t) noexcept {
     t[0] = p[0] ^ (p[0] << 1);
     for (std::uint32_t w = 1; w < plane_words; ++w) t[w] = p[w] ^ ((p[w] << 1) | (p[w - 1] >> 31));
+}
+
+// The runs payload of a block (the bytes runs_payload::write writes) from its transitions t:
+// the set bits of p XOR (p << 1) are, in order, begin0, end0, begin1, end1, ..., and 2048
+// ends a run that reaches the end of the block (`top`: p's bit 2047 set). One SIMD extraction
+// of the (at most 2 runs) transitions instead of a walk over the runs bit by bit (the cost of
+// dense scan results).
+// Writes exactly 4 runs bytes; runs < 64, as choose_plan() picks runs only below raw's 256 bytes.
+void write_runs_payload(const plane& t, bool top, const bitset_kernel_table& k, std::byte* out) noexcept {
     // At most 2 runs <= 126 transitions (+ 8 slots the kernel may write past them).
     position_buffer<2 * block_values / 32> ends;
     std::uint32_t n = k.extract_positions(t.data(), ends.data());
-    if ((p[plane_words - 1] >> 31) != 0) ends.data()[n++] = static_cast<std::uint16_t>(block_values);
+    if (top) ends.data()[n++] = static_cast<std::uint16_t>(block_values);
     if constexpr (std::endian::native == std::endian::little) {
         std::memcpy(out, ends.data(), 2u * n);
     } else {
@@ -111,7 +120,13 @@ struct bitset_builder::state {
     ~state() { std::free(arena); }
 
     void ensure_ready() {
-        if (ready.load(std::memory_order_acquire)) return;
+        if (!ready.load(std::memory_order_acquire)) allocate();
+    }
+
+    // Out of line: inlined into set_block_full, the allocation made it save six registers for
+    // every full block (ucd_upper_diff find_eq frequent: 531 of 544 blocks). Not `cold`: GCC
+    // then optimizes it for size, and the slots' zeroing loop cost ~900 instructions a find.
+    [[gnu::noinline]] void allocate() {
         const std::lock_guard lock(mutex);
         if (ready.load(std::memory_order_relaxed)) return;
         slots = std::make_unique<block_entry[]>(blocks);
@@ -240,6 +255,11 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
         }
     }
     block_stats st;
+    // The transitions, where the stats' kernel wrote them (after a block stored as runs: the
+    // next is likely runs too, and its payload is extracted from them): no second pass over
+    // the plane for them (bam_ref_span find_eq frequent: 835 of 863 blocks runs).
+    plane bounds;
+    bool have_bounds = false;
     if (copy != nullptr) {
         k.and_stretch(bits.data(), bits.data(), copy, 1, &st);  // p AND p = p, counted on the way
         if (full_block_stays_raw(st, (bits[plane_words - 1] >> 31) != 0)) {
@@ -250,9 +270,16 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
             return;
         }
         if (!settle_copy_stats(st)) st = k.stats(bits.data());
+    } else if (runs_next_) {
+        st = k.stats_transitions(bits.data(), bounds.data());
+        have_bounds = true;
     } else {
         st = k.stats(bits.data());
     }
+    const auto write_runs = [&](std::byte* dest) {
+        if (!have_bounds) transitions_into(bits, bounds);
+        write_runs_payload(bounds, (bits[plane_words - 1] >> 31) != 0, k, dest);
+    };
     if (st.count == len) {
         slot = block_entry{0, static_cast<std::uint16_t>(st.count), 0, block_kind::raw, 0, {}};
         return;
@@ -267,7 +294,9 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
                                    : s.place(block, slot, bytes, free_from_, free_to_);
     };
     const std::uint32_t runs = runs_of(st, bits);
-    copy_next_ = full_length && choose_plan(st.count, runs, len).kind == block_kind::raw;
+    const block_kind kind = choose_plan(st.count, runs, len).kind;
+    copy_next_ = full_length && kind == block_kind::raw;
+    runs_next_ = kind == block_kind::runs;
     if (copy_next_ && copy != nullptr) {
         slot.kind = block_kind::raw;  // items 0, not inline
         slot.offset = free_from_;     // the copy, at the start of the free range
@@ -284,7 +313,7 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
             slot.kind = block_kind::runs;
             slot.inline_payload = is_inline(4 * runs);
             std::byte* dest = payload_at(4 * runs);
-            write_runs_payload(bits, k, dest);
+            write_runs(dest);
             return;
         }
     }
@@ -310,7 +339,7 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
     slot.inline_payload = is_inline(plan.bytes);
     std::byte* dest = payload_at(plan.bytes);
     if (plan.kind == block_kind::runs) {
-        write_runs_payload(bits, k, dest);
+        write_runs(dest);
     } else if (plan.kind == block_kind::raw && len == block_values && std::endian::native == std::endian::little) {
         std::memcpy(dest, bits.data(), block_values / 8);  // a fixed size: vector moves, not rep movs (scans)
     } else {
@@ -320,7 +349,9 @@ void bitset_builder::writer::set_block(std::size_t block, const plane& bits) {
 
 void bitset_builder::writer::set_block_full(std::size_t block) {
     state& s = *state_;
-    s.check_block(block, "set_block_full");
+    // The check's call only where it throws: full blocks are most of some results (ucd_bidi
+    // find_eq frequent: 518 of 544 blocks), and an unconditional call saved six registers.
+    if (block >= s.blocks) s.check_block(block, "set_block_full");
     s.ensure_ready();
     const std::uint32_t len = block_length(s.size, block);
     block_entry& slot = s.slots[block];

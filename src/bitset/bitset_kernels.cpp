@@ -67,6 +67,20 @@ block_stats stats(const void* a) noexcept {
     return s;
 }
 
+block_stats stats_transitions(const void* a, void* t) noexcept {
+    block_stats s;
+    std::uint64_t carry = 0;
+    for (std::size_t i = 0; i < block_words64; ++i) {
+        const std::uint64_t r = load64(a, i);
+        const std::uint64_t bounds = r ^ ((r << 1) | carry);
+        store64(t, i, bounds);
+        s.count += popcount64(r);
+        s.transitions += popcount64(bounds);
+        carry = r >> 63;
+    }
+    return s;
+}
+
 std::uint32_t and_count(const void* a, const void* b) noexcept {
     std::uint32_t n = 0;
     for (std::size_t i = 0; i < block_words64; ++i) n += popcount64(load64(a, i) & load64(b, i));
@@ -163,6 +177,7 @@ constexpr bitset_kernel_table portable_table{.path = simd_path::scalar,
                                              .andnot_blocks = combine<op_andnot>,
                                              .not_block = not_block,
                                              .stats = stats,
+                                             .stats_transitions = stats_transitions,
                                              .and_count = and_count,
                                              .union_positions = merge_positions<false>,
                                              .xor_positions = merge_positions<true>,

@@ -43,6 +43,11 @@ struct bitset_kernel_table {
     block_stats (*not_block)(const void* a, void* out);
     /// The stats of one block.
     block_stats (*stats)(const void* a);
+    /// The stats of one block, and its transitions into `t` (256 bytes): bit i of t is set
+    /// where bit i of a differs from bit i - 1 (bit -1 being 0), so t's set bits are a's run
+    /// bounds begin0, end0, begin1, ... (a run reaching bit 2047 has no end there). For blocks
+    /// stored as runs: their bounds extracted from t, not from a second pass over a.
+    block_stats (*stats_transitions)(const void* a, void* t);
     /// popcount(a AND b).
     std::uint32_t (*and_count)(const void* a, const void* b);
     /// Sorted distinct positions a[0..n) and b[0..m) of one block (< 2048) -> their union, or

@@ -95,6 +95,20 @@ block_stats not_block(const void* a, void* out) {
                        _mm512_xor_si512(load(a, 2), ones), _mm512_xor_si512(load(a, 3), ones));
 }
 block_stats stats(const void* a) { return stats_of(load(a, 0), load(a, 1), load(a, 2), load(a, 3)); }
+block_stats stats_transitions(const void* a, void* t) {
+    const __m512i r0 = load(a, 0), r1 = load(a, 1), r2 = load(a, 2), r3 = load(a, 3);
+    const __m512i t0 = transitions_of(r0, _mm512_setzero_si512());
+    const __m512i t1 = transitions_of(r1, r0), t2 = transitions_of(r2, r1), t3 = transitions_of(r3, r2);
+    store(t, 0, t0);
+    store(t, 1, t1);
+    store(t, 2, t2);
+    store(t, 3, t3);
+    const __m512i count = _mm512_add_epi64(_mm512_add_epi64(_mm512_popcnt_epi64(r0), _mm512_popcnt_epi64(r1)),
+                                           _mm512_add_epi64(_mm512_popcnt_epi64(r2), _mm512_popcnt_epi64(r3)));
+    const __m512i transitions = _mm512_add_epi64(_mm512_add_epi64(_mm512_popcnt_epi64(t0), _mm512_popcnt_epi64(t1)),
+                                                 _mm512_add_epi64(_mm512_popcnt_epi64(t2), _mm512_popcnt_epi64(t3)));
+    return finish(count, transitions);
+}
 std::uint32_t and_count(const void* a, const void* b) {
     __m512i count = _mm512_setzero_si512();
     for (int i = 0; i < 4; ++i) count = _mm512_add_epi64(count, _mm512_popcnt_epi64(_mm512_and_si512(load(a, i), load(b, i))));
@@ -168,6 +182,7 @@ const bitset_kernel_table& avx512_bitset_kernels() noexcept {
         t.andnot_blocks = andnot_blocks;
         t.not_block = not_block;
         t.stats = stats;
+        t.stats_transitions = stats_transitions;
         t.and_count = and_count;
         if (__builtin_cpu_supports("avx512vbmi2")) t.extract_positions = extract_positions_vbmi2;
         return t;

@@ -24,8 +24,11 @@ namespace bitplane::detail {
 /// is itself) rules the target out, and its shortest list plane that keeps its positions holds
 /// at most thresholds::equal_candidates_max of them. Then `count` gets the number of positions
 /// below d.length where every plane agrees with the target, and, where `out` is not null, words
-/// [0, plane_words) of `out` get their bits (nothing else set). The caller has settled the
-/// constant planes: `target`'s bits on planes not live are d.ones's.
+/// [0, plane_words) of `out` get their bits (nothing else set); with `out`, `count` may instead
+/// be equal_not_counted where counting would take a pass of its own (the finds count the plane
+/// as they store it). The caller has settled the constant planes: `target`'s bits on planes not
+/// live are d.ones's.
+inline constexpr std::uint32_t equal_not_counted = ~0u;
 bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, const std::uint32_t* plan,
                          const std::uint32_t* skips, std::uint32_t target, std::uint8_t* marks,
                          std::uint32_t* out, std::uint32_t& count) noexcept;

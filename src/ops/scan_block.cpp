@@ -1680,6 +1680,8 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
     // candidates (equal_candidates.hpp), each other plane read at them alone.
     if (std::uint32_t n = 0; rt.lo == rt.hi && !d.sparse() &&
                              equal_by_candidates(d, bytes, plan, skips, rt.lo, s.marks, count != nullptr ? nullptr : out.data(), n)) {
+        // n is exact where count is wanted; with `out` it may be equal_not_counted (some: the
+        // plane is classified or counted by the caller, which may find it empty).
         if (n == 0) {
             answer = rt.inside ? compact_answer::none : compact_answer::all;
         } else if (count != nullptr) {
