@@ -242,6 +242,13 @@ void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t*
     if (plan_words(d, block, filter) != 0) write_read_plan(d, block, filter, out);
 }
 
+bool unfiltered_read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
+    if (d.stored == 0 || d.all_raw()) return false;
+    plan_filter none;  // count 0: write_read_plan reads no position
+    write_read_plan(d, block, none, out);
+    return true;
+}
+
 std::uint32_t read_side_words(const block_descriptor& d, const std::byte* block) noexcept {
     const std::uint32_t plan = read_plan_words(d, block);
     const std::uint32_t gaps = gaps_skip_count(d, block);
