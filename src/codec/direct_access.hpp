@@ -125,6 +125,15 @@ constexpr std::uint32_t listed_positions(std::uint32_t bytes) noexcept {
 std::uint32_t read_plan_words(const block_descriptor& d, const std::byte* block) noexcept;
 /// Fills out[0..read_plan_words(d, block)).
 void read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;
+/// The most words of a read plan without a filter: the header, an entry of at most two words
+/// a plane and a reference a plane.
+inline constexpr std::uint32_t read_plan_max_unfiltered_words = read_plan_header_words + 3 * plane_count;
+/// A read plan of any block read_plan_words gives one or would give one with more lists
+/// (descriptor-ful, a stored plane), without a filter, into out[0..read_plan_max_unfiltered_words):
+/// for an equality scan on a block that keeps no plan (thresholds::read_plan_min_lists keeps
+/// them for reads only where they pay for their memory). False (nothing written) where the
+/// block gets no plan at all.
+bool unfiltered_read_plan(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept;
 
 /// What a container keeps beside a block for reads, in one run of words: a header word (the
 /// plan's words, bit 31 set when gaps entries follow), the read plan, then gaps_skips'

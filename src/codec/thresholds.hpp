@@ -122,6 +122,8 @@ inline constexpr std::uint32_t read_scan_runs_max_items = 64;
 // (bench_corpus memory row, bits/value; BitMagic 5.368): no plans 5.338, every descriptor-ful
 // block 5.50, 2+ lists 5.382, 3+ lists 5.353. Callgrind per random read, 2+ / 3+ lists:
 // bam_flag 342 / 384 instructions (no plans 455).
+// (Equality scans build an unfiltered plan on the stack for the other blocks: scan_block.cpp,
+// compare_direct; it costs no memory.)
 inline constexpr std::uint32_t read_plan_min_lists = 3;
 // Read plans of non-delta blocks keep a filter (direct_access.hpp, read_plan: the positions
 // where any short gap list or position list has a bit, up to read_filter_max_chunks * 16 =

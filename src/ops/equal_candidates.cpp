@@ -79,13 +79,6 @@ bool keep_listed(candidates& c, std::uint32_t items, bool keep, PositionAt&& pos
     });
 }
 
-// The planes read as raw words (raw payloads and gap maps).
-std::uint32_t raw_planes_of(const plan_groups& g) noexcept {
-    std::uint32_t planes = 0;
-    for (std::uint32_t i = 0; i < g.raw + g.mapped; ++i) planes |= 1u << plan_index(g.entries[i]);
-    return planes;
-}
-
 // Bits [begin, end) of words cleared (begin < end <= block_values).
 void clear_range(std::uint32_t* words, std::uint32_t begin, std::uint32_t end) noexcept {
     const std::uint32_t first = begin >> 5, last = (end - 1) >> 5;
@@ -218,6 +211,7 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
     bool source_listed = false;
     std::uint32_t shortest = max_candidates + 1;
     for (const std::uint32_t* e = g.entries; e != listed_entries; ++e) stored |= 1u << plan_index(*e);
+    const std::uint32_t raw_planes = stored;  // read as raw words: raw payloads and gap maps
     for (std::uint32_t i = 0; i < g.listed; ++i) {
         const std::uint32_t e = listed_entries[i], j = plan_index(e);
         stored |= 1u << j;
@@ -245,7 +239,7 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
     }
     if (source == nullptr) {
         // Lists that keep only their positions, all too long to be candidates: the word-wise way.
-        const std::uint32_t list_planes = stored & ~(raw_planes_of(g));
+        const std::uint32_t list_planes = stored & ~raw_planes;
         if ((keeps & list_planes) != 0) return false;
         return clear_lists(g, bytes, skips, keeps, length, marks, out, count);
     }

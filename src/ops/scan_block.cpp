@@ -1677,7 +1677,15 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
         return true;
     }
     // An equality with a short list plane that keeps only its positions: those are the only
-    // candidates (equal_candidates.hpp), each other plane read at them alone.
+    // candidates (equal_candidates.hpp), each other plane read at them alone; or lists that all
+    // clear theirs, applied to the raw planes' one pass. A block that keeps no read plan (fewer
+    // than thresholds::read_plan_min_lists lists) gets one here, on the stack: word_length's
+    // blocks (four raw planes and one or two gap lists that clear, frequent value) took
+    // direct_planes' walk and run_direct_equal's three passes, ~1770 instructions a block.
+    std::uint32_t own_plan[read_plan_max_unfiltered_words];
+    if (plan == nullptr && rt.lo == rt.hi && !d.sparse() && d.transform() != codec::transform::delta &&
+        unfiltered_read_plan(d, bytes, own_plan))
+        plan = own_plan;
     if (std::uint32_t n = 0; rt.lo == rt.hi && !d.sparse() &&
                              equal_by_candidates(d, bytes, plan, skips, rt.lo, s.marks, count != nullptr ? nullptr : out.data(), n)) {
         // n is exact where count is wanted; with `out` it may be equal_not_counted (some: the
