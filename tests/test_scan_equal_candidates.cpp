@@ -5,6 +5,7 @@
 // equal_by_candidates against a plain loop over its values, and count_eq / find_eq / find_ne
 // over the vector against a plain loop, on every SIMD path.
 #include "test_support.hpp"
+#include "equal_candidates_check.hpp"
 
 #include "codec/direct_access.hpp"
 #include "ops/equal_candidates.hpp"
@@ -106,28 +107,10 @@ void check_blocks(const bitplane::vector<std::uint32_t>& packed, const std::vect
         for (const std::uint32_t x : xs) {
             const std::uint32_t target = x - base;
             if (((target ^ desc.ones) & ~desc.live) != 0) continue;  // the caller answers these
-            std::uint32_t expected = 0;
-            bitplane::plane expected_bits{};
-            for (std::uint32_t i = 0; i < desc.length; ++i) {
-                if (values[b * 2048 + i] != x) continue;
-                ++expected;
-                expected_bits[i / 32] |= 1u << (i % 32);
-            }
-            bitplane::plane out;
-            out.fill(0xA5A5A5A5u);
-            std::uint32_t count = ~0u, counted = ~0u;
-            const bool applies = d::equal_by_candidates(desc, bytes, d::side_plan(side), d::side_gaps(side), target,
-                                                        scratch->marks, out.data(), count);
-            const bool applies_counting = d::equal_by_candidates(desc, bytes, d::side_plan(side), d::side_gaps(side),
-                                                                 target, scratch->marks, nullptr, counted);
-            ASSERT_EQ(applies, applies_counting) << "block " << b << " value " << x;
-            if (!applies) continue;
-            // With `out`, the count may be left to the caller (equal_not_counted); the bits are exact.
-            if (count != d::equal_not_counted) {
-                ASSERT_EQ(count, expected) << "block " << b << " value " << x;
-            }
-            ASSERT_EQ(counted, expected) << "block " << b << " value " << x;
-            ASSERT_EQ(out, expected_bits) << "block " << b << " value " << x;
+            if (!check_equal_by_candidates(desc, bytes, d::side_plan(side), d::side_gaps(side), target, scratch->marks,
+                                           values.data() + b * 2048, x, b))
+                continue;
+            if (::testing::Test::HasFailure()) return;
             // Which way answered it: a list plane whose base (settled against its reference
             // where it has one) differs from the target's bit keeps its positions
             // (candidates); else every list clears its own.
