@@ -1,7 +1,9 @@
 // The equality lane of the scans (src/ops/equality_lane.hpp): count_eq, find_eq and find_ne
-// answer a sealed block from its summary's [min, max] or, on a dense interleaved block,
-// through the equal_interleaved kernel, before the generic way; other blocks take the generic
-// way. Against a plain loop on every path, on one column that mixes block kinds (interleaved
+// answer a sealed block from its summary's [min, max], on a dense interleaved block through
+// the equal_interleaved kernel, or on a dense block of direct planes with list planes through
+// equal_by_candidates (a count alone for count_eq, a plane it may leave uncounted for the
+// finds), before the generic way; other blocks, and those equal_by_candidates declines, take
+// the generic way. Against a plain loop on every path, on one column that mixes block kinds (interleaved
 // blocks of a few planes, each framed from its own base; plain blocks; list-plane blocks;
 // constant, sparse, sorted (delta) and zigzag blocks; a partial tail), uint32 and int32, for
 // targets at each block's smallest and largest value, at a block's first and last position,
@@ -104,6 +106,64 @@ TEST(ScanEqualityLane, MixedBlocksAgainstPlainLoopEveryPath) {
             append_block(bits, round % 2 == 0 ? 0 : 1, 1 + rng() % (bv - 1), rng);  // partial tail
             run_case<std::uint32_t>(bits, rng);
             run_case<std::int32_t>(bits, rng);
+        }
+    });
+}
+
+// Blocks of direct planes with list planes, shaped as the list-heavy categorical columns
+// (issue #13: word_length, bam_flag, bam_ref_span, bam_tlen), each with its own frame of
+// reference and signed: raw low planes with a short gap list above (lists that clear, few
+// items); a frequent value with scattered others (every plane a list: the marked way for the
+// frequent value, candidates for the rare ones); planes stored as complements of others
+// (bam_flag's flag pairs); long lists that keep (equal_by_candidates declines: the generic
+// way); runs of values (run lists). Every distinct value of each block is a target, with its
+// neighbours.
+std::uint32_t list_value(int kind, std::uint32_t base, std::size_t i, std::mt19937_64& rng) {
+    switch (kind) {
+        case 0: return base + static_cast<std::uint32_t>(rng() % 12) + (rng() % 90 == 0 ? 16u : 0u);
+        case 1: return base + (rng() % 16 != 0 ? 9u : static_cast<std::uint32_t>(rng() % 256));
+        case 2: {
+            static constexpr std::uint32_t flags[] = {99, 147, 83, 163, 99, 147};
+            return base + flags[rng() % 6] + (rng() % 200 == 0 ? 256u : 0u);
+        }
+        case 3: return base + (rng() % 3 == 0 ? 5u : static_cast<std::uint32_t>(rng() % 64) * 2);
+        default: return base + static_cast<std::uint32_t>((i / 97) % 5) * 3 + (rng() % 300 == 0 ? 1u : 0u);
+    }
+}
+
+template <class T>
+void check_list_blocks(const std::vector<std::uint32_t>& bits) {
+    std::vector<T> values(bits.size());
+    for (std::size_t i = 0; i < bits.size(); ++i) values[i] = std::bit_cast<T>(bits[i]);
+    std::vector<std::uint32_t> targets(bits.begin(), bits.end());
+    std::sort(targets.begin(), targets.end());
+    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+    if (targets.size() > 96) {  // every value of a few blocks' ranges is enough: a sample of them
+        std::vector<std::uint32_t> sample;
+        for (std::size_t k = 0; k < targets.size(); k += targets.size() / 64) sample.push_back(targets[k]);
+        targets = sample;
+    }
+    for (const std::uint32_t t : std::vector<std::uint32_t>(targets)) targets.insert(targets.end(), {t + 1u, t - 1u});
+    const bitplane::vector<T> v{std::span<const T>(values)};
+    check(v, values, targets);
+}
+
+TEST(ScanEqualityLane, ListBlocksAgainstPlainLoopEveryPath) {
+    BITPLANE_SEED_TRACE();
+    on_every_path([&] {
+        std::mt19937_64 rng(case_seed("equality-lane-lists", static_cast<std::uint64_t>(bitplane::active_simd_path())));
+        for (int kind = 0; kind < 5; ++kind) {
+            SCOPED_TRACE("kind " + std::to_string(kind));
+            std::vector<std::uint32_t> bits;
+            const std::size_t blocks = 3;
+            const std::size_t n = blocks * bv + (kind % 2 == 0 ? 0 : 1 + rng() % (bv - 1));  // tails
+            for (std::size_t b = 0; b * bv < n; ++b) {
+                // A negative base (int32: a frame of reference below zero) or none.
+                const std::uint32_t base = b % 2 == 0 ? 0u : static_cast<std::uint32_t>(-1000 - static_cast<int>(rng() % 1000));
+                for (std::size_t i = b * bv; i < std::min(n, (b + 1) * bv); ++i) bits.push_back(list_value(kind, base, i, rng));
+            }
+            check_list_blocks<std::uint32_t>(bits);
+            check_list_blocks<std::int32_t>(bits);
         }
     });
 }

@@ -3,10 +3,13 @@
 // block is sealed and either
 // - ruled out (or in, for find_ne) by its summary's [min, max],
 // - a dense interleaved block (all-raw planes stored column by column): the equal_interleaved
-//   kernel, the target's bits by rank from the descriptor.
-// Other blocks go the generic way. (Taking list blocks to equal_by_candidates here as well
-// saved little, 687K -> 683K instructions a call on bam_mapq count_eq rare, and cost blocks
-// whose plan declines a second try: geoip4_country 102.8K -> 114.0K.)
+//   kernel, the target's bits by rank from the descriptor,
+// - a dense block of direct planes with list planes (not delta): equal_by_candidates, from the
+//   read plan the block keeps or one built in the scan's scratch (unfiltered_read_plan), with
+//   the count alone where only the count is wanted (by_candidates: inlined into count_eq's
+//   block loop, called out of find_eq's, where inlined it cost the interleaved blocks ~6
+//   instructions each, bed_strand / bed_name find_eq frequent +1.5% / +1.1%, callgrind AVX2).
+// Other blocks, and those equal_by_candidates declines, go the generic way.
 // This header is also the one owner of how a target becomes an interleaved block's bits by rank
 // (scan_block.cpp's direct compare comes here too).
 //
@@ -15,13 +18,18 @@
 // and the generic way to it (count_block, the block's unsealed check, compare_sealed_direct,
 // the scan_test's residual form, the summary's interval test, the kernel table looked up
 // twice) cost ~240 more a block (callgrind AVX2, count_eq 8 on geoip4_country: 114.8K
-// instructions a call for 188 blocks).
+// instructions a call for 188 blocks). The same way cost the frequent value of list-heavy
+// columns (every block equal_by_candidates) 100-200 instructions a block beside the plan and
+// the candidates: count_eq / find_eq frequent a call, word_length 467.2K -> 430.5K / 551.6K
+// -> 524.9K, bam_flag 984.6K -> 881.5K / 1170.5K -> 1097.7K (callgrind AVX2, eqfreq9).
 #pragma once
 
 #include <bitplane/detail/block_descriptor.hpp>
 #include <bitplane/detail/vector_core.hpp>
 
+#include "codec/direct_access.hpp"
 #include "codec/value_transform.hpp"
+#include "ops/equal_candidates.hpp"
 #include "ops/scan_block.hpp"
 #include "simd/kernels.hpp"
 
@@ -51,7 +59,9 @@ namespace bitplane::detail {
 
 /// An equality's target and the active path's kernel, worked out once per scan.
 struct equality_lane {
-    decltype(kernel_table::equal_interleaved) kernel = nullptr;  // null: no equality, or no such kernel
+    // Null: no equality, or a path without the kernel (the lane is then off: the generic way
+    // answers every block).
+    decltype(kernel_table::equal_interleaved) kernel = nullptr;
     std::uint32_t key = 0;  // the target's key (scan_block.hpp: keys)
     bool is_signed = false;
     bool negate = false;  // find_ne: a block's answer is the complement
@@ -72,6 +82,7 @@ struct equality_lane {
         answered,    // `passing` holds the count (and `out` the plane where it is some)
         by_summary,  // the generic way: not sealed, the write-back block, or no lane
         by_block,    // the summary admits the target: scan_block / count_block, no summary asked
+        listed,      // the summary admits the target, a dense block of direct planes: by_candidates
     };
     /// Sealed block `block` of `v` (not the write-back block) where the lane answers it: by its
     /// summary, where the target lies outside [min, max], or, on a dense interleaved block,
@@ -88,12 +99,52 @@ struct equality_lane {
             return way::answered;
         }
         const block_descriptor& d = v.sealed_descriptor(block);
-        if (!d.interleaved() || d.sparse() || d.transform() == codec::transform::delta) return way::by_block;
+        if (d.sparse() || d.transform() == codec::transform::delta) return way::by_block;
+        if (!d.interleaved()) return way::listed;
         const std::uint32_t n = equal_interleaved_count(kernel, d, v.sealed_block(block, {}).data(), residual(d), out.data());
         passing = negate ? all - n : n;
         if (negate && n != 0 && n != all)
             for (std::uint32_t& w : out) w = ~w;
         return way::answered;
+    }
+
+    /// Block `block` of `v` that answer() left `listed` through equal_by_candidates, from the
+    /// read plan the block keeps or one built in scratch.plan (`scratch.marks`: its byte map).
+    /// False where it declines: `tried_plan` then holds the plan it declined with (null where
+    /// the block gets none), for scan_block / count_block. Else `passing` is the count, and with
+    /// `eq` (a find) words [0, plane_words) of `eq` hold the plane, or `passing` is 1 where the
+    /// plane was not counted (some: it may still be empty or full, and the caller counts it
+    /// where it stores it, as bitset_builder::set_block does).
+    [[gnu::always_inline]] bool by_candidates(const vector_core& v, std::size_t block, std::uint32_t* eq,
+                                              scan_scratch& scratch, std::uint32_t& passing,
+                                              const std::uint32_t*& tried_plan) const {
+        const block_descriptor& d = v.sealed_descriptor(block);
+        const std::uint32_t all = static_cast<std::uint32_t>(block_values);
+        const std::uint32_t target = residual(d);
+        std::uint32_t n = 0;
+        if (((target ^ d.ones) & ~d.live) == 0) {  // else a constant plane disagrees: none equal
+            const std::byte* bytes = v.sealed_block(block, {}).data();
+            const std::uint32_t* side = v.sealed_read_side(block);
+            const std::uint32_t* plan = side_plan(side);
+            if (plan == nullptr) {
+                if (!unfiltered_read_plan(d, bytes, scratch.plan)) return false;
+                plan = scratch.plan;
+            }
+            if (!equal_by_candidates(d, bytes, plan, side_gaps(side), target, scratch.marks, eq, n)) {
+                tried_plan = plan;
+                return false;
+            }
+        }
+        if (n == equal_not_counted) {
+            passing = 1;
+            if (negate)
+                for (std::uint32_t i = 0; i < plane_words; ++i) eq[i] = ~eq[i];
+            return true;
+        }
+        passing = negate ? all - n : n;
+        if (eq != nullptr && negate && n != 0 && n != all)
+            for (std::uint32_t i = 0; i < plane_words; ++i) eq[i] = ~eq[i];
+        return true;
     }
 
 private:

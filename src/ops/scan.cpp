@@ -8,8 +8,9 @@
 // equality or a range visits only the few blocks that straddle its bounds, and a range that
 // holds a column's every value (issue #13: bed_strand) visits none, and its result is one
 // full bitset, made without the per-block builder. An equality goes first through its lane
-// (equality_lane.hpp: set up once per scan; a block's summary, or a dense interleaved block
-// straight through the kernel), and reaches scan_block / count_block only for other blocks.
+// (equality_lane.hpp: set up once per scan; a block's summary, a dense interleaved block
+// straight through the kernel, a dense block with list planes through equal_by_candidates),
+// and reaches scan_block / count_block only for other blocks.
 #include <bitplane/scan.hpp>
 
 #include "core/parallel.hpp"
@@ -127,6 +128,28 @@ detail::block_answer answer_of_count(std::uint32_t passing) noexcept {
     return passing == block_values ? detail::block_answer::all : detail::block_answer::some;
 }
 
+// Block b of `v`, left `listed` by the lane, through equal_by_candidates, or the generic way
+// where it declines (with the plan it declined, not built nor tried again). find_listed is out
+// of run_scan's block loop, count_listed inside run_count's (equality_lane.hpp says why).
+[[gnu::noinline]] detail::block_answer find_listed(const detail::equality_lane& lane, const detail::vector_core& v,
+                                                   std::size_t b, const detail::scan_test& test,
+                                                   detail::scan_scratch& scratch, plane& bits) {
+    std::uint32_t passing = 0;
+    const std::uint32_t* tried_plan = nullptr;
+    if (lane.by_candidates(v, b, bits.data(), scratch, passing, tried_plan)) return answer_of_count(passing);
+    // Not exact: set_block counts the plane anyway, and stores an empty or full one as such.
+    return detail::scan_block(v, b, test, scratch, bits, false, tried_plan);
+}
+
+[[gnu::always_inline]] inline std::uint32_t count_listed(const detail::equality_lane& lane, const detail::vector_core& v,
+                                             std::size_t b, const detail::scan_test& test,
+                                             detail::scan_scratch& scratch) {
+    std::uint32_t passing = 0;
+    const std::uint32_t* tried_plan = nullptr;
+    if (lane.by_candidates(v, b, nullptr, scratch, passing, tried_plan)) return passing;
+    return detail::count_block(v, b, test, scratch, tried_plan);
+}
+
 bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
     if (test.what == detail::scan_test::kind::none) return bitset(v.size());
     if (test.what == detail::scan_test::kind::all) return bitset(v.size(), true);
@@ -150,6 +173,8 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
                 const detail::equality_lane::way way = lane.answer(v, b, bits, passing);
                 if (way == detail::equality_lane::way::answered) {
                     answer = answer_of_count(passing);
+                } else if (way == detail::equality_lane::way::listed) {
+                    answer = find_listed(lane, v, b, test, scratch, bits);
                 } else {
                     answer = way == detail::equality_lane::way::by_block ? detail::block_answer::some
                                                                          : answer_by_summary(v, b, test);
@@ -193,6 +218,7 @@ std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& t
                         }
                         break;
                     case detail::equality_lane::way::by_block: previous = detail::count_block(v, b, test, scratch); break;
+                    case detail::equality_lane::way::listed: previous = count_listed(lane, v, b, test, scratch); break;
                 }
             }
             n += previous;

@@ -1652,9 +1652,10 @@ bool run_interleaved(const std::byte* payload, std::uint32_t stored, compare_job
 // does not apply (sparse, delta, zigzag order tests other than zigzag_prefix's).
 // With `count`, *count may be set instead of `out` (compare_residuals says when).
 // `skips`: the side entries the vector keeps beside the block (null: none, lists are walked).
+// `candidates_tried`: equal_by_candidates declined this equality with `plan` (the lane).
 bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std::uint32_t* skips,
                     const scan_test& test, scan_scratch& s, plane& out, compact_answer& answer,
-                    std::uint32_t* count = nullptr, const std::uint32_t* plan = nullptr) {
+                    std::uint32_t* count = nullptr, const std::uint32_t* plan = nullptr, bool candidates_tried = false) {
     residual_test rt;
     if (!residual_form(d.transform(), d.for_base(), test, rt)) return false;
     if (d.interleaved() && !d.sparse()) {
@@ -1686,7 +1687,7 @@ bool compare_direct(const block_descriptor& d, const std::byte* bytes, const std
     if (plan == nullptr && rt.lo == rt.hi && !d.sparse() && d.transform() != codec::transform::delta &&
         unfiltered_read_plan(d, bytes, own_plan))
         plan = own_plan;
-    if (std::uint32_t n = 0; rt.lo == rt.hi && !d.sparse() &&
+    if (std::uint32_t n = 0; !candidates_tried && rt.lo == rt.hi && !d.sparse() &&
                              equal_by_candidates(d, bytes, plan, skips, rt.lo, s.marks, count != nullptr ? nullptr : out.data(), n)) {
         // n is exact where count is wanted; with `out` it may be equal_not_counted (some: the
         // plane is classified or counted by the caller, which may find it empty).
@@ -2185,22 +2186,25 @@ std::uint32_t count_encoded_block(std::span<const std::byte> bytes, std::uint32_
 // runs. The one place scan_block and count_block go to for it.
 [[gnu::always_inline]] inline bool compare_sealed_direct(const vector_core& v, std::size_t block, const std::byte* bytes,
                                                          const scan_test& test, scan_scratch& scratch, plane& out,
-                                                         compact_answer& answer, std::uint32_t* count) {
+                                                         compact_answer& answer, std::uint32_t* count,
+                                                         const std::uint32_t* tried_plan) {
     const block_descriptor& d = v.sealed_descriptor(block);
-    if (equal_interleaved_first(d, bytes, test, out, answer, count)) return true;
+    if (tried_plan == nullptr && equal_interleaved_first(d, bytes, test, out, answer, count)) return true;
     const std::uint32_t* side = v.sealed_read_side(block);
+    if (tried_plan != nullptr)
+        return compare_direct(d, bytes, side_gaps(side), test, scratch, out, answer, count, tried_plan, true);
     return compare_direct(d, bytes, side_gaps(side), test, scratch, out, answer, count, side_plan(side));
 }
 
 block_answer scan_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
-                        plane& out, bool exact) {
+                        plane& out, bool exact, const std::uint32_t* tried_plan) {
     if (test.what != scan_test::kind::interval)
         return test.what == scan_test::kind::all ? block_answer::all : block_answer::none;
     const std::span<const std::uint32_t> values = unsealed_values(v, block);
     if (!values.empty()) return scan_values(values, test, out);
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
-    if (compare_sealed_direct(v, block, bytes.data(), test, scratch, out, direct, nullptr)) {
+    if (compare_sealed_direct(v, block, bytes.data(), test, scratch, out, direct, nullptr, tried_plan)) {
         if (direct == compact_answer::none) return block_answer::none;
         if (direct == compact_answer::all) return block_answer::all;
         return exact ? classify(out, static_cast<std::uint32_t>(block_values)) : block_answer::some;
@@ -2221,7 +2225,8 @@ block_answer scan_block(const vector_core& v, std::size_t block, const scan_test
     return scan_parsed(parsed, bytes, test, scratch, out, false, v.sealed_gaps_skips(block));
 }
 
-std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch) {
+std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
+                          const std::uint32_t* tried_plan) {
     if (test.what == scan_test::kind::none) return 0;
     const std::span<const std::uint32_t> values = unsealed_values(v, block);
     if (!values.empty()) {
@@ -2234,7 +2239,7 @@ std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_te
     const std::span<const std::byte> bytes = v.sealed_block(block, {});
     compact_answer direct;
     std::uint32_t n = no_count;
-    if (compare_sealed_direct(v, block, bytes.data(), test, scratch, scratch.compact, direct, &n)) {
+    if (compare_sealed_direct(v, block, bytes.data(), test, scratch, scratch.compact, direct, &n, tried_plan)) {
         if (direct == compact_answer::none) return 0;
         if (direct == compact_answer::all) return static_cast<std::uint32_t>(block_values);
         return n != no_count ? n : block_popcount(scratch.compact);

@@ -91,6 +91,8 @@
 #include <bitplane/block.hpp>
 #include <bitplane/detail/vector_core.hpp>
 
+#include "codec/direct_access.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -142,6 +144,9 @@ struct scan_scratch {
     static constexpr std::uint32_t count_unwanted = ~0u;
     static constexpr std::uint32_t count_wanted = ~0u - 1;
     std::uint32_t eq_count = count_unwanted;
+    // A read plan built for an equality on a block that keeps none (equality_lane.hpp), kept
+    // for the generic way where equal_by_candidates declines it (scan_block's tried_plan).
+    alignas(64) std::uint32_t plan[read_plan_max_unfiltered_words];
 };
 
 /// The positions of block `block` of `v` that pass `test`: none, all of the block's values,
@@ -149,12 +154,15 @@ struct scan_scratch {
 /// only written for `some`). With `exact` false, `some` may also come with an empty or full
 /// `out` (no popcount to tell them apart: for callers that count the plane anyway, such as
 /// bitset_builder::set_block).
+/// `tried_plan`: the block's read plan (kept, or built) with which equal_by_candidates has
+/// already declined this equality (the equality lane): neither built nor tried again.
 block_answer scan_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
-                        plane& out, bool exact = true);
+                        plane& out, bool exact = true, const std::uint32_t* tried_plan = nullptr);
 
 /// How many values of block `block` of `v` pass `test` (no plane is built where the answer
-/// is known without one, and sparse blocks are not deposited).
-std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch);
+/// is known without one, and sparse blocks are not deposited). `tried_plan` as scan_block's.
+std::uint32_t count_block(const vector_core& v, std::size_t block, const scan_test& test, scan_scratch& scratch,
+                          const std::uint32_t* tried_plan = nullptr);
 
 /// The same for an encoded block of `count` values (bytes as written by the encoder or
 /// accepted by validate_block).
