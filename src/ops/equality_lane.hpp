@@ -1,7 +1,8 @@
 // The equality lane: an equality (count_eq, find_eq, find_ne) set up once per scan and
 // answered block by block without the generic way of scan_block / count_block, where the
 // block is sealed and either
-// - ruled out (or in, for find_ne) by its summary's [min, max],
+// - ruled out (or in, for find_ne) by its summary's [min, max] or its presence filter
+//   (block_summary.hpp: presence_filter),
 // - a dense interleaved block (all-raw planes stored column by column): the equal_interleaved
 //   kernel, the target's bits by rank from the descriptor.
 // Other blocks go the generic way. (Taking list blocks to equal_by_candidates here as well
@@ -86,6 +87,15 @@ struct equality_lane {
         if (s.known() && (key < s.min_key || key > s.max_key)) {
             passing = negate ? all : 0;
             return way::answered;
+        }
+        // Inside [min, max] but absent by the block's presence filter (a categorical column's
+        // rare value): answered before the block's descriptor or bytes are read.
+        if (const std::uint64_t* present = v.sealed_presence(block); present != nullptr) {
+            const std::uint32_t k = key - s.min_key;
+            if (((present[k >> 6] >> (k & 63)) & 1) == 0) {
+                passing = negate ? all : 0;
+                return way::answered;
+            }
         }
         const block_descriptor& d = v.sealed_descriptor(block);
         if (!d.interleaved() || d.sparse() || d.transform() == codec::transform::delta) return way::by_block;
