@@ -201,4 +201,42 @@ TYPED_TEST(PresenceFilterTest, WrittenValuesAreFoundOnEveryPath) {
     });
 }
 
+// A copy shares its blocks (and their filters' entries) until written: a value written into
+// the copy is found there and not in the original, whose filters stay as they were.
+TYPED_TEST(PresenceFilterTest, CopiesWrittenApartOnEveryPath) {
+    using T = TypeParam;
+    BITPLANE_SEED_TRACE();
+    on_every_path([&] {
+        std::mt19937_64 rng(case_seed("presence-copies", static_cast<std::uint64_t>(bitplane::active_simd_path())));
+        const std::vector<T> values = categorical_column<T>(bv - 1, rng);
+        const bitplane::vector<T> original{std::span<const T>(values)};
+        ASSERT_TRUE(filters_match(original, values, true));
+        for (const std::size_t b : {std::size_t{0}, std::size_t{3}}) {
+            bitplane::vector<T> copy = original;
+            std::vector<T> changed = values;
+            // A key inside block b's [min, max] that the block lacks (the filter says absent).
+            const auto first = changed.begin() + static_cast<std::ptrdiff_t>(b * bv);
+            const auto [lo, hi] = std::minmax_element(first, first + static_cast<std::ptrdiff_t>(bv));
+            T x = *lo;
+            for (T k = *lo; k < *hi; ++k) {
+                if (std::find(first, first + static_cast<std::ptrdiff_t>(bv), k) == first + static_cast<std::ptrdiff_t>(bv)) {
+                    x = k;
+                    break;
+                }
+            }
+            const std::size_t at = b * bv + bv / 2;
+            changed[at] = x;
+            copy.set(at, x);
+            check_target(copy, changed, x);
+            check_target(original, values, x);
+            copy.seal();
+            copy.validate();
+            ASSERT_TRUE(filters_match(copy, changed, true));
+            check_target(copy, changed, x);
+            ASSERT_TRUE(filters_match(original, values, true));
+            check_target(original, values, x);
+        }
+    });
+}
+
 }  // namespace

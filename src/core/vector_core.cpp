@@ -55,6 +55,19 @@ std::size_t encode_summarized(std::span<const std::uint32_t> values, bool is_sig
     return bytes;
 }
 
+// Drops every presence filter where fewer than 1/presence_min_filtered_share of the entries
+// have one: the slot table (4 bytes an entry) then costs more memory than the few filters save
+// time (word_length: 2 filters of 323 blocks took it 260 bytes above BitMagic's memory).
+// Dropping is always safe: a block without a filter is read, never skipped.
+template <class Slots, class Words>
+void drop_scarce_presence(Slots& slots, Words& words, std::uint32_t none) {
+    if (slots.empty()) return;
+    const auto kept = static_cast<std::size_t>(std::count_if(slots.begin(), slots.end(), [none](std::uint32_t s) { return s != none; }));
+    if (kept * thresholds::presence_min_filtered_share >= slots.size()) return;
+    Slots().swap(slots);
+    Words().swap(words);
+}
+
 // presence_at_'s entries: where a filter's words start in presence_words_ (above 2 bits) and
 // how many words its slot has, less one (low 2 bits: a rewritten block reuses a slot as big).
 constexpr std::uint32_t presence_slot(std::size_t at, std::uint32_t words) noexcept {
@@ -141,31 +154,30 @@ block_summary summarize_values(std::span<const std::uint32_t> values, bool is_si
 
 presence_filter summarize_presence(std::span<const std::uint32_t> values, const block_summary& s,
                                    bool is_signed) noexcept {
-    static_assert(std::has_single_bit(thresholds::presence_max_key_span) && thresholds::presence_max_key_span <= 256);
+    static_assert(thresholds::presence_max_key_span <= 256);  // 8 words of 32 keys: key_presence
     presence_filter p;
     // A block's smallest and largest keys occur: spans of 1 or 2 have nothing to skip
     // (bed_strand's 0/1 blocks), and skipping them costs nothing at encode.
     if (!s.known() || s.max_key - s.min_key >= thresholds::presence_max_key_span || s.max_key - s.min_key < 2) return p;
-    // key - min_key = (bits ^ bias) - min_key = bits - (min_key ^ bias) (mod 2^32): below the
-    // span bound. A byte a key (a store a value, no dependency between values) and then bits:
-    // ~3 instructions a value, where setting bits in words directly took ~11 (callgrind).
-    const std::uint32_t base = s.min_key ^ key_bias(is_signed);
-    std::uint8_t seen[thresholds::presence_max_key_span] = {};
-    constexpr std::uint32_t mask = thresholds::presence_max_key_span - 1;
-    const std::uint32_t* x = values.data();
-    std::size_t i = 0;
-    for (; i + 4 <= values.size(); i += 4) {  // unrolled: the loop's own 3 instructions a value
-        seen[(x[i] - base) & mask] = 1;
-        seen[(x[i + 1] - base) & mask] = 1;
-        seen[(x[i + 2] - base) & mask] = 1;
-        seen[(x[i + 3] - base) & mask] = 1;
-    }
-    for (; i < values.size(); ++i) seen[(x[i] - base) & mask] = 1;
+    // key - min_key = (bits ^ bias) - min_key = bits - (min_key ^ bias) (mod 2^32): below the span.
     const std::uint32_t span = s.max_key - s.min_key + 1;
-    std::uint32_t present = 0;
-    for (std::uint32_t k = 0; k < span; ++k) present += seen[k];
-    if ((span - present) * thresholds::presence_min_absent_share < span) return p;
-    for (std::uint32_t k = 0; k < span; ++k) p.words[k >> 6] |= std::uint64_t{seen[k]} << (k & 63);
+    const std::uint32_t words = (span + 31) / 32;
+    const std::uint32_t base = s.min_key ^ key_bias(is_signed);
+    const kernel_table& kernels = active_kernels();
+    std::uint32_t bits[8] = {};
+    const auto too_full = [&] {  // fewer than 1/presence_min_absent_share of the span's keys absent
+        const auto present = static_cast<std::uint32_t>(kernels.popcount_words(bits, words));
+        return (span - present) * thresholds::presence_min_absent_share < span;
+    };
+    std::size_t done = 0;
+    if (span <= thresholds::presence_sample_max_span && values.size() >= 2 * thresholds::presence_sample_values) {
+        kernels.key_presence(values.data(), thresholds::presence_sample_values, base, words, bits);
+        if (too_full()) return p;
+        done = thresholds::presence_sample_values;
+    }
+    kernels.key_presence(values.data() + done, values.size() - done, base, words, bits);
+    if (too_full()) return p;
+    for (std::uint32_t w = 0; w < words; ++w) p.words[w / 2] |= std::uint64_t{bits[w]} << (32 * (w & 1));
     p.word_count = presence_filter::words_for(s);
     return p;
 }
@@ -258,51 +270,32 @@ std::uint32_t vector_core::add_entry(std::uint64_t offset, std::span<const std::
     const auto id = static_cast<std::uint32_t>(entries_.size());
     entries_.push_back(make_entry(offset, bytes));
     summaries_.push_back(summary);
+    if (!presence_at_.empty()) presence_at_.push_back(no_presence);
     hull_.widen(summary);
     refresh_sums(id);
     refresh_side(id, 0);
     return id;
 }
 
-const std::uint64_t* vector_core::presence_of(std::uint32_t id) const noexcept {
-    // Ids are distinct and below entries_.size(): id's place is at most id, and at least id
-    // less the entries without a filter. Most entries of a column that keeps filters have one
-    // (bam_mapq 848 of 862), so this is a search of a few steps, not log2 of all (a whole
-    // search cost ~110 instructions a block of geoip4_country's frequent count_eq, +17%).
-    const std::size_t n = presence_ids_.size();
-    const std::size_t without = entries_.size() > n ? entries_.size() - n : 0;
-    const auto first = presence_ids_.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(id > without ? id - without : 0, n));
-    const auto last = presence_ids_.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(std::size_t{id} + 1, n));
-    const auto at = std::lower_bound(first, last, id);
-    if (at == last || *at != id) return nullptr;
-    return presence_words_.data() + (presence_at_[static_cast<std::size_t>(at - presence_ids_.begin())] >> 2);
-}
-
 void vector_core::set_presence(std::uint32_t id, const presence_filter& presence) {
-    const auto at = std::lower_bound(presence_ids_.begin(), presence_ids_.end(), id);
-    const auto i = at - presence_ids_.begin();
-    const bool has = at != presence_ids_.end() && *at == id;
+    if (presence_at_.empty()) {
+        if (!presence.some()) return;
+        presence_at_.assign(entries_.size(), no_presence);  // the column's first filter
+    }
+    const std::uint32_t old = presence_at_[id];
     if (!presence.some()) {
-        if (has) {
-            presence_ids_.erase(at);
-            presence_at_.erase(presence_at_.begin() + i);
-        }
+        presence_at_[id] = no_presence;
         return;
     }
     std::uint32_t slot;
-    if (has && (presence_at_[static_cast<std::size_t>(i)] & 3) + 1 >= presence.word_count) {
-        slot = presence_at_[static_cast<std::size_t>(i)];  // as big: rewritten in place
+    if (old != no_presence && (old & 3) + 1 >= presence.word_count) {
+        slot = old;  // as big: rewritten in place
     } else {
         slot = presence_slot(presence_words_.size(), presence.word_count);
-        presence_words_.insert(presence_words_.end(), presence.words, presence.words + presence.word_count);
+        presence_words_.resize(presence_words_.size() + presence.word_count);
     }
     std::copy_n(presence.words, presence.word_count, presence_words_.data() + (slot >> 2));
-    if (has) {
-        presence_at_[static_cast<std::size_t>(i)] = slot;
-    } else {
-        presence_ids_.insert(at, id);
-        presence_at_.insert(presence_at_.begin() + i, slot);
-    }
+    presence_at_[id] = slot;
 }
 
 void vector_core::release_entry(std::uint32_t id) noexcept {
@@ -381,6 +374,8 @@ void vector_core::validate() const {
             !(summaries_[id] == summarize_values({values, block_values}, signed_)))
             fail(b, "block summary (min, max, sum) disagrees with the block's values");
         // A filter must say every key of the block present (one that did not would skip it).
+        if (!presence_at_.empty() && presence_at_.size() != entries_.size())
+            fail(b, "presence slots do not match the entries");
         if (const std::uint64_t* have = presence_of(id); have != nullptr) {
             const presence_filter expected =
                 summarize_presence({values, block_values}, summaries_[id], signed_);
@@ -588,13 +583,13 @@ void vector_core::give_back_growth(std::size_t arena_bytes_before) {
     // there, so the copy costs no more than the append did and appending piece by piece stays
     // linear (later, smaller appends keep the geometric growth).
     const auto spare = [](const auto& v) { return v.capacity() - v.size() > v.size() / 16; };
+    drop_scarce_presence(presence_at_, presence_words_, no_presence);
     if (2 * (arena_.size() - arena_bytes_before) < arena_.size()) return;
     if (spare(arena_)) move_to_capacity(arena_, arena_.size());
     if (spare(entry_of_)) entry_of_.shrink_to_fit();
     if (spare(entries_)) entries_.shrink_to_fit();
     if (spare(sums_)) sums_.shrink_to_fit();
     if (spare(summaries_)) summaries_.shrink_to_fit();
-    if (spare(presence_ids_)) presence_ids_.shrink_to_fit();
     if (spare(presence_at_)) presence_at_.shrink_to_fit();
     if (spare(presence_words_)) presence_words_.shrink_to_fit();
     if (spare(side_at_)) side_at_.shrink_to_fit();
@@ -746,15 +741,11 @@ void vector_core::compact() {
         }
         dropped = entries.size() != entries_.size() - dead_entries_;
         // Filters follow their entries' new numbers (those of dropped entries go).
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> kept;  // new id, old slot
-        for (std::size_t i = 0; i < presence_ids_.size(); ++i)
-            if (moved[presence_ids_[i]] != no_entry) kept.emplace_back(moved[presence_ids_[i]], presence_at_[i]);
-        std::sort(kept.begin(), kept.end());
-        presence_ids_.resize(kept.size());
-        presence_at_.resize(kept.size());
-        for (std::size_t i = 0; i < kept.size(); ++i) {
-            presence_ids_[i] = kept[i].first;
-            presence_at_[i] = kept[i].second;
+        if (!presence_at_.empty()) {
+            pod_vector<std::uint32_t> at(entries.size(), no_presence);
+            for (std::size_t id = 0; id < moved.size(); ++id)
+                if (moved[id] != no_entry) at[moved[id]] = presence_at_[id];
+            presence_at_.swap(at);
         }
         entries_.swap(entries);
         summaries_.swap(summaries);
@@ -774,12 +765,15 @@ void vector_core::compact() {
         garbage_bytes_ = 0;
     }
     // Filters packed: words of dropped or rewritten ones go, each slot as big as its filter.
-    {
+    drop_scarce_presence(presence_at_, presence_words_, no_presence);
+    if (!presence_at_.empty()) {
         pod_vector<std::uint64_t> packed;
-        for (std::size_t i = 0; i < presence_ids_.size(); ++i) {
-            const std::uint32_t words = presence_filter::words_for(summaries_[presence_ids_[i]]);
-            const std::uint64_t* from = presence_words_.data() + (presence_at_[i] >> 2);
-            presence_at_[i] = presence_slot(packed.size(), words);
+        for (std::size_t id = 0; id < presence_at_.size(); ++id) {
+            std::uint32_t& slot = presence_at_[id];
+            if (slot == no_presence) continue;
+            const std::uint32_t words = presence_filter::words_for(summaries_[id]);
+            const std::uint64_t* from = presence_words_.data() + (slot >> 2);
+            slot = presence_slot(packed.size(), words);
             packed.insert(packed.end(), from, from + words);
         }
         presence_words_.swap(packed);
@@ -802,7 +796,6 @@ void vector_core::seal() {
     entry_of_.shrink_to_fit();
     entries_.shrink_to_fit();
     summaries_.shrink_to_fit();
-    presence_ids_.shrink_to_fit();
     presence_at_.shrink_to_fit();
     presence_words_.shrink_to_fit();
     sums_.shrink_to_fit();
@@ -904,7 +897,6 @@ void vector_core::clear() noexcept {
     entries_.clear();
     dead_entries_ = 0;
     summaries_.clear();
-    presence_ids_.clear();
     presence_at_.clear();
     presence_words_.clear();
     hull_ = key_hull{};
@@ -960,7 +952,6 @@ void vector_core::swap(vector_core& other) noexcept {
     entries_.swap(other.entries_);
     std::swap(dead_entries_, other.dead_entries_);
     summaries_.swap(other.summaries_);
-    presence_ids_.swap(other.presence_ids_);
     presence_at_.swap(other.presence_at_);
     presence_words_.swap(other.presence_words_);
     std::swap(hull_, other.hull_);
@@ -986,7 +977,7 @@ std::size_t vector_core::memory_bytes() const noexcept {
     return sizeof(*this) + arena_.capacity() + entries_.capacity() * sizeof(block_entry) +
            entry_of_.capacity() * sizeof(std::uint32_t) +
            summaries_.capacity() * sizeof(block_summary) +
-           (presence_ids_.capacity() + presence_at_.capacity()) * sizeof(std::uint32_t) +
+           presence_at_.capacity() * sizeof(std::uint32_t) +
            presence_words_.capacity() * sizeof(std::uint64_t) +
            sums_.capacity() * sizeof(delta_sums) +
            (side_at_.capacity() + side_data_.capacity()) * sizeof(std::uint32_t) +

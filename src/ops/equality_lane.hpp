@@ -56,11 +56,13 @@ struct equality_lane {
     std::uint32_t key = 0;  // the target's key (scan_block.hpp: keys)
     bool is_signed = false;
     bool negate = false;  // find_ne: a block's answer is the complement
+    vector_core::presence_table presence;  // v's presence filters, taken once a scan
 
-    /// The lane of `test` (null kernel where it is no equality or the path has no kernel).
-    [[nodiscard]] static equality_lane of(const scan_test& test) noexcept {
+    /// The lane of `test` over `v` (null kernel where it is no equality or the path has no kernel).
+    [[nodiscard]] static equality_lane of(const scan_test& test, const vector_core& v) noexcept {
         equality_lane e;
         if (test.what != scan_test::kind::interval || test.span != 0) return e;
+        e.presence = v.presences();
         e.kernel = active_kernels().equal_interleaved;
         e.key = test.start;
         e.is_signed = test.is_signed;
@@ -90,12 +92,9 @@ struct equality_lane {
         }
         // Inside [min, max] but absent by the block's presence filter (a categorical column's
         // rare value): answered before the block's descriptor or bytes are read.
-        if (const std::uint64_t* present = v.sealed_presence(block); present != nullptr) {
-            const std::uint32_t k = key - s.min_key;
-            if (((present[k >> 6] >> (k & 63)) & 1) == 0) {
-                passing = negate ? all : 0;
-                return way::answered;
-            }
+        if (presence.slots != nullptr && v.sealed_lacks(presence, block, key)) {
+            passing = negate ? all : 0;
+            return way::answered;
         }
         const block_descriptor& d = v.sealed_descriptor(block);
         if (!d.interleaved() || d.sparse() || d.transform() == codec::transform::delta) return way::by_block;

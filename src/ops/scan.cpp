@@ -135,7 +135,7 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
         case detail::block_answer::all: return bitset(v.size(), true);
         case detail::block_answer::some: break;
     }
-    const detail::equality_lane lane = detail::equality_lane::of(test);
+    const detail::equality_lane lane = detail::equality_lane::of(test, v);
     detail::bitset_builder builder(v.size());
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
@@ -175,7 +175,7 @@ std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& t
         case detail::block_answer::all: return v.size();
         case detail::block_answer::some: break;
     }
-    const detail::equality_lane lane = detail::equality_lane::of(test);
+    const detail::equality_lane lane = detail::equality_lane::of(test, v);
     std::atomic<std::uint64_t> total{0};
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
