@@ -1067,6 +1067,7 @@ void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void
     // side) leave bytes no entry uses: pack the arena so that it holds each block once.
     garbage_bytes_ = arena_bytes > used ? arena_bytes - used : 0;
     if (garbage_bytes_ * 64 > arena_bytes) compact();
+    drop_scarce_presence(presence_at_, presence_words_, no_presence);  // as after an append
     if (!tail.empty()) {
         tail_.reserve(block_values);
         tail_.assign(tail.begin(), tail.end());

@@ -140,6 +140,7 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
         detail::bitset_builder::writer out(builder, last);  // places this task's payloads (bitset_builder.cpp)
+        const detail::equality_lane here = lane;  // a copy: its fields stay in registers, not reloaded a block
         plane bits;
         detail::block_answer answer = detail::block_answer::none;
         for (std::size_t b = first; b < last; ++b) {
@@ -147,7 +148,7 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
             // holds the previous block's plane where that was `some`.
             if (!repeats_previous(v, b, first)) {
                 std::uint32_t passing = 0;
-                const detail::equality_lane::way way = lane.answer(v, b, bits, passing);
+                const detail::equality_lane::way way = here.answer(v, b, bits, passing);
                 if (way == detail::equality_lane::way::answered) {
                     answer = answer_of_count(passing);
                 } else {
@@ -181,9 +182,10 @@ std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& t
         detail::scan_scratch& scratch = thread_scratch();
         std::uint64_t n = 0;
         std::uint32_t previous = 0;  // the previous block's count
+        const detail::equality_lane here = lane;  // a copy: its fields stay in registers, not reloaded a block
         for (std::size_t b = first; b < last; ++b) {
             if (!repeats_previous(v, b, first)) {
-                switch (lane.answer(v, b, scratch.compact, previous)) {
+                switch (here.answer(v, b, scratch.compact, previous)) {
                     case detail::equality_lane::way::answered: break;
                     case detail::equality_lane::way::by_summary:
                         switch (answer_by_summary(v, b, test)) {
