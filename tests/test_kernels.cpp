@@ -766,6 +766,42 @@ TEST(Kernels, StatsMatchReferenceOnEveryShapeAndLength) {
     });
 }
 
+// key_presence (the presence filters' bitmap, block_summary.hpp) against a plain loop: every
+// word count 1..8 (the shifted kernels at each width, the byte map above the AVX2 bound),
+// keys of every spacing (a few, every other, all, both ends of the span), bases whose low byte
+// wraps (the byte map indexes by it), bits already set in `out` kept, and lengths around
+// register edges. Past `n` the values lie outside the span: a kernel that read them would mark
+// bits out of range or trip the check below.
+TEST(Kernels, KeyPresenceMatchesReference) {
+    std::mt19937_64 rng(base_seed() ^ 47);
+    for_each_path([&](const kernel_table& k) {
+        for (std::uint32_t nw = 1; nw <= 8; ++nw) {
+            for (const std::uint32_t base : {0u, 1000u, 250u, 0xFFFFFFF0u, 0x7FFFFF80u, static_cast<std::uint32_t>(rng())}) {
+                for (const std::uint32_t stride : {1u, 2u, 7u, 61u}) {
+                    const std::uint32_t span = 32 * nw - static_cast<std::uint32_t>(rng() % 32);
+                    for (std::size_t n : {1u, 7u, 8u, 9u, 15u, 16u, 17u, 33u, 255u, 256u, 1000u, 2047u, 2048u}) {
+                        SCOPED_TRACE("words " + std::to_string(nw) + " base " + hex(base) + " stride " +
+                                     std::to_string(stride) + " length " + std::to_string(n) + " " + seed_note(47));
+                        words values(n + 64, base + 32 * nw + 5);  // past n: out of the span
+                        for (std::size_t i = 0; i < n; ++i) {
+                            const std::uint32_t pick = static_cast<std::uint32_t>(rng() % span);
+                            values[i] = base + (i == 0 ? span - 1 : i == 1 ? 0 : pick - pick % stride);
+                        }
+                        std::uint32_t got[8] = {}, want[8] = {};
+                        got[nw - 1] = want[nw - 1] = 1u << 31;  // a bit set before: kept
+                        k.key_presence(values.data(), n, base, nw, got);
+                        for (std::size_t i = 0; i < n; ++i) {
+                            const std::uint32_t key = values[i] - base;
+                            want[key / 32] |= 1u << (key % 32);
+                        }
+                        for (std::uint32_t w = 0; w < 8; ++w) ASSERT_EQ(got[w], want[w]) << "word " << w;
+                    }
+                }
+            }
+        }
+    });
+}
+
 // split_nonzero (where a path has it) and the encoder's portable loop, against a branchy
 // loop: every shape (all-zero, sparse, dense) at lengths around register and word edges.
 // The values past `n` are left in place, mostly non-zero: neither may read them.

@@ -313,4 +313,33 @@ inline constexpr std::uint32_t equal_candidates_search_ratio = 8;
 // 1.22M / 1.24M / 1.24M.
 inline constexpr std::uint32_t equal_clear_marked_items = 96;
 
+// A sealed block gets a presence filter of its keys (block_summary.hpp: presence_filter) only
+// where its keys span fewer than presence_max_key_span values (4 words of 64 bits at most)
+// and at least 1/presence_min_absent_share of the keys in [min, max] are absent: a filter
+// where nearly every key occurs could rarely skip and only costs memory (word_length, 0.3%
+// below BitMagic's memory, has 96 blocks of small span with a few keys absent: at 1/2, 2 get
+// one; bam_mapq 848 of 862, geoip4_country 167 of 188, geoip6_country 101 of 135).
+inline constexpr std::uint32_t presence_max_key_span = 256;
+inline constexpr std::uint32_t presence_min_absent_share = 2;
+
+// How a block's presence filter is built (src/simd kernel key_presence): on the AVX2 path a
+// subtraction, a shift and an OR a register of 8 values and 32-bit word of keys, ~(3 W + 3) / 8
+// instructions a value for W words, up to presence_shift_max_words words; above, a byte store
+// a value (key_presence_bytes, ~2.3 with its packing). Time agrees (dev VM, a block of 2048
+// values): shifts 125 / 157 / 174 / 230 ns at 1 / 2 / 3 / 4 words, 469 at 8; bytes 468.
+// AVX-512 shifts 16 values a register at every width.
+inline constexpr std::uint32_t presence_shift_max_words = 5;
+// summarize_presence marks the first presence_sample_values values first, for spans up to
+// presence_sample_max_span, and gives up where they already hold too many of the span's keys
+// for a filter (word_length: nearly every key of its 32-63 span in every block; the whole pass
+// cost +0.9% of its build for 2 filters). Wider spans are seldom that full in 256 values.
+inline constexpr std::uint32_t presence_sample_max_span = 64;
+// A column keeps its presence filters only where at least 1/presence_min_filtered_share of
+// its entries have one (vector_core.cpp: drop_scarce_presence; the slot table costs 4 bytes an
+// entry). Kept at 8: bam_flag 862 of 862 entries, bam_mapq 848 of 862, geoip4_country 167 of
+// 188, geoip6_country 101 of 135, ucd_* (repeated blocks share entries) and word_first; dropped:
+// word_length (2 of 323, which took it above BitMagic's memory), bed_chrom, geoip6_start.
+inline constexpr std::size_t presence_min_filtered_share = 8;
+inline constexpr std::size_t presence_sample_values = 256;
+
 }  // namespace bitplane::detail::thresholds

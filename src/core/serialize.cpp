@@ -210,6 +210,7 @@ vector<T> parse_v1(std::span<const std::byte> bytes, const file_header& h) {
     std::vector<std::uint64_t> offsets(full_blocks);
     std::vector<std::uint32_t> sizes(full_blocks);
     std::vector<detail::block_summary> summaries(full_blocks);
+    std::vector<detail::presence_filter> presences(full_blocks);
     std::vector<std::uint32_t> tail;
     std::uint64_t previous = load_le<std::uint64_t>(table);
     if (previous != 0) throw format_error("first block offset is not 0", header_bytes);
@@ -230,6 +231,7 @@ vector<T> parse_v1(std::span<const std::byte> bytes, const file_header& h) {
             offsets[b] = previous;
             sizes[b] = static_cast<std::uint32_t>(end - previous);
             summaries[b] = detail::summarize_values({values, block_values}, std::is_signed_v<T>);
+            presences[b] = detail::summarize_presence({values, block_values}, summaries[b], std::is_signed_v<T>);
         } else {
             tail.assign(values, values + count);
         }
@@ -240,7 +242,8 @@ vector<T> parse_v1(std::span<const std::byte> bytes, const file_header& h) {
 
     vector<T> out;
     const std::size_t arena_bytes = full_blocks ? offsets.back() + sizes.back() : 0;
-    detail::vector_access::core(out).adopt(payload.first(arena_bytes), offsets, sizes, tail, h.values, summaries);
+    detail::vector_access::core(out).adopt(payload.first(arena_bytes), offsets, sizes, tail, h.values, summaries,
+                                           presences);
     return out;
 }
 
@@ -361,6 +364,7 @@ vector<T> parse_body(std::span<const std::byte> body, const file_header& h, std:
         }
     }
     std::vector<detail::block_summary> stored_summary(h.stored);
+    std::vector<detail::presence_filter> stored_presence(h.stored);
     alignas(64) std::uint32_t values[block_values];
     auto decode = [&](std::uint64_t s, std::size_t count) {
         const std::span<const std::byte> block = payload.subspan(stored_offset[s], stored_offset[s + 1] - stored_offset[s]);
@@ -373,6 +377,7 @@ vector<T> parse_body(std::span<const std::byte> body, const file_header& h, std:
         if (!full_use[s]) continue;
         decode(s, block_values);
         stored_summary[s] = detail::summarize_values({values, block_values}, std::is_signed_v<T>);
+        stored_presence[s] = detail::summarize_presence({values, block_values}, stored_summary[s], std::is_signed_v<T>);
         arena_bytes = stored_offset[s + 1];
     }
     std::vector<std::uint32_t> tail;
@@ -385,6 +390,7 @@ vector<T> parse_body(std::span<const std::byte> body, const file_header& h, std:
     std::vector<std::uint64_t> offsets(full_blocks);
     std::vector<std::uint32_t> sizes(full_blocks);
     std::vector<detail::block_summary> summaries(full_blocks);
+    std::vector<detail::presence_filter> presences(full_blocks);
     for (const map_run& run : runs) {
         const std::uint64_t end = std::min<std::uint64_t>(run.first_block + run.count, full_blocks);
         for (std::uint64_t b = run.first_block; b < end; ++b) {
@@ -392,10 +398,12 @@ vector<T> parse_body(std::span<const std::byte> body, const file_header& h, std:
             offsets[b] = stored_offset[s];
             sizes[b] = static_cast<std::uint32_t>(stored_offset[s + 1] - stored_offset[s]);
             summaries[b] = stored_summary[s];
+            presences[b] = stored_presence[s];
         }
     }
     vector<T> out;
-    detail::vector_access::core(out).adopt(payload.first(arena_bytes), offsets, sizes, tail, h.values, summaries);
+    detail::vector_access::core(out).adopt(payload.first(arena_bytes), offsets, sizes, tail, h.values, summaries,
+                                           presences);
     return out;
 }
 

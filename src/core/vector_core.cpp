@@ -11,6 +11,7 @@
 #include "simd/kernels.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <cstring>
 #include <functional>
@@ -43,13 +44,34 @@ block_summary summary_from_stats(const value_stats& st, bool is_signed) noexcept
     return s;
 }
 
-// Encodes a block of values and summarizes them from the encoder's own statistics.
+// Encodes a block of values and summarizes them from the encoder's own statistics (and
+// their presence filter, where the block gets one).
 std::size_t encode_summarized(std::span<const std::uint32_t> values, bool is_signed, std::span<std::byte> out,
-                              block_summary& summary) {
+                              block_summary& summary, presence_filter& presence) {
     value_stats st;
     const std::size_t bytes = encode_block(values, is_signed, out, codec::encode_options{}, st);
     summary = summary_from_stats(st, is_signed);
+    presence = summarize_presence(values, summary, is_signed);
     return bytes;
+}
+
+// Drops every presence filter where fewer than 1/presence_min_filtered_share of the entries
+// have one: the slot table (4 bytes an entry) then costs more memory than the few filters save
+// time (word_length: 2 filters of 323 blocks took it 260 bytes above BitMagic's memory).
+// Dropping is always safe: a block without a filter is read, never skipped.
+template <class Slots, class Words>
+void drop_scarce_presence(Slots& slots, Words& words, std::uint32_t none) {
+    if (slots.empty()) return;
+    const auto kept = static_cast<std::size_t>(std::count_if(slots.begin(), slots.end(), [none](std::uint32_t s) { return s != none; }));
+    if (kept * thresholds::presence_min_filtered_share >= slots.size()) return;
+    Slots().swap(slots);
+    Words().swap(words);
+}
+
+// presence_at_'s entries: where a filter's words start in presence_words_ (above 2 bits) and
+// how many words its slot has, less one (low 2 bits: a rewritten block reuses a slot as big).
+constexpr std::uint32_t presence_slot(std::size_t at, std::uint32_t words) noexcept {
+    return static_cast<std::uint32_t>(at << 2) | (words - 1);
 }
 
 // The arena's capacity set to `capacity` bytes (at least its size), its bytes moved by one
@@ -128,6 +150,36 @@ block_summary summarize_values(std::span<const std::uint32_t> values, bool is_si
     value_stats st;
     active_kernels().stats(values.data(), values.size(), &st);
     return summary_from_stats(st, is_signed);
+}
+
+presence_filter summarize_presence(std::span<const std::uint32_t> values, const block_summary& s,
+                                   bool is_signed) noexcept {
+    static_assert(thresholds::presence_max_key_span <= 256);  // 8 words of 32 keys: key_presence
+    presence_filter p;
+    // A block's smallest and largest keys occur: spans of 1 or 2 have nothing to skip
+    // (bed_strand's 0/1 blocks), and skipping them costs nothing at encode.
+    if (!s.known() || s.max_key - s.min_key >= thresholds::presence_max_key_span || s.max_key - s.min_key < 2) return p;
+    // key - min_key = (bits ^ bias) - min_key = bits - (min_key ^ bias) (mod 2^32): below the span.
+    const std::uint32_t span = s.max_key - s.min_key + 1;
+    const std::uint32_t words = (span + 31) / 32;
+    const std::uint32_t base = s.min_key ^ key_bias(is_signed);
+    const kernel_table& kernels = active_kernels();
+    std::uint32_t bits[8] = {};
+    const auto too_full = [&] {  // fewer than 1/presence_min_absent_share of the span's keys absent
+        const auto present = static_cast<std::uint32_t>(kernels.popcount_words(bits, words));
+        return (span - present) * thresholds::presence_min_absent_share < span;
+    };
+    std::size_t done = 0;
+    if (span <= thresholds::presence_sample_max_span && values.size() >= 2 * thresholds::presence_sample_values) {
+        kernels.key_presence(values.data(), thresholds::presence_sample_values, base, words, bits);
+        if (too_full()) return p;
+        done = thresholds::presence_sample_values;
+    }
+    kernels.key_presence(values.data() + done, values.size() - done, base, words, bits);
+    if (too_full()) return p;
+    for (std::uint32_t w = 0; w < words; ++w) p.words[w / 2] |= std::uint64_t{bits[w]} << (32 * (w & 1));
+    p.word_count = presence_filter::words_for(s);
+    return p;
 }
 
 std::size_t vector_core::block_count() const noexcept { return entry_of_.size() + (tail_.empty() ? 0 : 1); }
@@ -218,10 +270,32 @@ std::uint32_t vector_core::add_entry(std::uint64_t offset, std::span<const std::
     const auto id = static_cast<std::uint32_t>(entries_.size());
     entries_.push_back(make_entry(offset, bytes));
     summaries_.push_back(summary);
+    if (!presence_at_.empty()) presence_at_.push_back(no_presence);
     hull_.widen(summary);
     refresh_sums(id);
     refresh_side(id, 0);
     return id;
+}
+
+void vector_core::set_presence(std::uint32_t id, const presence_filter& presence) {
+    if (presence_at_.empty()) {
+        if (!presence.some()) return;
+        presence_at_.assign(entries_.size(), no_presence);  // the column's first filter
+    }
+    const std::uint32_t old = presence_at_[id];
+    if (!presence.some()) {
+        presence_at_[id] = no_presence;
+        return;
+    }
+    std::uint32_t slot;
+    if (old != no_presence && (old & 3) + 1 >= presence.word_count) {
+        slot = old;  // as big: rewritten in place
+    } else {
+        slot = presence_slot(presence_words_.size(), presence.word_count);
+        presence_words_.resize(presence_words_.size() + presence.word_count);
+    }
+    std::copy_n(presence.words, presence.word_count, presence_words_.data() + (slot >> 2));
+    presence_at_[id] = slot;
 }
 
 void vector_core::release_entry(std::uint32_t id) noexcept {
@@ -299,6 +373,15 @@ void vector_core::validate() const {
         if (!(summaries_[id] == block_summary::unknown()) &&
             !(summaries_[id] == summarize_values({values, block_values}, signed_)))
             fail(b, "block summary (min, max, sum) disagrees with the block's values");
+        // A filter must say every key of the block present (one that did not would skip it).
+        if (!presence_at_.empty() && presence_at_.size() != entries_.size())
+            fail(b, "presence slots do not match the entries");
+        if (const std::uint64_t* have = presence_of(id); have != nullptr) {
+            const presence_filter expected =
+                summarize_presence({values, block_values}, summaries_[id], signed_);
+            if (!expected.some() || !std::equal(expected.words, expected.words + expected.word_count, have))
+                fail(b, "presence filter disagrees with the block's values");
+        }
         if (e.descriptor.transform() == codec::transform::delta) {
             delta_sums expected{};
             delta_checkpoints(e.descriptor, bytes.data(), expected.data());
@@ -336,8 +419,9 @@ void vector_core::append(std::span<const std::uint32_t> bits) {
     const std::size_t full = tail_.empty() ? bits.size() / block_values : 0;
     if (full != 0) {
         const std::span<const std::uint32_t> source = bits.first(full * block_values);
-        append_blocks(full, [this, source](std::size_t i, std::span<std::byte> out, block_summary& summary) {
-            return encode_summarized(source.subspan(i * block_values, block_values), signed_, out, summary);
+        append_blocks(full, [this, source](std::size_t i, std::span<std::byte> out, block_summary& summary,
+                                           presence_filter& presence) {
+            return encode_summarized(source.subspan(i * block_values, block_values), signed_, out, summary, presence);
         });
         bits = bits.subspan(full * block_values);
     }
@@ -356,8 +440,9 @@ void vector_core::append(std::span<const std::uint32_t> bits) {
 void vector_core::seal_tail() {
     block_buffer encoded;
     block_summary summary;
-    const std::size_t bytes = encode_summarized({tail_.data(), tail_.size()}, signed_, encoded, summary);
-    push_encoded(std::span<const std::byte>(encoded).first(bytes), summary, nullptr);
+    presence_filter presence;
+    const std::size_t bytes = encode_summarized({tail_.data(), tail_.size()}, signed_, encoded, summary, presence);
+    push_encoded(std::span<const std::byte>(encoded).first(bytes), summary, presence, nullptr);
     tail_.clear();
 }
 
@@ -375,11 +460,13 @@ void vector_core::check_encoded_size(std::size_t bytes) {
 }
 
 void vector_core::push_encoded(std::span<const std::byte> bytes, const block_summary& summary,
-                               recent_entries* recent) {
+                               const presence_filter& presence, recent_entries* recent) {
     check_encoded_size(bytes.size());
     const std::uint32_t same = find_same(bytes, no_offset, recent);
     if (same != no_entry) {
         share_entry(same, summary);
+        // Equal bytes, equal values: this copy's filter serves the entry if it had none.
+        if (presence.some() && summaries_[same] == summary && presence_of(same) == nullptr) set_presence(same, presence);
     } else {
         const std::uint64_t offset = arena_.size();
         // resize (default-init bytes) and memcpy: insert through the allocator's construct
@@ -392,20 +479,23 @@ void vector_core::push_encoded(std::span<const std::byte> bytes, const block_sum
         std::memcpy(arena_.data() + offset, own ? arena_.data() + own_at : bytes.data(), bytes.size());
         const std::uint32_t id = add_entry(offset, {arena_.data() + offset, bytes.size()}, summary);
         share_entry(id, summary);
+        if (presence.some()) set_presence(id, presence);
         if (recent != nullptr) recent->id[recent->looked_up] = id;  // find_same found no match: it hashed them
     }
 }
 
 void vector_core::append_encoded_block(std::span<const std::byte> bytes) {
     check_appendable("append_encoded_block");
-    push_encoded(bytes, block_summary::unknown(), nullptr);
+    push_encoded(bytes, block_summary::unknown(), presence_filter{}, nullptr);
     size_ += block_values;
 }
 
 void vector_core::append_encoded_blocks(std::size_t count, const block_writer& write) {
     check_appendable("append_encoded_blocks");
-    append_blocks(count, [&write](std::size_t i, std::span<std::byte> out, block_summary& summary) {
+    append_blocks(count, [&write](std::size_t i, std::span<std::byte> out, block_summary& summary,
+                                  presence_filter& presence) {
         summary = block_summary::unknown();  // bytes from outside the encoder: see block_summary.hpp
+        presence = presence_filter{};
         return write(i, out);
     });
 }
@@ -432,10 +522,11 @@ void vector_core::append_blocks(std::size_t count, const summarized_writer& writ
     if (thread_count() == 1 || count < 2 * encode_batch_blocks) {
         block_buffer encoded;
         block_summary summary;
+        presence_filter presence;
         for (std::size_t i = 0; i < count; ++i) {
-            const std::size_t bytes = write(i, encoded, summary);
+            const std::size_t bytes = write(i, encoded, summary, presence);
             check_encoded_size(bytes);
-            push_encoded(std::span<const std::byte>(encoded).first(bytes), summary, &recent);
+            push_encoded(std::span<const std::byte>(encoded).first(bytes), summary, presence, &recent);
             size_ += block_values;
             reserve_for_rest(i + 1);
         }
@@ -448,6 +539,7 @@ void vector_core::append_blocks(std::size_t count, const summarized_writer& writ
         std::vector<std::byte> bytes;
         std::array<std::uint16_t, encode_batch_blocks> sizes{};
         std::array<block_summary, encode_batch_blocks> summaries{};
+        std::array<presence_filter, encode_batch_blocks> presences{};
     };
     std::vector<batch> batches((std::min(count, encode_window_blocks) + encode_batch_blocks - 1) / encode_batch_blocks);
     for (std::size_t window = 0; window < count; window += encode_window_blocks) {
@@ -460,7 +552,7 @@ void vector_core::append_blocks(std::size_t count, const summarized_writer& writ
                 batch& b = batches[k];
                 b.bytes.clear();
                 for (std::size_t i = 0; i < blocks_of(k); ++i) {
-                    const std::size_t bytes = write(window + k * encode_batch_blocks + i, encoded, b.summaries[i]);
+                    const std::size_t bytes = write(window + k * encode_batch_blocks + i, encoded, b.summaries[i], b.presences[i]);
                     check_encoded_size(bytes);
                     b.sizes[i] = static_cast<std::uint16_t>(bytes);
                     b.bytes.insert(b.bytes.end(), encoded.begin(), encoded.begin() + static_cast<std::ptrdiff_t>(bytes));
@@ -473,7 +565,8 @@ void vector_core::append_blocks(std::size_t count, const summarized_writer& writ
             const batch& b = batches[k];
             std::size_t at = 0;
             for (std::size_t i = 0; i < blocks_of(k); ++i) {
-                push_encoded(std::span<const std::byte>(b.bytes).subspan(at, b.sizes[i]), b.summaries[i], &recent);
+                push_encoded(std::span<const std::byte>(b.bytes).subspan(at, b.sizes[i]), b.summaries[i], b.presences[i],
+                             &recent);
                 size_ += block_values;
                 at += b.sizes[i];
             }
@@ -490,12 +583,15 @@ void vector_core::give_back_growth(std::size_t arena_bytes_before) {
     // there, so the copy costs no more than the append did and appending piece by piece stays
     // linear (later, smaller appends keep the geometric growth).
     const auto spare = [](const auto& v) { return v.capacity() - v.size() > v.size() / 16; };
+    drop_scarce_presence(presence_at_, presence_words_, no_presence);
     if (2 * (arena_.size() - arena_bytes_before) < arena_.size()) return;
     if (spare(arena_)) move_to_capacity(arena_, arena_.size());
     if (spare(entry_of_)) entry_of_.shrink_to_fit();
     if (spare(entries_)) entries_.shrink_to_fit();
     if (spare(sums_)) sums_.shrink_to_fit();
     if (spare(summaries_)) summaries_.shrink_to_fit();
+    if (spare(presence_at_)) presence_at_.shrink_to_fit();
+    if (spare(presence_words_)) presence_words_.shrink_to_fit();
     if (spare(side_at_)) side_at_.shrink_to_fit();
     if (spare(side_data_)) side_data_.shrink_to_fit();
 }
@@ -552,7 +648,8 @@ void vector_core::flush_hot() {
 void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> values) {
     block_buffer encoded;
     block_summary summary;
-    const std::size_t bytes = encode_summarized(values, signed_, encoded, summary);
+    presence_filter presence;
+    const std::size_t bytes = encode_summarized(values, signed_, encoded, summary, presence);
     const std::span<const std::byte> fresh = std::span<const std::byte>(encoded).first(bytes);
     const std::uint32_t id = entry_of_[block];
     const auto equal_to = [&](std::uint32_t other) {
@@ -562,6 +659,7 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
     if (equal_to(id)) {  // unchanged (written back with the values it had)
         if (summaries_[id] == block_summary::unknown()) summaries_[id] = summary;
         hull_.widen(summaries_[id]);
+        if (presence.some() && summaries_[id] == summary && presence_of(id) == nullptr) set_presence(id, presence);
         return;
     }
     for (const std::size_t next : {block - 1, block + 1}) {
@@ -587,6 +685,7 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
         e.set_refs(1);
         summaries_[id] = summary;
         hull_.widen(summary);
+        set_presence(id, presence);  // the new values' filter, or none: never the old values'
         refresh_sums(id);
         refresh_side(id, old_side);
         return;
@@ -596,6 +695,7 @@ void vector_core::store_block(std::size_t block, std::span<const std::uint32_t> 
     arena_.insert(arena_.end(), fresh.begin(), fresh.end());
     const std::uint32_t copy = add_entry(offset, {arena_.data() + offset, bytes}, summary);
     entries_[copy].set_refs(1);
+    set_presence(copy, presence);
     entry_of_[block] = copy;
 }
 
@@ -640,6 +740,13 @@ void vector_core::compact() {
             if (n != sticky_refs) entries[id].set_refs(n + 1);
         }
         dropped = entries.size() != entries_.size() - dead_entries_;
+        // Filters follow their entries' new numbers (those of dropped entries go).
+        if (!presence_at_.empty()) {
+            pod_vector<std::uint32_t> at(entries.size(), no_presence);
+            for (std::size_t id = 0; id < moved.size(); ++id)
+                if (moved[id] != no_entry) at[moved[id]] = presence_at_[id];
+            presence_at_.swap(at);
+        }
         entries_.swap(entries);
         summaries_.swap(summaries);
         sums_.swap(sums);
@@ -656,6 +763,20 @@ void vector_core::compact() {
         }
         arena_.swap(packed);
         garbage_bytes_ = 0;
+    }
+    // Filters packed: words of dropped or rewritten ones go, each slot as big as its filter.
+    drop_scarce_presence(presence_at_, presence_words_, no_presence);
+    if (!presence_at_.empty()) {
+        pod_vector<std::uint64_t> packed;
+        for (std::size_t id = 0; id < presence_at_.size(); ++id) {
+            std::uint32_t& slot = presence_at_[id];
+            if (slot == no_presence) continue;
+            const std::uint32_t words = presence_filter::words_for(summaries_[id]);
+            const std::uint64_t* from = presence_words_.data() + (slot >> 2);
+            slot = presence_slot(packed.size(), words);
+            packed.insert(packed.end(), from, from + words);
+        }
+        presence_words_.swap(packed);
     }
     // The hull exact again: every entry left is in use where renumbered, else none is dead.
     hull_ = key_hull{};
@@ -675,6 +796,8 @@ void vector_core::seal() {
     entry_of_.shrink_to_fit();
     entries_.shrink_to_fit();
     summaries_.shrink_to_fit();
+    presence_at_.shrink_to_fit();
+    presence_words_.shrink_to_fit();
     sums_.shrink_to_fit();
     side_at_.shrink_to_fit();
     side_data_.shrink_to_fit();
@@ -774,6 +897,8 @@ void vector_core::clear() noexcept {
     entries_.clear();
     dead_entries_ = 0;
     summaries_.clear();
+    presence_at_.clear();
+    presence_words_.clear();
     hull_ = key_hull{};
     sums_.clear();
     side_at_.clear();
@@ -827,6 +952,8 @@ void vector_core::swap(vector_core& other) noexcept {
     entries_.swap(other.entries_);
     std::swap(dead_entries_, other.dead_entries_);
     summaries_.swap(other.summaries_);
+    presence_at_.swap(other.presence_at_);
+    presence_words_.swap(other.presence_words_);
     std::swap(hull_, other.hull_);
     sums_.swap(other.sums_);
     side_at_.swap(other.side_at_);
@@ -850,6 +977,8 @@ std::size_t vector_core::memory_bytes() const noexcept {
     return sizeof(*this) + arena_.capacity() + entries_.capacity() * sizeof(block_entry) +
            entry_of_.capacity() * sizeof(std::uint32_t) +
            summaries_.capacity() * sizeof(block_summary) +
+           presence_at_.capacity() * sizeof(std::uint32_t) +
+           presence_words_.capacity() * sizeof(std::uint64_t) +
            sums_.capacity() * sizeof(delta_sums) +
            (side_at_.capacity() + side_data_.capacity()) * sizeof(std::uint32_t) +
            tail_.capacity() * sizeof(std::uint32_t) +
@@ -879,19 +1008,24 @@ vector_stats vector_core::stats() const {
 
 void vector_core::adopt(std::span<const std::byte> arena, std::span<const std::uint64_t> offsets,
                         std::span<const std::uint32_t> sizes, std::span<const std::uint32_t> tail,
-                        std::size_t size, std::span<const block_summary> summaries) {
+                        std::size_t size, std::span<const block_summary> summaries,
+                        std::span<const presence_filter> presences) {
     adopt_filled(
         arena.size(), [&](std::span<std::byte> out) { std::copy(arena.begin(), arena.end(), out.begin()); }, offsets,
-        sizes, tail, size, summaries);
+        sizes, tail, size, summaries, presences);
 }
 
 void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void(std::span<std::byte>)>& fill,
                                std::span<const std::uint64_t> offsets, std::span<const std::uint32_t> sizes,
                                std::span<const std::uint32_t> tail, std::size_t size,
-                               std::span<const block_summary> summaries) {
+                               std::span<const block_summary> summaries,
+                               std::span<const presence_filter> presences) {
     if (!summaries.empty() && summaries.size() != offsets.size())
         throw size_error("bitplane::detail::vector_core::adopt: " + std::to_string(summaries.size()) +
                          " block summaries for " + std::to_string(offsets.size()) + " blocks");
+    if (!presences.empty() && presences.size() != summaries.size())
+        throw size_error("bitplane::detail::vector_core::adopt: " + std::to_string(presences.size()) +
+                         " presence filters for " + std::to_string(summaries.size()) + " block summaries");
     clear();
     arena_.resize(arena_bytes);
     try {
@@ -925,12 +1059,15 @@ void vector_core::adopt_filled(std::size_t arena_bytes, const std::function<void
             used += bytes.size();
         }
         share_entry(id, summary);
+        if (!presences.empty() && presences[b].some() && summaries_[id] == summary && presence_of(id) == nullptr)
+            set_presence(id, presences[b]);
         end = std::max<std::uint64_t>(end, offsets[b] + bytes.size());
     }
     // Repeated blocks stored again (files written before blocks were shared, or not side by
     // side) leave bytes no entry uses: pack the arena so that it holds each block once.
     garbage_bytes_ = arena_bytes > used ? arena_bytes - used : 0;
     if (garbage_bytes_ * 64 > arena_bytes) compact();
+    drop_scarce_presence(presence_at_, presence_words_, no_presence);  // as after an append
     if (!tail.empty()) {
         tail_.reserve(block_values);
         tail_.assign(tail.begin(), tail.end());

@@ -1,7 +1,8 @@
 // The equality lane: an equality (count_eq, find_eq, find_ne) set up once per scan and
 // answered block by block without the generic way of scan_block / count_block, where the
 // block is sealed and either
-// - ruled out (or in, for find_ne) by its summary's [min, max],
+// - ruled out (or in, for find_ne) by its summary's [min, max] or its presence filter
+//   (block_summary.hpp: presence_filter),
 // - a dense interleaved block (all-raw planes stored column by column): the equal_interleaved
 //   kernel, the target's bits by rank from the descriptor,
 // - a dense block of direct planes with list planes (not delta): equal_by_candidates, from the
@@ -65,11 +66,13 @@ struct equality_lane {
     std::uint32_t key = 0;  // the target's key (scan_block.hpp: keys)
     bool is_signed = false;
     bool negate = false;  // find_ne: a block's answer is the complement
+    vector_core::presence_table presence;  // v's presence filters, taken once a scan
 
-    /// The lane of `test` (null kernel where it is no equality or the path has no kernel).
-    [[nodiscard]] static equality_lane of(const scan_test& test) noexcept {
+    /// The lane of `test` over `v` (null kernel where it is no equality or the path has no kernel).
+    [[nodiscard]] static equality_lane of(const scan_test& test, const vector_core& v) noexcept {
         equality_lane e;
         if (test.what != scan_test::kind::interval || test.span != 0) return e;
+        e.presence = v.presences();
         e.kernel = active_kernels().equal_interleaved;
         e.key = test.start;
         e.is_signed = test.is_signed;
@@ -95,6 +98,12 @@ struct equality_lane {
         const std::uint32_t all = static_cast<std::uint32_t>(block_values);
         const block_summary& s = v.sealed_summary(block);
         if (s.known() && (key < s.min_key || key > s.max_key)) {
+            passing = negate ? all : 0;
+            return way::answered;
+        }
+        // Inside [min, max] but absent by the block's presence filter (a categorical column's
+        // rare value): answered before the block's descriptor or bytes are read.
+        if (presence.slots != nullptr && v.sealed_lacks(presence, block, key)) {
             passing = negate ? all : 0;
             return way::answered;
         }

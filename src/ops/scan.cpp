@@ -158,11 +158,12 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
         case detail::block_answer::all: return bitset(v.size(), true);
         case detail::block_answer::some: break;
     }
-    const detail::equality_lane lane = detail::equality_lane::of(test);
+    const detail::equality_lane lane = detail::equality_lane::of(test, v);
     detail::bitset_builder builder(v.size());
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
         detail::bitset_builder::writer out(builder, last);  // places this task's payloads (bitset_builder.cpp)
+        const detail::equality_lane here = lane;  // a copy: its fields stay in registers, not reloaded a block
         plane bits;
         detail::block_answer answer = detail::block_answer::none;
         for (std::size_t b = first; b < last; ++b) {
@@ -170,11 +171,11 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
             // holds the previous block's plane where that was `some`.
             if (!repeats_previous(v, b, first)) {
                 std::uint32_t passing = 0;
-                const detail::equality_lane::way way = lane.answer(v, b, bits, passing);
+                const detail::equality_lane::way way = here.answer(v, b, bits, passing);
                 if (way == detail::equality_lane::way::answered) {
                     answer = answer_of_count(passing);
                 } else if (way == detail::equality_lane::way::listed) {
-                    answer = find_listed(lane, v, b, test, scratch, bits);
+                    answer = find_listed(here, v, b, test, scratch, bits);
                 } else {
                     answer = way == detail::equality_lane::way::by_block ? detail::block_answer::some
                                                                          : answer_by_summary(v, b, test);
@@ -200,15 +201,16 @@ std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& t
         case detail::block_answer::all: return v.size();
         case detail::block_answer::some: break;
     }
-    const detail::equality_lane lane = detail::equality_lane::of(test);
+    const detail::equality_lane lane = detail::equality_lane::of(test, v);
     std::atomic<std::uint64_t> total{0};
     detail::parallel_for(v.block_count(), scan_grain, [&](std::size_t first, std::size_t last) {
         detail::scan_scratch& scratch = thread_scratch();
         std::uint64_t n = 0;
         std::uint32_t previous = 0;  // the previous block's count
+        const detail::equality_lane here = lane;  // a copy: its fields stay in registers, not reloaded a block
         for (std::size_t b = first; b < last; ++b) {
             if (!repeats_previous(v, b, first)) {
-                switch (lane.answer(v, b, scratch.compact, previous)) {
+                switch (here.answer(v, b, scratch.compact, previous)) {
                     case detail::equality_lane::way::answered: break;
                     case detail::equality_lane::way::by_summary:
                         switch (answer_by_summary(v, b, test)) {
@@ -218,7 +220,7 @@ std::uint64_t run_count(const detail::vector_core& v, const detail::scan_test& t
                         }
                         break;
                     case detail::equality_lane::way::by_block: previous = detail::count_block(v, b, test, scratch); break;
-                    case detail::equality_lane::way::listed: previous = count_listed(lane, v, b, test, scratch); break;
+                    case detail::equality_lane::way::listed: previous = count_listed(here, v, b, test, scratch); break;
                 }
             }
             n += previous;

@@ -160,6 +160,12 @@ inline std::uint32_t byte_movemask(const u8<xsimd::avx2>& x, xsimd::avx2) noexce
     return static_cast<std::uint32_t>(_mm256_movemask_epi8(x));
 }
 
+// x << counts, lane by lane; a count of 32 or more gives 0 (vpsllvd), which key_presence relies on.
+inline u32<xsimd::avx2> shift_left_each(const u32<xsimd::avx2>& x, const u32<xsimd::avx2>& counts,
+                                        xsimd::avx2) noexcept {
+    return _mm256_sllv_epi32(x, counts);
+}
+
 // pshufb gathers byte k of the four values in each 128-bit lane into dword k; a dword
 // permute makes qword k hold byte k of the register's eight values; a 4 x 4 qword transpose
 // (unpack + lane permute) then collects byte k of all 32 values in register k.

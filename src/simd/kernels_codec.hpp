@@ -7,6 +7,7 @@
 #error "define BITPLANE_KERNEL_NS before including kernels_codec.hpp (kernels_impl.hpp says why)"
 #endif
 
+#include "codec/thresholds.hpp"
 #include "simd/arch_helpers.hpp"
 #include "simd/kernels.hpp"
 #include "simd/spread_prefetch.hpp"
@@ -400,6 +401,57 @@ void extract_plane(const std::uint32_t* p, const std::uint32_t* select, std::siz
     }
     if (filled != 0) out[written++] = static_cast<std::uint32_t>(window);
     for (; written < words; ++written) out[written] = 0;
+}
+
+// key_presence with W words of keys: a register of values less (base + 32 w) shifts a 1 into
+// word w's accumulator (a count of 32 or more shifts it out). Three instructions a register
+// and word, each word's independent of the others' (a chain of subtractions from one register
+// cost twice the time), the words unrolled so that the accumulators stay in registers (GCC
+// kept 3 or more on the stack: 5x the time).
+template <class A, std::uint32_t W>
+void key_presence_shifted(const std::uint32_t* v, std::size_t count, std::uint32_t base, std::uint32_t* out) noexcept {
+    constexpr std::size_t step = u32<A>::size;
+    const u32<A> one(1u);
+    u32<A> acc[W], from[W];
+#pragma GCC unroll 8
+    for (std::uint32_t w = 0; w < W; ++w) {
+        acc[w] = u32<A>(0u);
+        from[w] = u32<A>(base + 32 * w);
+    }
+    std::size_t i = 0;
+    for (; i + step <= count; i += step) {
+        const u32<A> x = u32<A>::load_unaligned(v + i);
+#pragma GCC unroll 8
+        for (std::uint32_t w = 0; w < W; ++w) acc[w] |= shift_left_each(one, x - from[w], A{});
+    }
+    alignas(64) std::uint32_t lanes[step];
+    for (std::uint32_t w = 0; w < W; ++w) {
+        acc[w].store_aligned(lanes);
+        std::uint32_t any = 0;
+        for (std::size_t k = 0; k < step; ++k) any |= lanes[k];
+        out[w] |= any;
+    }
+    for (; i < count; ++i) {
+        const std::uint32_t k = v[i] - base;
+        out[k >> 5] |= 1u << (k & 31);
+    }
+}
+
+template <class A>
+void key_presence(const std::uint32_t* v, std::size_t count, std::uint32_t base, std::uint32_t words,
+                  std::uint32_t* out) noexcept {
+    if constexpr (u32<A>::size >= 8) {  // SSE2 has no shift by a count a lane
+        static_assert(thresholds::presence_shift_max_words == 5);
+        switch (words) {
+            case 1: return key_presence_shifted<A, 1>(v, count, base, out);
+            case 2: return key_presence_shifted<A, 2>(v, count, base, out);
+            case 3: return key_presence_shifted<A, 3>(v, count, base, out);
+            case 4: return key_presence_shifted<A, 4>(v, count, base, out);
+            case 5: return key_presence_shifted<A, 5>(v, count, base, out);
+            default: break;
+        }
+    }
+    key_presence_bytes(v, count, base, words, out);
 }
 
 }  // namespace bitplane::detail::BITPLANE_KERNEL_NS

@@ -36,6 +36,7 @@ constexpr kernel_table make_table(simd_path path) noexcept {
                         .pair_popcounts = &pair_popcounts<A>,
                         .popcount_words = &popcount_words<A>,
                         .stats = &stats<A>,
+                        .key_presence = &key_presence<A>,
                         .and_popcounts = &and_popcounts<A>,
                         .dot_values = &dot_values<A>,
                         .deposit_plane = &deposit_plane<A>,

@@ -59,6 +59,32 @@ struct key_hull {
     [[nodiscard]] constexpr bool known() const noexcept { return !unknown && min_key <= max_key; }
 };
 
+/// Which keys a sealed block holds, for a block whose keys lie close together: bit k - min_key
+/// of words[] is set where key k occurs (k - min_key < 64 * word_count). An equality scan skips
+/// a block whose filter lacks the target before it reads the block (ops/equality_lane.hpp):
+/// in categorical columns a rare value lies inside most blocks' [min, max] but occurs in few
+/// (issue #13: geoip4_country's rare country in 176 of 188 blocks' ranges, present in 1).
+/// vector_core keeps one in memory only (no file format) for blocks summarize_presence
+/// chose, set wherever the block's summary is made from its values and dropped wherever its
+/// bytes change otherwise; a block without one is never skipped by it.
+struct presence_filter {
+    std::uint64_t words[4] = {};
+    std::uint32_t word_count = 0;  // 0: no filter
+
+    [[nodiscard]] constexpr bool some() const noexcept { return word_count != 0; }
+    /// Words a filter of a block with this summary has: (max_key - min_key) / 64 + 1.
+    [[nodiscard]] static constexpr std::uint32_t words_for(const block_summary& s) noexcept {
+        return (s.max_key - s.min_key) / 64 + 1;
+    }
+    friend bool operator==(const presence_filter&, const presence_filter&) = default;
+};
+
+/// The presence filter of a block of `values` with summary `s`, or none (word_count 0) where
+/// the block's key range is too wide or too few keys in it are absent for a filter to pay
+/// (src/codec/thresholds.hpp: presence_max_key_span, presence_min_absent_share).
+[[nodiscard]] presence_filter summarize_presence(std::span<const std::uint32_t> values, const block_summary& s,
+                                                 bool is_signed) noexcept;
+
 /// The summary of `values` (1 .. 65536 of them; a block has 2048), in one pass of the active
 /// path's stats kernel (src/simd/kernels.hpp, which the encoder runs anyway).
 [[nodiscard]] block_summary summarize_values(std::span<const std::uint32_t> values, bool is_signed) noexcept;
