@@ -1032,7 +1032,7 @@ inline void column_references(std::uint32_t* win, const std::uint32_t* e, std::u
     for (std::uint32_t k = 0; k < n; k += 4) {
         for (std::uint32_t j = k; j < k + 4; ++j) {
             const std::uint32_t r = e[std::min(j, n - 1)];
-            win[r & 31u] ^= win[(r >> 8) & 31u] & (j < n ? ~0u : ~0u);
+            win[r & 31u] ^= win[(r >> 8) & 31u] & (j < n ? ~0u : 0u);
         }
     }
 }
@@ -1052,7 +1052,7 @@ std::uint32_t plan_column_sum(const block_descriptor& d, const std::byte* block,
     const int back = std::max(0, first + 4 - raw_bytes);
     gather_column<1>(win, block, e, g.raw, first - back, 8 * back);
     e += g.raw;
-    gather_column<4>(win, skips, e, g.mapped, static_cast<int>(from / 32), 1);
+    gather_column<4>(win, skips, e, g.mapped, static_cast<int>(from / 32), 0);
     e += g.mapped;
     for (const std::uint32_t* end = e + g.listed; e != end; ++e)
         win[plan_index(*e)] = listed_column(listed_of(skips + plan_low(*e)), *e >> 24, from);
@@ -1068,7 +1068,7 @@ std::uint32_t plan_column_sum(const block_descriptor& d, const std::byte* block,
                                                                                  d.length, from, to, nullptr, 0, block + d.end));
     // Complemented bases, 8 planes a step: lane j of step k flips where bit 8 k + j of the mask is set.
     const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    for (std::uint32_t k = 0; k < 1; ++k) {
+    for (std::uint32_t k = 0; k < 4; ++k) {
         auto* at = reinterpret_cast<__m256i*>(win + 8 * k);
         const __m256i flip = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(plan[0] >> (8 * k))), bit), bit);
         _mm256_store_si256(at, _mm256_xor_si256(_mm256_load_si256(at), flip));
