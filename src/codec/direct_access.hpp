@@ -22,8 +22,10 @@ namespace bitplane::detail {
 /// in one 32-bit column of every plane, forward from the checkpoint before it. 256 bytes a
 /// delta block (0.5 bits a value more than at stride 64). At stride 64 a read counted from the
 /// nearer checkpoint, forward or back: a branch on the position that mispredicted about every
-/// other read (callgrind, 20,000 reads, instructions and mispredicted branches a read, stride
-/// 64 / 32: see the commit "delta checkpoints every 32 positions"). At stride 256 (32 bytes)
+/// other read (callgrind, 20,000 reads, instructions / mispredicted branches a read, stride 64
+/// -> 32 alone: bam_pos 556 / 4.63 -> 527 / 4.05, bed_start 638 / 2.00 -> 610 / 1.54,
+/// geoip4_start 964 / 8.90 -> 930 / 8.35), and its windows of up to 64 positions did not fit
+/// the AVX2 copy's 32-bit columns (value_reader.hpp, plan_column_sum). At stride 256 (32 bytes)
 /// reads took about twice the instructions of stride 64 (bam_pos 2351 -> 1136 a read).
 inline constexpr std::uint32_t delta_checkpoint_stride = 32;
 inline constexpr std::uint32_t delta_checkpoint_count = block_values / delta_checkpoint_stride;
