@@ -46,31 +46,24 @@ struct read_counts {
     // Delta blocks with a plan, by what the AVX2 copy's column reads (value_reader.hpp,
     // plan_column_sum) meet in them:
     std::size_t delta_raw_partial = 0;        // raw planes of a length not a multiple of 32
-    std::size_t delta_positions_short = 0;    // position lists of 1..32 items (positions_column; longer
-                                              // ones, read by payload_window, the planner leaves to gaps)
-    std::size_t delta_runs_short = 0;         // run lists of 0..16 runs (runs_column)
-    std::size_t delta_runs_long = 0;          // ... of more
-    std::size_t delta_mapped = 0;             // gap lists kept as maps (gathered)
+    std::size_t delta_positions = 0;          // position lists
+    std::size_t delta_runs = 0;               // run lists
+    std::size_t delta_mapped = 0;             // gap lists kept as maps
     std::size_t delta_listed = 0;             // gap lists kept as decoded positions (listed_column)
-    std::size_t delta_many_references = 0;    // more than 4 references (column_references' steps)
-    std::size_t delta_complements = 0;        // planes on a complemented base
+    std::size_t delta_references = 0;         // planes stored as differences from others
+    std::size_t delta_high_complements = 0;   // planes 8-31 on a complemented base (the complements' later steps)
 };
 
 // Counts what a delta block's plan holds (read_counts' delta_* members).
 void count_delta_plan(const block_descriptor& d, const std::uint32_t* plan, read_counts& counts) {
     const bitplane::detail::plan_groups g = bitplane::detail::groups_of(plan);
-    const std::uint32_t* e = g.entries + g.raw + g.mapped + g.listed;
     if (g.raw != 0 && d.length % 32 != 0) ++counts.delta_raw_partial;
-    bool short_positions = false, short_runs = false, long_runs = false;
-    for (std::uint32_t k = 0; k < g.positions; ++k, e += 2) short_positions = short_positions || e[1] <= 32;
-    for (std::uint32_t k = 0; k < g.runs; ++k, e += 2) (e[1] <= 16 ? short_runs : long_runs) = true;
-    counts.delta_positions_short += short_positions;
-    counts.delta_runs_short += short_runs;
-    counts.delta_runs_long += long_runs;
+    counts.delta_positions += g.positions != 0;
+    counts.delta_runs += g.runs != 0;
     counts.delta_mapped += g.mapped != 0;
     counts.delta_listed += g.listed != 0;
-    counts.delta_many_references += g.references > 4;
-    counts.delta_complements += plan[0] != 0;
+    counts.delta_references += g.references != 0;
+    counts.delta_high_complements += (plan[0] >> 8) != 0;
 }
 
 // Payload bytes of a gap-list plane or mask (plane_info.bytes counts its descriptor and count).
@@ -619,7 +612,7 @@ TEST(RandomRead, DeltaBlocksWithUnstoredPlanesBetweenStoredOnes) {
     EXPECT_GT(holed, 8u) << "the rounds should give delta blocks with unstored planes between stored ones";
 }
 
-// Delta blocks whose plans hold every kind of plane the AVX2 copy reads a column of at once
+// Delta blocks whose plans hold every kind of plane the AVX2 copy reads a column of
 // (value_reader.hpp, plan_column_sum): steps of random low bits (raw planes), high bits set
 // rarely (position and gap lists), in stretches (run lists), mostly (complemented bases), and
 // blocks of mostly equal steps (sparse, m stored positions: planes not a multiple of 32 long),
@@ -663,13 +656,12 @@ TEST(RandomRead, DeltaBlocksReadByColumnsOfEveryPlaneKind) {
         if (::testing::Test::HasFatalFailure()) return;
     }
     EXPECT_GT(counts.delta_raw_partial, 0u) << "raw planes of a length not a multiple of 32";
-    EXPECT_GT(counts.delta_positions_short, 0u) << "position lists of at most 32 items";
-    EXPECT_GT(counts.delta_runs_short, 0u) << "run lists of at most 16 runs";
-    EXPECT_GT(counts.delta_runs_long, 0u) << "run lists of more than 16 runs";
+    EXPECT_GT(counts.delta_positions, 0u) << "position lists";
+    EXPECT_GT(counts.delta_runs, 0u) << "run lists";
     EXPECT_GT(counts.delta_mapped, 0u) << "gap lists kept as maps";
     EXPECT_GT(counts.delta_listed, 0u) << "gap lists kept as decoded positions";
-    EXPECT_GT(counts.delta_many_references, 0u) << "more than 4 references";
-    EXPECT_GT(counts.delta_complements, 0u) << "planes on a complemented base";
+    EXPECT_GT(counts.delta_references, 0u) << "planes stored as differences from others";
+    EXPECT_GT(counts.delta_high_complements, 0u) << "planes 8-31 on a complemented base";
 }
 
 // vector::operator[] at every index against the values: tails of several lengths (none, 1,

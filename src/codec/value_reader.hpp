@@ -882,14 +882,17 @@ inline std::uint32_t weighted_ones(const std::uint64_t* win, std::uint64_t keep,
 #if defined(__AVX2__)
 // ---- delta reads in the AVX2 copy: one 32-bit column of every plane -----------------------
 // A read's window (delta_value: at most 31 positions from a checkpoint, one column) as 32-bit
-// words, so that raw and mapped planes come 8 a gather (as plan_raw_bits) instead of a loop of
-// one load a plane whose end, the group's count, differs block to block and mispredicted on
-// most reads; the complements are applied 8 planes a step and the count weighs 8 planes a step.
+// words: raw planes one 4-byte load each, short gap lists' decoded positions 8 a step, the
+// complements 8 planes a step and the count 8 planes a step (weighted_ones counts 4 64-bit
+// windows a step). Tried and left out, slower on the dev VM (AMD EPYC, thread CPU time of
+// 200,000 reads, medians of 4 alternated runs) though callgrind counted 1-3 fewer mispredicted
+// branches a read: raw and mapped planes 8 an AVX2 gather (bam_pos 52 -> 56 ns, bed_start
+// 46 -> 55, geoip4_start 73 -> 82), short position and run lists compared at once by masked
+// loads, and the references 4 a step (geoip4_start 73 -> 80).
 
-// Plane windows of one column, by plane number; word plane_count is where lanes past a
-// group's count are written (nothing reads it).
+// Plane windows of one column, by plane number.
 struct column_windows {
-    alignas(32) std::uint32_t win[plane_count + 8];
+    alignas(32) std::uint32_t win[plane_count];
     column_windows() noexcept {
         static_assert(plane_count == 32);
         const __m256i z = _mm256_setzero_si256();
@@ -898,32 +901,6 @@ struct column_windows {
         _mm256_store_si256(at + 3, z);
     }
 };
-
-// The 32-bit words of `count` planes (entries as plan_gathered_bits'), each at `at` (in units
-// of Scale bytes) past its entry's offset and shifted right by `right`, written to
-// win[plane number]: 8 a gather, then 8 stores (lanes past the count to win[plane_count]).
-template <int Scale>
-inline void gather_column(std::uint32_t* win, const void* base, const std::uint32_t* entries, std::uint32_t count,
-                          int at, int right) noexcept {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i offset = _mm256_set1_epi32(at);
-    const __m128i shift = _mm_cvtsi32_si128(right);
-    const __m256i low16 = _mm256_set1_epi32(0xFFFF);
-    const __m256i spare = _mm256_set1_epi32(static_cast<int>(plane_count));
-    for (std::uint32_t k = 0; k < count; k += 8) {
-        const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count - k)), lane);
-        const __m256i e = _mm256_maskload_epi32(reinterpret_cast<const int*>(entries + k), keep);
-        const __m256i offsets = _mm256_add_epi32(_mm256_and_si256(e, low16), offset);
-        const __m256i words = _mm256_srl_epi32(
-            _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), static_cast<const int*>(base), offsets, keep, Scale), shift);
-        const __m256i planes =
-            _mm256_blendv_epi8(spare, _mm256_and_si256(_mm256_srli_epi32(e, 16), _mm256_set1_epi32(31)), keep);
-        alignas(32) std::uint32_t w[8], p[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(w), words);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(p), planes);
-        for (std::uint32_t j = 0; j < 8; ++j) win[p[j]] = w[j];
-    }
-}
 
 // Sum (mod 2^32) of popcount(win[p] & keep) << p over planes 0..31 up to the highest of `live`
 // (the windows of other planes are 0): 8 planes a step (nibble table, then byte sums a lane).
@@ -950,67 +927,9 @@ inline std::uint32_t weighted_ones32(const std::uint32_t* win, std::uint32_t kee
     return static_cast<std::uint32_t>(_mm_cvtsi128_si32(x));
 }
 
-// Short position and run lists in one column, every item at once: a binary search and a walk
-// to the column's end stopped after a number of steps that differs plane to plane, likely
-// mispredicts on every read (bam_pos, geoip4_start: about 1.2 a read). Each item (u16) goes in
-// a 32-bit lane, moved by `from`; a variable shift by 32 or more (items past the column, and
-// those before it, which wrap) gives 0. Masked loads touch only the lanes they keep.
-
-// The lanes [0, 8) below `count` (signed: may be negative).
-inline __m256i lanes_below(int count) noexcept {
-    return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-inline std::uint32_t or_lanes(__m256i w) noexcept {
-    __m128i x = _mm_or_si128(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
-    x = _mm_or_si128(x, _mm_shuffle_epi32(x, 0x4E));
-    x = _mm_or_si128(x, _mm_shuffle_epi32(x, 0xB1));
-    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(x));
-}
-
-// Bits p - from of a position list's items p in [from, from + 32); items 1..column_list_items.
-// Whole pairs of items come 2 a lane (no load past them), an odd count's last item on its own.
-inline constexpr std::uint32_t column_list_items = 32;
-inline std::uint32_t positions_column(const std::byte* payload, std::uint32_t items, std::uint32_t from) noexcept {
-    const __m256i base = _mm256_set1_epi32(static_cast<int>(from));
-    const __m256i one = _mm256_set1_epi32(1);
-    const auto pairs = static_cast<int>(items / 2);
-    __m256i w = _mm256_setzero_si256();
-    for (int k = 0; k < 2; ++k) {
-        const __m256i keep = lanes_below(pairs - 8 * k);
-        const __m256i x = _mm256_maskload_epi32(reinterpret_cast<const int*>(payload + 32 * k), keep);
-        const __m256i low = _mm256_sllv_epi32(one, _mm256_sub_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0xFFFF)), base));
-        const __m256i high = _mm256_sllv_epi32(one, _mm256_sub_epi32(_mm256_srli_epi32(x, 16), base));
-        w = _mm256_or_si256(w, _mm256_and_si256(_mm256_or_si256(low, high), keep));
-    }
-    const std::uint32_t last = load_le<std::uint16_t>(payload + 2 * (items - 1)) - from;
-    return or_lanes(w) | (last < 32 ? 1u << last : 0u);
-}
-
-// Bits p - from of a run list's runs [start, end) in [from, from + 32); runs 0..column_runs,
-// 8 (one a lane) a masked load.
-inline constexpr std::uint32_t column_runs = 16;
-inline std::uint32_t runs_column(const std::byte* payload, std::uint32_t items, std::uint32_t from) noexcept {
-    const __m256i base = _mm256_set1_epi32(static_cast<int>(from));
-    const __m256i one = _mm256_set1_epi32(1);
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i most = _mm256_set1_epi32(32);
-    __m256i w = zero;
-    for (int k = 0; k < 2; ++k) {
-        const __m256i keep = lanes_below(static_cast<int>(items) - 8 * k);
-        const __m256i x = _mm256_maskload_epi32(reinterpret_cast<const int*>(payload + 32 * k), keep);
-        // Bounds relative to the column, clamped to [0, 32]; bits below b are (1 << b) - 1, all
-        // 32 where b is 32 (the shift then gives 0). Lanes not loaded are 0, an empty run.
-        const __m256i start = _mm256_min_epi32(
-            _mm256_max_epi32(_mm256_sub_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0xFFFF)), base), zero), most);
-        const __m256i end = _mm256_min_epi32(_mm256_max_epi32(_mm256_sub_epi32(_mm256_srli_epi32(x, 16), base), zero), most);
-        w = _mm256_or_si256(w, _mm256_andnot_si256(_mm256_sub_epi32(_mm256_sllv_epi32(one, start), one),
-                                                   _mm256_sub_epi32(_mm256_sllv_epi32(one, end), one)));
-    }
-    return or_lanes(w);
-}
-
 // listed_window for one column: 8 decoded positions a 32-bit step (twice listed_window's 4).
+// A position p sets bit p - from; one before the column wraps, one past it (or the pad) shifts
+// by 32 or more: both give 0.
 inline std::uint32_t listed_column(const std::uint16_t* at, std::uint32_t n, std::uint32_t from) noexcept {
     if (n == 0) return 0;  // an empty list (a loaded file may hold one) has no entries to load
     const __m256i base = _mm256_set1_epi32(static_cast<int>(from));
@@ -1022,19 +941,10 @@ inline std::uint32_t listed_column(const std::uint16_t* at, std::uint32_t n, std
             w = _mm256_or_si256(w, _mm256_sllv_epi32(one, _mm256_sub_epi32(p, base)));
         }
     }
-    return or_lanes(w);
-}
-
-// A plan's references (`n` entries at `e`, decode order) on windows by plane number, 4 a step:
-// a loop of one a step mispredicted its end (the count differs block to block) on most reads.
-// Steps past the last entry repeat it with nothing XORed in.
-inline void column_references(std::uint32_t* win, const std::uint32_t* e, std::uint32_t n) noexcept {
-    for (std::uint32_t k = 0; k < n; k += 4) {
-        for (std::uint32_t j = k; j < k + 4; ++j) {
-            const std::uint32_t r = e[std::min(j, n - 1)];
-            win[r & 31u] ^= win[(r >> 8) & 31u] & (j < n ? ~0u : 0u);
-        }
-    }
+    __m128i x = _mm_or_si128(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
+    x = _mm_or_si128(x, _mm_shuffle_epi32(x, 0x4E));
+    x = _mm_or_si128(x, _mm_shuffle_epi32(x, 0xB1));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(x));
 }
 
 // plan_window_sum for a window inside one 32-bit column (from a multiple of 32, to - from <= 32).
@@ -1050,22 +960,19 @@ std::uint32_t plan_column_sum(const block_descriptor& d, const std::byte* block,
     const auto raw_bytes = static_cast<int>(payload_size(payload_kind::raw, 0, d.length));
     const auto first = static_cast<int>(from / 8);
     const int back = std::max(0, first + 4 - raw_bytes);
-    gather_column<1>(win, block, e, g.raw, first - back, 8 * back);
-    e += g.raw;
-    gather_column<4>(win, skips, e, g.mapped, static_cast<int>(from / 32), 0);
-    e += g.mapped;
+    const std::byte* const column = block + (first - back);
+    const unsigned right = 8u * static_cast<unsigned>(back);
+    for (const std::uint32_t* end = e + g.raw; e != end; ++e)
+        win[plan_index(*e)] = load_le<std::uint32_t>(column + plan_low(*e)) >> right;
+    for (const std::uint32_t* end = e + g.mapped; e != end; ++e) win[plan_index(*e)] = skips[plan_low(*e) + from / 32];
     for (const std::uint32_t* end = e + g.listed; e != end; ++e)
         win[plan_index(*e)] = listed_column(listed_of(skips + plan_low(*e)), *e >> 24, from);
     for (const std::uint32_t* end = e + 2 * g.positions; e != end; e += 2)
-        win[plan_index(e[0])] = e[1] - 1 < column_list_items
-                                    ? positions_column(block + plan_low(e[0]), e[1], from)
-                                    : static_cast<std::uint32_t>(payload_window(payload_kind::positions, block + plan_low(e[0]),
-                                                                                 e[1], d.length, from, to, nullptr, 0, block + d.end));
+        win[plan_index(e[0])] = static_cast<std::uint32_t>(payload_window(
+            payload_kind::positions, block + plan_low(e[0]), e[1], d.length, from, to, nullptr, 0, block + d.end));
     for (const std::uint32_t* end = e + 2 * g.runs; e != end; e += 2)
-        win[plan_index(e[0])] = e[1] <= column_runs
-                                    ? runs_column(block + plan_low(e[0]), e[1], from)
-                                    : static_cast<std::uint32_t>(payload_window(payload_kind::runs, block + plan_low(e[0]), e[1],
-                                                                                 d.length, from, to, nullptr, 0, block + d.end));
+        win[plan_index(e[0])] = static_cast<std::uint32_t>(
+            payload_window(payload_kind::runs, block + plan_low(e[0]), e[1], d.length, from, to, nullptr, 0, block + d.end));
     // Complemented bases, 8 planes a step: lane j of step k flips where bit 8 k + j of the mask is set.
     const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     for (std::uint32_t k = 0; k < 4; ++k) {
@@ -1073,7 +980,7 @@ std::uint32_t plan_column_sum(const block_descriptor& d, const std::byte* block,
         const __m256i flip = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(plan[0] >> (8 * k))), bit), bit);
         _mm256_store_si256(at, _mm256_xor_si256(_mm256_load_si256(at), flip));
     }
-    column_references(win, e, g.references);
+    for (const std::uint32_t* end = e + g.references; e != end; ++e) win[*e & 31u] ^= win[*e >> 8];
     return weighted_ones32(win, keep, d.live);
 }
 #endif
