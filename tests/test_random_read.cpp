@@ -43,7 +43,28 @@ struct read_counts {
     std::size_t filtered_blocks = 0;     // plans with a filter of list positions (read_plan_filter)
     std::size_t default_blocks = 0;      // ... whose plan has only lists (one residual outside it)
     std::size_t wide_filter_blocks = 0;  // ... of more than 64 positions
+    // Delta blocks with a plan, by what the AVX2 copy's column reads (value_reader.hpp,
+    // plan_column_sum) meet in them:
+    std::size_t delta_raw_partial = 0;        // raw planes of a length not a multiple of 32
+    std::size_t delta_positions = 0;          // position lists
+    std::size_t delta_runs = 0;               // run lists
+    std::size_t delta_mapped = 0;             // gap lists kept as maps
+    std::size_t delta_listed = 0;             // gap lists kept as decoded positions (listed_column)
+    std::size_t delta_references = 0;         // planes stored as differences from others
+    std::size_t delta_high_complements = 0;   // planes 8-31 on a complemented base (the complements' later steps)
 };
+
+// Counts what a delta block's plan holds (read_counts' delta_* members).
+void count_delta_plan(const block_descriptor& d, const std::uint32_t* plan, read_counts& counts) {
+    const bitplane::detail::plan_groups g = bitplane::detail::groups_of(plan);
+    if (g.raw != 0 && d.length % 32 != 0) ++counts.delta_raw_partial;
+    counts.delta_positions += g.positions != 0;
+    counts.delta_runs += g.runs != 0;
+    counts.delta_mapped += g.mapped != 0;
+    counts.delta_listed += g.listed != 0;
+    counts.delta_references += g.references != 0;
+    counts.delta_high_complements += (plan[0] >> 8) != 0;
+}
 
 // Payload bytes of a gap-list plane or mask (plane_info.bytes counts its descriptor and count).
 std::uint32_t gaps_payload_bytes(const bitplane::codec::plane_info& p) {
@@ -143,6 +164,7 @@ void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_co
         if (bitplane::detail::filter_chunks(plan.data()) != 0 && bitplane::detail::filter_has_default(plan.data()))
             ++counts.default_blocks;
         if (bitplane::detail::filter_chunks(plan.data()) > 4) ++counts.wide_filter_blocks;
+        if (d.transform() == bitplane::codec::transform::delta) count_delta_plan(d, plan.data(), counts);
     }
     std::vector<std::uint32_t> vector_side(bitplane::detail::read_side_words(d, block.data()));
     bitplane::detail::read_side(d, block.data(), vector_side.data());
@@ -588,6 +610,58 @@ TEST(RandomRead, DeltaBlocksWithUnstoredPlanesBetweenStoredOnes) {
         if (::testing::Test::HasFatalFailure()) return;
     }
     EXPECT_GT(holed, 8u) << "the rounds should give delta blocks with unstored planes between stored ones";
+}
+
+// Delta blocks whose plans hold every kind of plane the AVX2 copy reads a column of
+// (value_reader.hpp, plan_column_sum): steps of random low bits (raw planes), high bits set
+// rarely (position and gap lists), in stretches (run lists), mostly (complemented bases), and
+// blocks of mostly equal steps (sparse, m stored positions: planes not a multiple of 32 long),
+// some steps negative, lengths that are and are not multiples of 32.
+TEST(RandomRead, DeltaBlocksReadByColumnsOfEveryPlaneKind) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("random-read-delta-columns"));
+    read_counts counts;
+    for (int round = 0; round < 160; ++round) {
+        const std::uint32_t length = round % 4 == 3 ? 1 + static_cast<std::uint32_t>(rng() % 2048) : 2048;
+        const unsigned low_bits = static_cast<unsigned>(rng() % 6);  // raw planes (none: 0)
+        const bool sparse = round % 5 == 2;                           // most steps equal
+        // Three high planes, each set rarely, in stretches or mostly.
+        unsigned plane[3];
+        unsigned per_mille[3];
+        unsigned stretch[3];
+        for (int h = 0; h < 3; ++h) {
+            plane[h] = low_bits + 1 + static_cast<unsigned>(rng() % 14);
+            const unsigned kind = static_cast<unsigned>(rng() % 4);
+            per_mille[h] = kind == 0 ? 2 + static_cast<unsigned>(rng() % 30)
+                           : kind == 1 ? 30 + static_cast<unsigned>(rng() % 200)
+                           : kind == 2 ? 500
+                                       : 960 + static_cast<unsigned>(rng() % 40);
+            stretch[h] = kind == 2 ? 16 + static_cast<unsigned>(rng() % 200) : 1;
+        }
+        std::vector<std::uint32_t> values(length);
+        std::uint32_t at = static_cast<std::uint32_t>(rng());
+        bool on[3] = {false, false, false};
+        for (std::uint32_t i = 0; i < length; ++i) {
+            std::uint32_t step = static_cast<std::uint32_t>(rng()) & ((1u << low_bits) - 1);
+            for (int h = 0; h < 3; ++h) {
+                if (i % stretch[h] == 0) on[h] = rng() % 1000 < per_mille[h];
+                if (on[h]) step |= 1u << plane[h];
+            }
+            if (sparse && rng() % 8 != 0) step = 0;
+            if (round % 7 == 6 && rng() % 64 == 0) step = 0u - static_cast<std::uint32_t>(rng() % 7);
+            at += step;
+            values[i] = at;
+        }
+        expect_reads(values, round % 2 == 1, counts, "round " + std::to_string(round) + " length " + std::to_string(length));
+        if (::testing::Test::HasFatalFailure()) return;
+    }
+    EXPECT_GT(counts.delta_raw_partial, 0u) << "raw planes of a length not a multiple of 32";
+    EXPECT_GT(counts.delta_positions, 0u) << "position lists";
+    EXPECT_GT(counts.delta_runs, 0u) << "run lists";
+    EXPECT_GT(counts.delta_mapped, 0u) << "gap lists kept as maps";
+    EXPECT_GT(counts.delta_listed, 0u) << "gap lists kept as decoded positions";
+    EXPECT_GT(counts.delta_references, 0u) << "planes stored as differences from others";
+    EXPECT_GT(counts.delta_high_complements, 0u) << "planes 8-31 on a complemented base";
 }
 
 // vector::operator[] at every index against the values: tails of several lengths (none, 1,

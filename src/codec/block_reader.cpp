@@ -23,6 +23,32 @@ using reader_portable::skip_entries;
 using reader_portable::window_sum;
 
 void delta_checkpoints(const block_descriptor& d, const std::byte* block, std::uint32_t* out) noexcept {
+    static_assert(delta_checkpoint_stride == 32 && plane_words == delta_checkpoint_count);  // a column a checkpoint
+    if (!d.sparse()) {
+        // Dense blocks: the stored planes rebuilt once (the decoder's rebuild; the bytes are the
+        // library's own or validated) and counted a column at a time. A window walk for each of
+        // the 64 checkpoints walked every plane's payload 64 times: callgrind, the vector of
+        // bam_pos built (vector_core::append), 61.2M instructions with 32 checkpoints a block
+        // walked, 92.9M with 64 walked, 53.3M with 64 counted from the rebuilt planes. (Dense
+        // delta blocks have no all-one plane, their smallest residual being 0; the loop keeps
+        // window_sum's sum for any block.)
+        plane planes[plane_count];
+        plane mask;
+        rebuild_planes(expand_descriptor(d, block, d.length), {block, d.end}, 0, planes, mask);
+        std::uint32_t sum = 0;
+        for (std::uint32_t k = 0; k < delta_checkpoint_count; ++k) {
+            const std::uint32_t from = k * delta_checkpoint_stride;
+            if (from < d.length) {
+                const std::uint32_t n = std::min<std::uint32_t>(delta_checkpoint_stride, d.length - from);
+                const std::uint32_t keep = n == 32 ? ~0u : (1u << n) - 1;
+                for (std::uint32_t ones = d.ones; ones; ones &= ones - 1) sum += n << std::countr_zero(ones);
+                for (std::uint32_t live = d.live; live; live &= live - 1)
+                    sum += reader_portable::ones_in(planes[std::countr_zero(live)][k] & keep) << std::countr_zero(live);
+            }
+            out[k] = sum;
+        }
+        return;
+    }
     std::uint32_t sum = 0;
     for (std::uint32_t k = 0; k < delta_checkpoint_count; ++k) {
         const std::uint32_t from = k * delta_checkpoint_stride;

@@ -297,10 +297,11 @@ private:
     static constexpr std::uint32_t no_entry = static_cast<std::uint32_t>(-1);
     static constexpr std::uint64_t no_offset = static_cast<std::uint64_t>(-1);
 
-    // Delta blocks: sums of residuals at every 64 positions (codec/direct_access.hpp), so that
-    // a random read counts at most 32 positions. Indexed like entries_; empty while no entry
-    // is delta, and possibly shorter than entries_ (no delta entry beyond its end).
-    using delta_sums = std::array<std::uint32_t, 32>;
+    // Delta blocks: sums of residuals at every 32 positions (codec/direct_access.hpp,
+    // delta_checkpoint_stride), so that a random read counts at most 31 positions. Indexed like
+    // entries_; empty while no entry is delta, and possibly shorter than entries_ (no delta
+    // entry beyond its end).
+    using delta_sums = std::array<std::uint32_t, 64>;
     void refresh_sums(std::uint32_t id);
     [[nodiscard]] const std::uint32_t* sums_of(std::uint32_t id) const noexcept {
         return id < sums_.size() ? sums_[id].data() : nullptr;
