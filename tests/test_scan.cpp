@@ -690,6 +690,102 @@ TEST(ScanKernels, EqualInterleavedMatchesReferenceOnEveryPath) {
     }
 }
 
+// The equal_interleaved kernel at its early exits (rows of more than 16 planes settle on their
+// bottom 16 first; fixed-stride folds of 5-7 and 9-32 planes on AVX2), every plane count 1..32,
+// from the block's values: the target present in no row, in one (the last column's last bit,
+// or the first), in some, and in every row; near misses that agree with the target on every
+// plane but one (the top plane, the last of the first 16, the first after them), placed in the
+// last row; a block where every value agrees with the target on its bottom 16 planes (no group
+// exits early) and only some on the rest. Words and the count against a plain loop.
+TEST(ScanKernels, EqualInterleavedEarlyExitBoundariesOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    const path_guard guard;
+    for (const simd_path path : bitplane_test::paths_to_sweep()) {
+        SCOPED_TRACE(std::string(bitplane::to_string(path)));
+        bitplane::set_simd_path(path);
+        const auto& kernels = bitplane::detail::active_kernels();
+        if (kernels.equal_interleaved == nullptr) continue;
+        std::mt19937_64 rng(case_seed("equal-interleaved-exits", static_cast<std::uint64_t>(path)));
+        for (std::uint32_t stored = 1; stored <= 32; ++stored) {
+            const std::uint32_t mask = stored == 32 ? ~0u : (1u << stored) - 1u;
+            const std::uint32_t top = 1u << (stored - 1);
+            const std::uint32_t target = static_cast<std::uint32_t>(rng()) & mask;
+            // Flips that make a near miss: one plane each (top, rank 15, rank 16 where they exist).
+            std::vector<std::uint32_t> flips = {top};
+            if (stored > 15) flips.push_back(1u << 15);
+            if (stored > 16) flips.push_back(1u << 16);
+            for (int scenario = 0; scenario < 7; ++scenario) {
+                std::vector<std::uint32_t> values(block_values);
+                for (auto& x : values) {
+                    x = static_cast<std::uint32_t>(rng()) & mask;
+                    if (x == target) x ^= top;
+                }
+                const std::uint32_t last = block_values - 1;
+                switch (scenario) {
+                    case 0:  // none: near misses only, one in the last bit
+                        for (std::uint32_t i = 0; i < 64; ++i) values[rng() % block_values] = target ^ flips[i % flips.size()];
+                        values[last] = target ^ flips.back();
+                        break;
+                    case 1:  // one, in the last column's last bit; near misses before it in that row
+                        for (std::uint32_t i = 0; i < flips.size(); ++i) values[last - 1 - i] = target ^ flips[i];
+                        values[last] = target;
+                        break;
+                    case 2:  // one, at position 0; a near miss in the last bit
+                        values[0] = target;
+                        values[last] = target ^ top;
+                        break;
+                    case 3:  // some: random positions, and the whole last row
+                        for (std::uint32_t i = 0; i < 100; ++i) values[rng() % block_values] = target;
+                        for (std::uint32_t i = last - 31; i <= last; ++i) values[i] = target;
+                        break;
+                    case 4:  // all
+                        for (auto& x : values) x = target;
+                        break;
+                    case 5:  // all but the last bit, which misses by its top plane
+                        for (auto& x : values) x = target;
+                        values[last] = target ^ top;
+                        break;
+                    default:  // every value agrees on the bottom 16 planes; some on all
+                        for (auto& x : values) {
+                            x = (x & ~0xFFFFu) | (target & 0xFFFFu);
+                            if (rng() % 8 == 0) x = target;
+                        }
+                        values[last] = stored > 16 ? target ^ top : target;
+                        break;
+                }
+                // The payload: row c holds word c of each plane, rank 0 first (block_layout.hpp).
+                std::vector<std::uint8_t> payload(std::size_t{stored} * plane_words * 4);
+                for (std::uint32_t c = 0; c < plane_words; ++c)
+                    for (std::uint32_t p = 0; p < stored; ++p) {
+                        std::uint32_t w = 0;
+                        for (std::uint32_t i = 0; i < 32; ++i) w |= ((values[32 * c + i] >> p) & 1u) << i;
+                        std::memcpy(payload.data() + (std::size_t{c} * stored + p) * 4, &w, 4);
+                    }
+                SCOPED_TRACE("planes " + std::to_string(stored) + " scenario " + std::to_string(scenario));
+                std::vector<std::uint32_t> eq(plane_words, 0x5EC7E7u);
+                const std::uint32_t n = kernels.equal_interleaved(payload.data(), stored, target, eq.data());
+                std::uint32_t count = 0;
+                for (std::uint32_t c = 0; c < plane_words; ++c) {
+                    std::uint32_t want = 0;
+                    for (std::uint32_t i = 0; i < 32; ++i) want |= static_cast<std::uint32_t>(values[32 * c + i] == target) << i;
+                    ASSERT_EQ(eq[c], want) << "word " << c;
+                    count += static_cast<std::uint32_t>(std::popcount(want));
+                }
+                ASSERT_EQ(n, count);
+                if (scenario == 0) {
+                    ASSERT_EQ(n, 0u);
+                }
+                if (scenario == 1) {
+                    ASSERT_EQ(n, 1u);
+                }
+                if (scenario == 4) {
+                    ASSERT_EQ(n, static_cast<std::uint32_t>(block_values));
+                }
+            }
+        }
+    }
+}
+
 // The optional narrow_planes kernel (where a path has one) against the definition, word by
 // word: 0..32 planes at odd addresses (a plane's 256 bytes ending where the buffer ends),
 // flips of 0 and ~0, eq fresh or given (dense, sparse, empty), planes of every density, and

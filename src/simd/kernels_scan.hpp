@@ -9,11 +9,13 @@
 #include "codec/thresholds.hpp"
 #include "simd/kernels_codec.hpp"
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 namespace bitplane::detail::BITPLANE_KERNEL_NS {
 
@@ -301,15 +303,22 @@ void compare_interleaved(const compare_job& job, std::uint32_t* eq, std::uint32_
 // (Full >= 1), they are read by a plain load of the row's last 8 words, overlapping the
 // register before (an AND does not mind a rank twice), with want's last 8 ranks; a masked load
 // cost bed_name's 19 planes two uops a row more. Shorter rows take the masked load.
-template <std::uint32_t Full, bool Tail, bool Count = false>
-std::uint32_t fold_interleaved_rows(const std::uint8_t* base, std::size_t stride, std::size_t words,
-                                    const std::uint32_t* want, std::uint32_t rest, std::uint32_t* eq) noexcept {
+//
+// The body takes the want registers as the row's registers meet them (wants[Full]: the tail's,
+// from rank tail_at / 4 on) and is inlined into two callers: fold_interleaved_rows, where the
+// stride is known only at run time, and fold_fixed_rows, where it is a constant.
+template <std::uint32_t Full, bool Tail>
+constexpr std::size_t fold_tail_at(std::uint32_t rest) noexcept {
+    return Tail && Full >= 1 ? 32 * std::size_t{Full} + 4 * std::size_t{rest} - 32 : 32 * std::size_t{Full};
+}
+
+template <std::uint32_t Full, bool Tail, bool Count>
+[[gnu::always_inline]] inline std::uint32_t fold_rows_body(const std::uint8_t* base, std::size_t stride,
+                                                           std::size_t words, const __m256i (&wants)[Full + 1],
+                                                           std::uint32_t rest, std::uint32_t* eq) noexcept {
     [[maybe_unused]] __m256i counts = _mm256_setzero_si256();
-    __m256i wants[Full + 1];
-    for (std::uint32_t v = 0; v < Full; ++v) wants[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(want + 8 * v));
     constexpr bool overlap = Tail && Full >= 1;
-    const std::size_t tail_at = overlap ? 32 * std::size_t{Full} + 4 * std::size_t{rest} - 32 : 32 * std::size_t{Full};
-    if constexpr (Tail) wants[Full] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(want + tail_at / 4));
+    const std::size_t tail_at = fold_tail_at<Full, Tail>(rest);
     [[maybe_unused]] const __m256i rest_mask =
         _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(rest)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     // thresholds.hpp: rows of more than 16 planes settle on their bottom 16 first.
@@ -362,6 +371,16 @@ std::uint32_t fold_interleaved_rows(const std::uint8_t* base, std::size_t stride
     }
     if constexpr (Count) return sum_bytes(counts);
     return 0;
+}
+
+template <std::uint32_t Full, bool Tail, bool Count = false>
+std::uint32_t fold_interleaved_rows(const std::uint8_t* base, std::size_t stride, std::size_t words,
+                                    const std::uint32_t* want, std::uint32_t rest, std::uint32_t* eq) noexcept {
+    __m256i wants[Full + 1];
+    for (std::uint32_t v = 0; v < Full; ++v) wants[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(want + 8 * v));
+    if constexpr (Tail)
+        wants[Full] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(want + fold_tail_at<Full, Tail>(rest) / 4));
+    return fold_rows_body<Full, Tail, Count>(base, stride, words, wants, rest, eq);
 }
 
 // fold_interleaved_rows for rows of `stored` words (1..32), want as it takes it.
@@ -501,6 +520,43 @@ std::uint32_t fold_short_rows(const std::uint8_t* base, std::uint32_t bits, std:
     return sum_bytes(counts);
 }
 
+// The fold of fold_interleaved_rows over a whole payload of rows of Stored planes (5-7, 9-32),
+// with the stride a constant and the want registers made from `bits` in registers: with the
+// stride known only at run time GCC kept 8 row pointers (6 of them spilled, reloaded in the
+// second part) and the want masks went through an array on the stack and a dispatch by
+// plane count: bed_name (19 planes) count_eq 683 -> 585 instructions a block, the fold's
+// loop ~410 of them (callgrind AVX2; the group loop is 51 instructions for 8 rows).
+template <std::uint32_t Stored>
+std::uint32_t fold_fixed_rows(const std::uint8_t* payload, std::uint32_t bits, std::uint32_t* eq) noexcept {
+    constexpr std::uint32_t full = Stored / 8, rest = Stored % 8;
+    constexpr bool tail = rest != 0;
+    // ~0 where the target's bit of rank r is 0; ranks past Stored read as 0 here, so lanes past
+    // a short row (the masked load's 0s) count as equal.
+    const std::uint64_t ranks = std::uint64_t{bits} & ((std::uint64_t{1} << Stored) - 1);
+    const __m256i lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const auto want_from = [&](std::size_t rank) {
+        const __m256i b = _mm256_set1_epi32(static_cast<int>((ranks >> rank) & 0xFFu));
+        return _mm256_cmpeq_epi32(_mm256_and_si256(b, lane_bits), _mm256_setzero_si256());
+    };
+    __m256i wants[full + 1];
+    for (std::uint32_t v = 0; v < full; ++v) wants[v] = want_from(8 * v);
+    if constexpr (tail) wants[full] = want_from(fold_tail_at<full, tail>(rest) / 4);
+    return fold_rows_body<full, tail, true>(payload, 4 * std::size_t{Stored}, plane_words, wants, rest, eq);
+}
+
+// The fold by plane count (1..32): fold_short_rows where it takes the rows, else fold_fixed_rows.
+using equal_fold_fn = std::uint32_t (*)(const std::uint8_t*, std::uint32_t, std::uint32_t*) noexcept;
+template <std::uint32_t Stored>
+constexpr equal_fold_fn equal_fold_for() noexcept {
+    if constexpr (Stored <= 4 || Stored == 8) return &fold_short_rows<Stored>;
+    else return &fold_fixed_rows<Stored>;
+}
+template <std::uint32_t... K>
+constexpr std::array<equal_fold_fn, sizeof...(K)> make_equal_folds(std::integer_sequence<std::uint32_t, K...>) noexcept {
+    return {equal_fold_for<K + 1>()...};
+}
+inline constexpr auto equal_folds = make_equal_folds(std::make_integer_sequence<std::uint32_t, plane_count>{});
+
 // equal_interleaved of the kernel table (kernels.hpp): the fold above over a whole payload,
 // from the target's bits by rank, with its popcount. An equality on an interleaved block
 // (ops/scan_block.cpp) called compare_planes with a compare_job (200 bytes to fill, and the
@@ -512,25 +568,7 @@ inline std::uint32_t equal_interleaved(const std::uint8_t* payload, std::uint32_
         for (std::size_t c = 0; c < plane_words; ++c) eq[c] = ~0u;
         return static_cast<std::uint32_t>(block_values);
     }
-    switch (stored) {
-        case 1: return fold_short_rows<1>(payload, bits, eq);
-        case 2: return fold_short_rows<2>(payload, bits, eq);
-        case 3: return fold_short_rows<3>(payload, bits, eq);
-        case 4: return fold_short_rows<4>(payload, bits, eq);
-        case 8: return fold_short_rows<8>(payload, bits, eq);
-        default: break;
-    }
-    // want[r] = ~0 where the target's bit of rank r is 0 (ranks past stored too), 8 ranks a
-    // compare: a rank at a time cost bed_name's 19 planes about 100 instructions a block.
-    alignas(32) std::uint32_t want[plane_count + 8];
-    const std::uint64_t ranks = std::uint64_t{bits} & ((std::uint64_t{1} << stored) - 1);
-    const __m256i lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    for (std::uint32_t v = 0; v <= stored / 8; ++v) {
-        const __m256i b = _mm256_set1_epi32(static_cast<int>((ranks >> (8 * v)) & 0xFFu));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(want + 8 * v),
-                           _mm256_cmpeq_epi32(_mm256_and_si256(b, lane_bits), _mm256_setzero_si256()));
-    }
-    return fold_interleaved<true>(payload, 4 * std::size_t{stored}, plane_words, want, stored, eq);
+    return equal_folds[stored - 1](payload, bits, eq);
 }
 
 // pack_marks of the kernel table (kernels.hpp): a word a movemask of 32 bytes, where SSE2
