@@ -9,6 +9,7 @@
 // - a value written into a block (in place, into a shared block, through the write-back block
 //   and after its flush), compact() after many writes, resize() and load(save()) never leave a
 //   stale filter: the value written is then found.
+#include "scan_equality_check.hpp"
 #include "test_support.hpp"
 
 #include "codec/thresholds.hpp"
@@ -32,6 +33,7 @@
 namespace {
 
 using bitplane_test::case_seed;
+using bitplane_test::check_equality_against_loop;
 using bitplane_test::on_every_path;
 namespace th = bitplane::detail::thresholds;
 
@@ -82,18 +84,6 @@ template <class T>
     return ::testing::AssertionSuccess();
 }
 
-// count_eq, find_eq, find_ne of `x` against a plain loop.
-template <class T>
-void check_target(const bitplane::vector<T>& v, const std::vector<T>& values, T x) {
-    SCOPED_TRACE("target " + std::to_string(x));
-    std::vector<std::uint64_t> want, want_ne;
-    for (std::size_t i = 0; i < values.size(); ++i) (values[i] == x ? want : want_ne).push_back(i);
-    ASSERT_EQ(bitplane::count_eq(v, x), want.size());
-    const bitplane::bitset eq = bitplane::find_eq(v, x);
-    ASSERT_EQ(std::vector<std::uint64_t>(eq.begin(), eq.end()), want);
-    const bitplane::bitset ne = bitplane::find_ne(v, x);
-    ASSERT_EQ(std::vector<std::uint64_t>(ne.begin(), ne.end()), want_ne);
-}
 
 // Every key from 2 below the column's smallest to 2 above its largest (spans are small).
 template <class T>
@@ -101,7 +91,7 @@ void check_all_keys(const bitplane::vector<T>& v, const std::vector<T>& values) 
     if (values.empty()) return;
     const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
     for (std::int64_t x = static_cast<std::int64_t>(*lo) - 2; x <= static_cast<std::int64_t>(*hi) + 2; ++x) {
-        check_target(v, values, static_cast<T>(x));
+        check_equality_against_loop(v, values, static_cast<T>(x));
         if (::testing::Test::HasFatalFailure()) return;
     }
 }
@@ -139,7 +129,7 @@ TYPED_TEST(PresenceFilterTest, ScansAgainstPlainLoopOnEveryPath) {
         }
         const std::vector<T> none;
         const bitplane::vector<T> empty{std::span<const T>(none)};
-        check_target(empty, none, T{0});
+        check_equality_against_loop(empty, none, T{0});
     });
 }
 
@@ -177,9 +167,9 @@ TYPED_TEST(PresenceFilterTest, WrittenValuesAreFoundOnEveryPath) {
             }
             values[at] = x;
             v.set(at, x);
-            check_target(v, values, x);  // through the write-back block
+            check_equality_against_loop(v, values, x);  // through the write-back block
             if (round % 2 == 0) v.seal();  // flushed (and compacted)
-            check_target(v, values, x);
+            check_equality_against_loop(v, values, x);
             ASSERT_TRUE(filters_match(v, values, false));
         }
         v.seal();
@@ -227,14 +217,14 @@ TYPED_TEST(PresenceFilterTest, CopiesWrittenApartOnEveryPath) {
             const std::size_t at = b * bv + bv / 2;
             changed[at] = x;
             copy.set(at, x);
-            check_target(copy, changed, x);
-            check_target(original, values, x);
+            check_equality_against_loop(copy, changed, x);
+            check_equality_against_loop(original, values, x);
             copy.seal();
             copy.validate();
             ASSERT_TRUE(filters_match(copy, changed, true));
-            check_target(copy, changed, x);
+            check_equality_against_loop(copy, changed, x);
             ASSERT_TRUE(filters_match(original, values, true));
-            check_target(original, values, x);
+            check_equality_against_loop(original, values, x);
         }
     });
 }

@@ -9,6 +9,7 @@
 // targets at each block's smallest and largest value, at a block's first and last position,
 // inside a block's [min, max] but absent (only even values held), just outside it, and on
 // blocks held for writes (the write-back block, whose summary and bytes are stale).
+#include "scan_equality_check.hpp"
 #include "test_support.hpp"
 
 #include <bitplane/scan.hpp>
@@ -27,6 +28,7 @@
 namespace {
 
 using bitplane_test::case_seed;
+using bitplane_test::check_equality_against_loop;
 using bitplane_test::on_every_path;
 
 constexpr std::size_t bv = bitplane::block_values;
@@ -53,15 +55,8 @@ void append_block(std::vector<std::uint32_t>& bits, int kind, std::size_t count,
 template <class T>
 void check(const bitplane::vector<T>& v, const std::vector<T>& values, const std::vector<std::uint32_t>& targets) {
     for (const std::uint32_t target_bits : targets) {
-        const T x = std::bit_cast<T>(target_bits);
-        SCOPED_TRACE("target " + std::to_string(x));
-        std::vector<std::uint64_t> want, want_ne;
-        for (std::size_t i = 0; i < values.size(); ++i) (values[i] == x ? want : want_ne).push_back(i);
-        ASSERT_EQ(bitplane::count_eq(v, x), want.size());
-        const bitplane::bitset eq = bitplane::find_eq(v, x);
-        ASSERT_EQ(std::vector<std::uint64_t>(eq.begin(), eq.end()), want);
-        const bitplane::bitset ne = bitplane::find_ne(v, x);
-        ASSERT_EQ(std::vector<std::uint64_t>(ne.begin(), ne.end()), want_ne);
+        check_equality_against_loop(v, values, std::bit_cast<T>(target_bits));
+        if (::testing::Test::HasFatalFailure()) return;
     }
 }
 
