@@ -191,7 +191,10 @@ TEST(BitsetEdit, RangesOnBlockAndWordEdgesEveryPath) {
                         ASSERT_EQ(original.count_range(begin, end), prefix[end] - prefix[begin]) << begin << ".." << end;
                         ASSERT_EQ(original.contains_range(begin, end), prefix[end] - prefix[begin] == end - begin);
                         for (int op = 0; op < 3; ++op) {
-                            if ((x + y + op) % 2 != 0 && n > 10000 && !(x == 0 || y + 1 == e.size())) continue;
+                            // Large sets: inner ranges sampled (every other one; under a
+                            // sanitizer every fourth: 158 s in the CI's ASan stage otherwise).
+                            const std::size_t stride = quick_mode() ? 4 : 2;
+                            if ((x + y + op) % stride != 0 && n > 10000 && !(x == 0 || y + 1 == e.size())) continue;
                             ref_bits ref = start;
                             bitset s = original;
                             for (std::uint64_t i = begin; i < end; ++i) ref[i] = op == 0 ? true : op == 1 ? false : !ref[i];
