@@ -260,7 +260,31 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
     // map, lists of 100-250) 925K / 706K; geoip4_size rare (three raw planes, short lists)
     // 195K / 231K.
     bool any = c.n != 0;
-    for (std::uint32_t i = 0; any && i < g.raw; ++i) {  // (length + 7) / 8 bytes: candidates are below length
+    bool narrowed = false;
+    // Many candidates against raw planes and maps: those planes narrowed in one pass of the
+    // narrow_planes kernel (a load, XOR and AND a register a plane), then each candidate read
+    // once in the result, where reading every plane at each candidate costs ~7 instructions a
+    // candidate and plane (thresholds::equal_candidates_narrow_min).
+    const std::uint32_t raw_planes_count = g.raw + g.mapped;
+    if (any && raw_planes_count != 0 && c.n >= thresholds::equal_candidates_narrow_min && length == block_values) {
+        const kernel_table& k = active_kernels();
+        if (k.narrow_planes != nullptr) {
+            alignas(64) std::uint32_t eq[plane_words];
+            const std::uint8_t* planes[plane_count];
+            std::uint32_t flips[plane_count];
+            for (std::uint32_t i = 0; i < raw_planes_count; ++i) {
+                const std::uint32_t e = g.entries[i];
+                planes[i] = i < g.raw ? reinterpret_cast<const std::uint8_t*>(bytes + plan_low(e))
+                                      : reinterpret_cast<const std::uint8_t*>(skips + plan_low(e));
+                flips[i] = ((keeps >> plan_index(e)) & 1u) != 0 ? 0u : ~0u;
+            }
+            any = k.narrow_planes(eq, planes, flips, raw_planes_count, true) &&
+                  c.keep_if([&eq](std::uint32_t p) { return ((eq[p >> 5] >> (p & 31u)) & 1u) != 0; });
+            if (!any) c.n = 0;
+            narrowed = true;
+        }
+    }
+    for (std::uint32_t i = 0; !narrowed && any && i < g.raw; ++i) {  // (length + 7) / 8 bytes: candidates are below length
         const std::uint32_t e = g.entries[i];
         const std::byte* at = bytes + plan_low(e);
         const std::uint32_t keep = (keeps >> plan_index(e)) & 1u;
@@ -268,7 +292,7 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
             return ((static_cast<std::uint32_t>(at[p >> 3]) >> (p & 7u)) & 1u) == keep;
         });
     }
-    for (std::uint32_t i = 0; any && i < g.mapped; ++i) {  // a whole block's 64 words
+    for (std::uint32_t i = 0; !narrowed && any && i < g.mapped; ++i) {  // a whole block's 64 words
         const std::uint32_t e = g.entries[g.raw + i];
         const std::uint32_t* map = skips + plan_low(e);
         const std::uint32_t keep = (keeps >> plan_index(e)) & 1u;
