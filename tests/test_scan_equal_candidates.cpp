@@ -167,14 +167,15 @@ TEST(ScanEqualCandidates, ListHeavyBlocksAgainstPlainLoopOnEveryPath) {
     EXPECT_GT(from_clearing, 0u) << "no block answered by clearing lists";
 }
 
-// Many candidates against raw planes (equal_candidates.cpp: from
-// thresholds::equal_candidates_narrow_min on, the raw planes and gap maps of a whole block are
-// narrowed in one kernel pass on the AVX2 and AVX-512 paths, each candidate then read once in
-// the result): random low planes (raw), a plane set at a few percent of the positions (a gap
-// list that keeps its positions for targets with that bit: tens of candidates), a denser one
-// (a longer gap list, or its map) and a frame of reference from a high constant. Each block's
-// answer from its kept plan or one built as a scan builds it, against a plain loop, then
-// count_eq / find_eq / find_ne over the vector, on every path; whole blocks and a tail.
+// Many candidates against raw planes (equal_candidates.cpp: where the candidates are many for
+// the block's raw planes and gap maps, thresholds::equal_candidates_narrow_min_reads, those
+// planes are narrowed in one kernel pass on the AVX2 and AVX-512 paths and each candidate read
+// once in the result): random low planes (raw), a plane set at a few percent of the positions
+// (a gap list that keeps its positions for targets with that bit: tens of candidates), a
+// denser one (a longer gap list, or its map) and a frame of reference from a high constant.
+// Each block's answer from its kept plan or one built as a scan builds it, against a plain
+// loop, then count_eq / find_eq / find_ne over the vector, on every path; whole blocks and a
+// tail.
 TEST(ScanEqualCandidates, ManyCandidatesAgainstRawPlanesOnEveryPath) {
     BITPLANE_SEED_TRACE();
     namespace d = bitplane::detail;
@@ -223,8 +224,12 @@ TEST(ScanEqualCandidates, ManyCandidatesAgainstRawPlanesOnEveryPath) {
                                                        values.data() + b * 2048, x, b))
                             continue;
                         ASSERT_FALSE(HasFailure());
-                        if ((x & sparse) != 0 && with_bit >= 2 * d::thresholds::equal_candidates_narrow_min &&
-                            d::groups_of(plan).raw != 0 && desc.length == 2048)
+                        // As equal_candidates.cpp decides (the sparse bit's list is the shortest that keeps).
+                        const d::plan_groups g = d::groups_of(plan);
+                        if ((x & sparse) != 0 && desc.length == 2048 && g.raw + g.mapped != 0 &&
+                            with_bit * (std::min(g.raw, 2u) + g.mapped) >=
+                                d::thresholds::equal_candidates_narrow_min_reads +
+                                    d::thresholds::equal_candidates_narrow_plane_reads * (g.raw + g.mapped))
                             ++many;
                     }
                 }

@@ -268,9 +268,12 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
     // Many candidates against raw planes and maps: those planes narrowed in one pass of the
     // narrow_planes kernel (a load, XOR and AND a register a plane), then each candidate read
     // once in the result, where reading every plane at each candidate costs ~7 instructions a
-    // candidate and plane (thresholds::equal_candidates_narrow_min).
+    // candidate and plane (thresholds::equal_candidates_narrow_min_reads: the estimate).
     const std::uint32_t raw_planes_count = g.raw + g.mapped;
-    if (any && raw_planes_count != 0 && c.n >= thresholds::equal_candidates_narrow_min && length == block_values) {
+    if (any && raw_planes_count != 0 && length == block_values &&
+        c.n * (std::min(g.raw, 2u) + g.mapped) >=
+            thresholds::equal_candidates_narrow_min_reads +
+                thresholds::equal_candidates_narrow_plane_reads * raw_planes_count) {
         const kernel_table& k = active_kernels();
         if (k.narrow_planes != nullptr) {
             alignas(64) std::uint32_t eq[plane_words];
