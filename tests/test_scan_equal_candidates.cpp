@@ -8,6 +8,7 @@
 #include "equal_candidates_check.hpp"
 
 #include "codec/direct_access.hpp"
+#include "codec/thresholds.hpp"
 #include "ops/equal_candidates.hpp"
 #include "ops/scan_block.hpp"
 
@@ -164,4 +165,87 @@ TEST(ScanEqualCandidates, ListHeavyBlocksAgainstPlainLoopOnEveryPath) {
     EXPECT_GT(planned, 0u) << "no block with a read plan: equal_by_candidates is not reached";
     EXPECT_GT(from_candidates, 0u) << "no block answered from a list's candidates";
     EXPECT_GT(from_clearing, 0u) << "no block answered by clearing lists";
+}
+
+// Many candidates against raw planes (equal_candidates.cpp: where the candidates are many for
+// the block's raw planes and gap maps, thresholds::equal_candidates_narrow_min_reads, those
+// planes are narrowed in one kernel pass on the AVX2 and AVX-512 paths and each candidate read
+// once in the result): random low planes (raw), a plane set at a few percent of the positions
+// (a gap list that keeps its positions for targets with that bit: tens of candidates), a
+// denser one (a longer gap list, or its map) and a frame of reference from a high constant.
+// Each block's answer from its kept plan or one built as a scan builds it, against a plain
+// loop, then count_eq / find_eq / find_ne over the vector, on every path; whole blocks and a
+// tail.
+TEST(ScanEqualCandidates, ManyCandidatesAgainstRawPlanesOnEveryPath) {
+    BITPLANE_SEED_TRACE();
+    namespace d = bitplane::detail;
+    constexpr std::uint32_t sparse = 1u << 13;
+    std::size_t many = 0;  // blocks answered for a target with the sparse bit, from enough candidates
+    for (const std::size_t n : {std::size_t{2048}, std::size_t{4 * 2048 + 777}}) {
+        for (const double sparse_share : {0.005, 0.03, 0.12}) {
+            SCOPED_TRACE("n " + std::to_string(n) + " share " + std::to_string(sparse_share));
+            std::mt19937_64 rng(case_seed("scan-equal-many-candidates", static_cast<std::uint64_t>(1000 * sparse_share), n));
+            std::bernoulli_distribution sparse_bit(sparse_share), denser_bit(0.25);
+            std::vector<std::uint32_t> values(n);
+            for (std::uint32_t& v : values)
+                v = 0x40000u | static_cast<std::uint32_t>(rng() & 0x3Fu) | (sparse_bit(rng) ? sparse : 0u) |
+                    (denser_bit(rng) ? 1u << 11 : 0u);
+            const bitplane::vector<std::uint32_t> packed(values.begin(), values.end());
+            // Present values with the sparse bit (candidates from its list), absent ones
+            // beside them, and values without it (its list clears).
+            std::vector<std::uint32_t> xs;
+            for (std::size_t i = 0; i < n; i += 97) {
+                xs.push_back(values[i] | sparse);
+                xs.push_back((values[i] | sparse) ^ 1u);
+                xs.push_back(values[i] & ~sparse);
+            }
+            std::sort(xs.begin(), xs.end());
+            xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+            const auto& core = packed.core();
+            auto scratch = std::make_unique<d::scan_scratch>();
+            on_every_path([&] {
+                for (std::size_t b = 0; b < core.sealed_block_count(); ++b) {
+                    const d::block_descriptor& desc = core.sealed_descriptor(b);
+                    if (desc.sparse() || desc.transform() == bitplane::codec::transform::delta ||
+                        desc.transform() == bitplane::codec::transform::zigzag)
+                        continue;
+                    const std::uint32_t* side = core.sealed_read_side(b);
+                    const std::byte* bytes = core.sealed_block(b, {}).data();
+                    std::uint32_t built[d::read_plan_max_unfiltered_words];
+                    const std::uint32_t* plan = d::side_plan(side);
+                    if (plan == nullptr && d::unfiltered_read_plan(desc, bytes, built)) plan = built;
+                    if (plan == nullptr) continue;
+                    std::uint32_t with_bit = 0;
+                    for (std::size_t i = b * 2048; i < std::min(n, b * 2048 + 2048); ++i) with_bit += (values[i] & sparse) != 0;
+                    for (const std::uint32_t x : xs) {
+                        const std::uint32_t target = x - desc.for_base();
+                        if (((target ^ desc.ones) & ~desc.live) != 0) continue;  // the caller answers these
+                        if (!check_equal_by_candidates(desc, bytes, plan, d::side_gaps(side), target, scratch->marks,
+                                                       values.data() + b * 2048, x, b))
+                            continue;
+                        ASSERT_FALSE(HasFailure());
+                        // As equal_candidates.cpp decides (the sparse bit's list is the shortest that keeps).
+                        const d::plan_groups g = d::groups_of(plan);
+                        if ((x & sparse) != 0 && desc.length == 2048 && g.raw + g.mapped != 0 &&
+                            with_bit * (std::min(g.raw, 2u) + g.mapped) >=
+                                d::thresholds::equal_candidates_narrow_min_reads +
+                                    d::thresholds::equal_candidates_narrow_plane_reads * (g.raw + g.mapped))
+                            ++many;
+                    }
+                }
+                for (const std::uint32_t x : xs) {
+                    std::uint64_t expected = 0;
+                    std::vector<std::uint64_t> at;
+                    for (std::size_t i = 0; i < n; ++i)
+                        if (values[i] == x) ++expected, at.push_back(i);
+                    ASSERT_EQ(bitplane::count_eq(packed, x), expected) << "value " << x;
+                    const bitplane::bitset eq = bitplane::find_eq(packed, x);
+                    ASSERT_TRUE(std::equal(eq.begin(), eq.end(), at.begin(), at.end())) << "value " << x;
+                    ASSERT_EQ(bitplane::find_ne(packed, x).count(), n - expected) << "value " << x;
+                }
+            });
+            if (HasFatalFailure()) return;
+        }
+    }
+    EXPECT_GT(many, 0u) << "no block answered from many candidates against raw planes";
 }

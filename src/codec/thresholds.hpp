@@ -305,6 +305,19 @@ inline constexpr std::uint32_t equal_candidates_max = 256;
 // candidate, else walked alongside them (a search costs about 4 instructions a halving, a
 // walk about 3.5 an item: bam_mapq rare 1.27M -> 0.97M instructions with searches at 8).
 inline constexpr std::uint32_t equal_candidates_search_ratio = 8;
+// Where reading the candidates plane by plane would take at least
+//   equal_candidates_narrow_min_reads + equal_candidates_narrow_plane_reads x (raw planes + maps)
+// candidate reads, estimated as candidates x (min(raw planes, 2) + maps) (a raw plane halves
+// the candidates, a gap map that clears keeps most), the raw planes and gap maps of a whole
+// block are narrowed in one kernel pass (narrow_planes: AVX2, AVX-512) and each candidate read
+// once in its result (~7 instructions a candidate read, ~26 a plane in the kernel). count_eq
+// instructions a call, callgrind, AVX2, main / kernel from 4 candidates / this rule (fixed part
+// and per plane 8 and 1; 16 and 4; 0 and 2): geoip4_size rare 214.1K / 142.8K / 146.2K
+// (147.8K; 145.8K), bam_tlen rare 132.8K / 138.9K / 133.7K (133.4K; 133.4K), bam_tlen frequent
+// 1267K / 1148K / 1155K (1214K; 1158K). (From 4 candidates on whatever the planes: bam_tlen rare,
+// a few candidates against ~9 raw planes, +4.4%.)
+inline constexpr std::uint32_t equal_candidates_narrow_plane_reads = 1;
+inline constexpr std::uint32_t equal_candidates_narrow_min_reads = 8;
 // Where no list keeps its positions, lists of more positions than this in all (u16 slots of gap
 // lists kept as positions, list items) are marked in a byte map and packed once, fewer are
 // cleared bit by bit in the equality's words. count_eq instructions a call, callgrind, AVX2

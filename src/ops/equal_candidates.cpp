@@ -206,15 +206,13 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
 
     // The shortest list that keeps its positions (positions lists and gap lists kept as
     // positions; a run list may cover a whole block) is the candidates' source.
-    std::uint32_t stored = 0;
+    std::uint32_t list_planes = 0;
     const std::uint32_t* source = nullptr;
     bool source_listed = false;
     std::uint32_t shortest = max_candidates + 1;
-    for (const std::uint32_t* e = g.entries; e != listed_entries; ++e) stored |= 1u << plan_index(*e);
-    const std::uint32_t raw_planes = stored;  // read as raw words: raw payloads and gap maps
     for (std::uint32_t i = 0; i < g.listed; ++i) {
         const std::uint32_t e = listed_entries[i], j = plan_index(e);
-        stored |= 1u << j;
+        list_planes |= 1u << j;
         if (((keeps >> j) & 1u) != 0 && (e >> 24) < shortest) {
             source = listed_entries + i;
             source_listed = true;
@@ -223,7 +221,7 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
     }
     for (std::uint32_t i = 0; i < g.positions + g.runs; ++i) {
         const std::uint32_t e = pair_entries[2 * i], j = plan_index(e);
-        stored |= 1u << j;
+        list_planes |= 1u << j;
         if (i < g.positions && ((keeps >> j) & 1u) != 0 && pair_entries[2 * i + 1] < shortest) {
             source = pair_entries + 2 * i;
             source_listed = false;
@@ -231,15 +229,21 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
         }
     }
     // A live plane with no payload is its base: where that differs from the target's bit,
-    // no residual equals the target.
-    if ((keeps & d.live & ~stored) != 0) {
-        count = 0;
-        if (out != nullptr) std::fill_n(out, plane_words, 0u);
-        return true;
+    // no residual equals the target. A block's plan has an entry for each live plane but
+    // those (a vector's blocks are validated: one descriptor a live plane), so the raw
+    // entries' planes are gathered only where it has fewer entries than live planes (a loop
+    // over them cost bam_tlen's ~9 raw planes ~60 instructions a block, count_eq frequent).
+    if (g.raw + g.mapped + g.listed + g.positions + g.runs != d.stored) {
+        std::uint32_t stored = list_planes;
+        for (const std::uint32_t* e = g.entries; e != listed_entries; ++e) stored |= 1u << plan_index(*e);
+        if ((keeps & d.live & ~stored) != 0) {
+            count = 0;
+            if (out != nullptr) std::fill_n(out, plane_words, 0u);
+            return true;
+        }
     }
     if (source == nullptr) {
         // Lists that keep only their positions, all too long to be candidates: the word-wise way.
-        const std::uint32_t list_planes = stored & ~raw_planes;
         if ((keeps & list_planes) != 0) return false;
         return clear_lists(g, bytes, skips, keeps, length, marks, out, count);
     }
@@ -260,7 +264,34 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
     // map, lists of 100-250) 925K / 706K; geoip4_size rare (three raw planes, short lists)
     // 195K / 231K.
     bool any = c.n != 0;
-    for (std::uint32_t i = 0; any && i < g.raw; ++i) {  // (length + 7) / 8 bytes: candidates are below length
+    bool narrowed = false;
+    // Many candidates against raw planes and maps: those planes narrowed in one pass of the
+    // narrow_planes kernel (a load, XOR and AND a register a plane), then each candidate read
+    // once in the result, where reading every plane at each candidate costs ~7 instructions a
+    // candidate and plane (thresholds::equal_candidates_narrow_min_reads: the estimate).
+    const std::uint32_t raw_planes_count = g.raw + g.mapped;
+    if (any && raw_planes_count != 0 && length == block_values &&
+        c.n * (std::min(g.raw, 2u) + g.mapped) >=
+            thresholds::equal_candidates_narrow_min_reads +
+                thresholds::equal_candidates_narrow_plane_reads * raw_planes_count) {
+        const kernel_table& k = active_kernels();
+        if (k.narrow_planes != nullptr) {
+            alignas(64) std::uint32_t eq[plane_words];
+            const std::uint8_t* planes[plane_count];
+            std::uint32_t flips[plane_count];
+            for (std::uint32_t i = 0; i < raw_planes_count; ++i) {
+                const std::uint32_t e = g.entries[i];
+                planes[i] = i < g.raw ? reinterpret_cast<const std::uint8_t*>(bytes + plan_low(e))
+                                      : reinterpret_cast<const std::uint8_t*>(skips + plan_low(e));
+                flips[i] = ((keeps >> plan_index(e)) & 1u) != 0 ? 0u : ~0u;
+            }
+            any = k.narrow_planes(eq, planes, flips, raw_planes_count, true) &&
+                  c.keep_if([&eq](std::uint32_t p) { return ((eq[p >> 5] >> (p & 31u)) & 1u) != 0; });
+            if (!any) c.n = 0;
+            narrowed = true;
+        }
+    }
+    for (std::uint32_t i = 0; !narrowed && any && i < g.raw; ++i) {  // (length + 7) / 8 bytes: candidates are below length
         const std::uint32_t e = g.entries[i];
         const std::byte* at = bytes + plan_low(e);
         const std::uint32_t keep = (keeps >> plan_index(e)) & 1u;
@@ -268,7 +299,7 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
             return ((static_cast<std::uint32_t>(at[p >> 3]) >> (p & 7u)) & 1u) == keep;
         });
     }
-    for (std::uint32_t i = 0; any && i < g.mapped; ++i) {  // a whole block's 64 words
+    for (std::uint32_t i = 0; !narrowed && any && i < g.mapped; ++i) {  // a whole block's 64 words
         const std::uint32_t e = g.entries[g.raw + i];
         const std::uint32_t* map = skips + plan_low(e);
         const std::uint32_t keep = (keeps >> plan_index(e)) & 1u;
