@@ -578,6 +578,30 @@ void expect_saves_as_from_positions(const bitset& s, const ref_bits& ref) {
     ASSERT_EQ(got, want);
 }
 
+// How a test hands a plane to a writer: set_block, or set_block_counted with the plane's
+// count (as the scans do where their kernel counted it: a sparse plane goes straight to its
+// positions) or with a wrong non-zero one, which may cost time but never change the block.
+enum class handing { plain, counted, miscounted };
+
+void hand(bitplane::detail::bitset_builder::writer& out, std::size_t b, const bitplane::plane& p, handing how) {
+    const auto count = static_cast<std::uint32_t>(bitplane::detail::popcount(p));
+    switch (how) {
+        case handing::plain: out.set_block(b, p); break;
+        case handing::counted: out.set_block_counted(b, p, count); break;
+        case handing::miscounted:
+            if (count == 0) {
+                out.set_block(b, p);  // a count of 0 says empty
+            } else {
+                out.set_block_counted(b, p, count % 2 == 0 ? count - 1 : count + 1);
+            }
+            break;
+    }
+}
+
+const char* name_of(handing how) {
+    return how == handing::plain ? "set_block" : how == handing::counted ? "set_block_counted" : "miscounted";
+}
+
 void expect_builder_saves_as_from_positions(const ref_bits& ref) {
     {
         bitplane::detail::bitset_builder builder(ref.size());
@@ -588,13 +612,17 @@ void expect_builder_saves_as_from_positions(const ref_bits& ref) {
     // The same blocks through one writer, as a scan's task: a block after one stored as runs
     // is counted with its transitions (stats_transitions) and its runs payload taken from them,
     // whatever it turns out to be (runs again, raw, positions, full, empty, a partial last block).
-    SCOPED_TRACE("one writer");
-    bitplane::detail::bitset_builder builder(ref.size());
-    {
-        bitplane::detail::bitset_builder::writer out(builder, builder.block_count());
-        for (std::size_t b = 0; b < builder.block_count(); ++b) out.set_block(b, block_of(ref, b));
+    // Also with each plane's count handed over (or a wrong one).
+    for (const handing how : {handing::plain, handing::counted, handing::miscounted}) {
+        SCOPED_TRACE(std::string("one writer, ") + name_of(how));
+        bitplane::detail::bitset_builder builder(ref.size());
+        {
+            bitplane::detail::bitset_builder::writer out(builder, builder.block_count());
+            for (std::size_t b = 0; b < builder.block_count(); ++b) hand(out, b, block_of(ref, b), how);
+        }
+        expect_saves_as_from_positions(builder.finish(), ref);
+        if (::testing::Test::HasFatalFailure()) return;
     }
-    expect_saves_as_from_positions(builder.finish(), ref);
 }
 
 // Dense blocks stored as runs (written from the block's transitions): 1 .. 63 runs, runs
@@ -633,6 +661,67 @@ TEST(BitsetBuilder, DenseBlocksWithFewRunsSaveAsFromPositions) {
                 SCOPED_TRACE("n=" + std::to_string(n) + " round " + std::to_string(round));
                 expect_builder_saves_as_from_positions(ref);
             }
+        }
+    });
+}
+
+// runs_of_positions (a counted sparse block's runs, SSE2) against a plain count of the
+// positions that do not follow their predecessor: every length 1 .. 200 (full steps of 8 and
+// tails), runs of width 1 .. 4 and lone positions, position 0 and 2047, with the slots past n
+// holding what an extraction leaves there (ascending values that would extend the last run).
+TEST(BitsetBuilder, RunsOfPositionsMatchAPlainCount) {
+    BITPLANE_SEED_TRACE();
+    std::mt19937_64 rng(case_seed("runs-of-positions"));
+    for (std::uint32_t n = 1; n <= 200; ++n) {
+        for (int round = 0; round < 20; ++round) {
+            bitplane::detail::position_buffer<256> buffer;
+            std::uint16_t* p = buffer.data();
+            const std::uint32_t widest = 1 + static_cast<std::uint32_t>(rng() % 4);
+            std::uint32_t at = round % 3 == 0 ? 0 : static_cast<std::uint32_t>(rng() % 8);
+            for (std::uint32_t i = 0; i < n;) {
+                const std::uint32_t width = 1 + static_cast<std::uint32_t>(rng() % widest);
+                for (std::uint32_t k = 0; k < width && i < n; ++k, ++i) p[i] = static_cast<std::uint16_t>(at++);
+                at += 1 + static_cast<std::uint32_t>(rng() % 3);
+            }
+            if (round % 5 == 1 && p[n - 1] < 2047) {  // the last position at 2047
+                const auto shift = static_cast<std::uint16_t>(2047 - p[n - 1]);
+                for (std::uint32_t i = 0; i < n; ++i) p[i] = static_cast<std::uint16_t>(p[i] + shift);
+            }
+            for (std::uint32_t i = n; i < n + bitplane::detail::position_slack; ++i)
+                p[i] = static_cast<std::uint16_t>(p[n - 1] + 1 + (i - n));
+            std::uint32_t expected = 1;
+            for (std::uint32_t i = 1; i < n; ++i) expected += p[i] != p[i - 1] + 1u;
+            ASSERT_EQ(bitplane::detail::runs_of_positions(p, n), expected) << "n=" << n << " round " << round;
+        }
+    }
+}
+
+// Sparse blocks whose runs lie at the line between positions and runs (4 runs against 2 count:
+// runs = count / 2 - 1, count / 2, count / 2 + 1, count 2 .. 127), through the builder and its
+// writers with and without their counts: the saved bytes equal from_positions'.
+TEST(BitsetBuilder, SparseBlocksAtThePositionsRunsLineSaveAsFromPositions) {
+    BITPLANE_SEED_TRACE();
+    on_every_path([] {
+        std::mt19937_64 rng(case_seed("positions-runs-line"));
+        const std::size_t n = 6 * 2048 + 1500;
+        for (int round = 0; round < 12; ++round) {
+            ref_bits ref(n);
+            for (std::size_t b = 0; b * block_values < n; ++b) {
+                const std::uint32_t len = bitplane::detail::block_length(n, b);
+                const std::uint32_t count = 2 + static_cast<std::uint32_t>(rng() % 126);
+                const std::uint32_t runs = std::clamp<std::uint32_t>(count / 2 + static_cast<std::uint32_t>(rng() % 3) - 1, 1, count);
+                // `runs` runs of widths summing to `count`, apart by gaps of 1 .. 8.
+                std::vector<std::uint32_t> widths(runs, 1);
+                for (std::uint32_t extra = count - runs; extra > 0; --extra) ++widths[rng() % runs];
+                std::uint32_t at = static_cast<std::uint32_t>(rng() % 64);
+                for (const std::uint32_t w : widths) {
+                    for (std::uint32_t k = 0; k < w && at < len; ++k) ref[b * block_values + at++] = true;
+                    at += 1 + static_cast<std::uint32_t>(rng() % 8);
+                }
+            }
+            SCOPED_TRACE("round " + std::to_string(round));
+            expect_builder_saves_as_from_positions(ref);
+            if (::testing::Test::HasFatalFailure()) return;
         }
     });
 }
@@ -709,18 +798,18 @@ TEST(BitsetBuilder, FromSeveralThreads) {
 // other tasks (old payloads superseded, the arena overflowing). Writers told where their
 // blocks end (`told_end`, as run_scan's) take bytes for up to bitset_builder_reserve_blocks
 // raw blocks at once.
-void expect_writers_save_as_from_positions(std::size_t task, bool told_end) {
+void expect_writers_save_as_from_positions(std::size_t task, bool told_end, handing how) {
     for (const std::size_t n : set_sizes()) {
         for (const set_shape& shape : set_shapes()) {
             SCOPED_TRACE(shape.name + " n=" + std::to_string(n) + " task " + std::to_string(task) +
-                         (told_end ? ", writers told their end" : ""));
+                         (told_end ? ", writers told their end, " : ", ") + name_of(how));
             const ref_bits ref = make_bits(shape, n, case_seed("writers", n, density_salt(shape.density)));
             bitplane::detail::bitset_builder builder(n);
             const std::size_t blocks = builder.block_count();
             for (std::size_t first = 0; first < blocks; first += task) {
                 const std::size_t end = std::min(first + task, blocks);
                 bitplane::detail::bitset_builder::writer out(builder, told_end ? end : 0);
-                for (std::size_t b = first; b < end; ++b) out.set_block(b, block_of(ref, b));
+                for (std::size_t b = first; b < end; ++b) hand(out, b, block_of(ref, b), how);
             }
             expect_saves_as_from_positions(builder.finish(), ref);
             if (::testing::Test::HasFatalFailure()) return;
@@ -734,7 +823,7 @@ void expect_writers_save_as_from_positions(std::size_t task, bool told_end) {
                         if (b % 4 == 3 && bitplane::detail::block_length(n, b) == block_values) {
                             out.set_block_full(b);
                         } else {
-                            out.set_block(b, block_of(*r, b));
+                            hand(out, b, block_of(*r, b), how);
                         }
                     }
                 }
@@ -758,8 +847,10 @@ TEST(BitsetBuilder, WritersSaveAsFromPositionsEveryPath) {
     on_every_path([] {
         for (const std::size_t task : {std::size_t{5}, std::size_t{11}}) {
             for (const bool told_end : {false, true}) {
-                expect_writers_save_as_from_positions(task, told_end);
-                if (::testing::Test::HasFatalFailure()) return;
+                for (const handing how : {handing::plain, handing::counted, handing::miscounted}) {
+                    expect_writers_save_as_from_positions(task, told_end, how);
+                    if (::testing::Test::HasFatalFailure()) return;
+                }
             }
         }
     });

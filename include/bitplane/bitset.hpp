@@ -28,6 +28,7 @@ namespace detail {
 class bitset_core;
 class bitset_builder;
 class bitset_access;
+struct block_entry;
 struct out_cursor;
 /// The storage of `s` (an empty one of size 0 when `s` was moved from).
 const bitset_core& core_of(const bitset& s) noexcept;
@@ -255,8 +256,18 @@ public:
         /// As bitset_builder::set_block / set_block_full.
         void set_block(std::size_t block, const plane& bits);
         void set_block_full(std::size_t block);
+        /// As set_block, for a plane whose set bits the caller counted (`count`: a scan's
+        /// kernel counts as it compares), so that a sparse one goes to its positions without
+        /// a pass of its own to count it. A wrong count costs time, never a wrong block.
+        void set_block_counted(std::size_t block, const plane& bits, std::uint32_t count);
+        /// A count no plane has (a scan's "not counted").
+        static constexpr std::uint32_t unknown_count = ~std::uint32_t{0};
 
     private:
+        template <bool Counted>
+        void store(std::size_t block, const plane& bits, std::uint32_t count);
+        bool set_counted_sparse(block_entry& slot, std::size_t block, const plane& bits, std::uint32_t len);
+
         state* state_;
         std::uint64_t free_from_ = 0;  // [free_from_, free_to_): arena bytes reserved, not committed
         std::uint64_t free_to_ = 0;

@@ -222,6 +222,34 @@ inline positions_facts facts_of(const std::uint16_t* p, std::uint32_t n) noexcep
     return f;
 }
 
+/// Runs of sorted distinct positions p[0..n), n >= 1 (p may be read up to 8 slots past n):
+/// facts_of()'s runs alone, for a scan's sparse block that needs no gaps size (positions
+/// against runs): n less the positions that follow their predecessor, the tail's lanes masked
+/// once rather than every step (geoip4_country find_eq frequent: ~100 instructions a block of
+/// ~65 positions where facts_of took ~260, callgrind AVX2).
+inline std::uint32_t runs_of_positions(const std::uint16_t* p, std::uint32_t n) noexcept {
+#if defined(__SSE2__)
+    // p[-1] = 0xFFFE: p[-1] + 1 is no position.
+    __m128i previous = _mm_set1_epi16(-2);
+    __m128i follows = _mm_setzero_si128();
+    const __m128i one = _mm_set1_epi16(1);
+    std::uint32_t i = 0;
+    const auto step = [&](__m128i keep) {
+        const __m128i cur = sse2::load8(p + i);
+        const __m128i before = _mm_or_si128(_mm_slli_si128(cur, 2), _mm_srli_si128(previous, 14));
+        follows = _mm_sub_epi16(follows, _mm_and_si128(_mm_cmpeq_epi16(cur, _mm_add_epi16(before, one)), keep));
+        previous = cur;
+    };
+    for (; i + 8 <= n; i += 8) step(_mm_set1_epi16(-1));
+    if (i < n) step(sse2::first_lanes(n - i));
+    return n - sse2::sum_u16(follows);
+#else
+    std::uint32_t runs = 1;
+    for (std::uint32_t i = 1; i < n; ++i) runs += p[i] != p[i - 1] + 1u;
+    return runs;
+#endif
+}
+
 /// Writes the gaps payload of sorted distinct positions p[0..n) (n >= 1) to `out` and returns
 /// its facts (gaps_bytes = bytes written) in the same pass: the encoder of sparse results,
 /// which are gaps far more often than not. Reads p up to 8 slots past n and writes up to 7

@@ -121,9 +121,9 @@ struct equality_lane {
     /// read plan the block keeps or one built in scratch.plan (`scratch.marks`: its byte map).
     /// False where it declines: `tried_plan` then holds the plan it declined with (null where
     /// the block gets none), for scan_block / count_block. Else `passing` is the count, and with
-    /// `eq` (a find) words [0, plane_words) of `eq` hold the plane, or `passing` is 1 where the
-    /// plane was not counted (some: it may still be empty or full, and the caller counts it
-    /// where it stores it, as bitset_builder::set_block does).
+    /// `eq` (a find) words [0, plane_words) of `eq` hold the plane, or `passing` is
+    /// equal_not_counted where the plane was not counted (it may still be empty or full, and
+    /// the caller counts it where it stores it, as bitset_builder::set_block does).
     [[gnu::always_inline]] bool by_candidates(const vector_core& v, std::size_t block, std::uint32_t* eq,
                                               scan_scratch& scratch, std::uint32_t& passing,
                                               const std::uint32_t*& tried_plan) const {
@@ -145,7 +145,7 @@ struct equality_lane {
             }
         }
         if (n == equal_not_counted) {
-            passing = 1;
+            passing = equal_not_counted;
             if (negate)
                 for (std::uint32_t i = 0; i < plane_words; ++i) eq[i] = ~eq[i];
             return true;

@@ -122,6 +122,9 @@ bool repeats_previous(const detail::vector_core& v, std::size_t b, std::size_t f
            v.write_back_values(b - 1).empty();
 }
 
+constexpr std::uint32_t unknown_count = detail::bitset_builder::writer::unknown_count;
+static_assert(unknown_count == detail::equal_not_counted);  // find_listed passes the one on as the other
+
 // What equality_lane::answer's count says of the whole block.
 detail::block_answer answer_of_count(std::uint32_t passing) noexcept {
     if (passing == 0) return detail::block_answer::none;
@@ -131,14 +134,21 @@ detail::block_answer answer_of_count(std::uint32_t passing) noexcept {
 // Block b of `v`, left `listed` by the lane, through equal_by_candidates, or the generic way
 // where it declines (with the plan it declined, not built nor tried again). find_listed is out
 // of run_scan's block loop, count_listed inside run_count's (equality_lane.hpp says why).
-[[gnu::noinline]] detail::block_answer find_listed(const detail::equality_lane& lane, const detail::vector_core& v,
-                                                   std::size_t b, const detail::scan_test& test,
-                                                   detail::scan_scratch& scratch, plane& bits) {
+// Gives the number of values that pass where it was counted (0 for none, block_values for
+// all), else unknown_count (some, in `bits`, which may still be empty or full: set_block counts
+// it anyway, and stores an empty or full one as such).
+[[gnu::noinline]] std::uint32_t find_listed(const detail::equality_lane& lane, const detail::vector_core& v,
+                                            std::size_t b, const detail::scan_test& test,
+                                            detail::scan_scratch& scratch, plane& bits) {
     std::uint32_t passing = 0;
     const std::uint32_t* tried_plan = nullptr;
-    if (lane.by_candidates(v, b, bits.data(), scratch, passing, tried_plan)) return answer_of_count(passing);
-    // Not exact: set_block counts the plane anyway, and stores an empty or full one as such.
-    return detail::scan_block(v, b, test, scratch, bits, false, tried_plan);
+    if (lane.by_candidates(v, b, bits.data(), scratch, passing, tried_plan)) return passing;  // or equal_not_counted
+    switch (detail::scan_block(v, b, test, scratch, bits, false, tried_plan)) {
+        case detail::block_answer::none: return 0;
+        case detail::block_answer::all: return static_cast<std::uint32_t>(block_values);
+        case detail::block_answer::some: break;
+    }
+    return unknown_count;
 }
 
 [[gnu::always_inline]] inline std::uint32_t count_listed(const detail::equality_lane& lane, const detail::vector_core& v,
@@ -166,27 +176,39 @@ bitset run_scan(const detail::vector_core& v, const detail::scan_test& test) {
         const detail::equality_lane here = lane;  // a copy: its fields stay in registers, not reloaded a block
         plane bits;
         detail::block_answer answer = detail::block_answer::none;
+        // The set bits of `bits` where the lane's kernel counted them (the builder then takes a
+        // sparse plane's positions without counting it again), else unknown_count.
+        std::uint32_t counted = unknown_count;
         for (std::size_t b = first; b < last; ++b) {
             // A repeated block (runs columns: ucd_*) takes the previous answer, and `bits` still
-            // holds the previous block's plane where that was `some`.
+            // holds the previous block's plane (and `counted` its count) where that was `some`.
             if (!repeats_previous(v, b, first)) {
                 std::uint32_t passing = 0;
                 const detail::equality_lane::way way = here.answer(v, b, bits, passing);
                 if (way == detail::equality_lane::way::answered) {
                     answer = answer_of_count(passing);
+                    counted = passing;
                 } else if (way == detail::equality_lane::way::listed) {
-                    answer = find_listed(here, v, b, test, scratch, bits);
+                    counted = find_listed(here, v, b, test, scratch, bits);
+                    answer = counted == unknown_count ? detail::block_answer::some : answer_of_count(counted);
                 } else {
                     answer = way == detail::equality_lane::way::by_block ? detail::block_answer::some
                                                                          : answer_by_summary(v, b, test);
                     // Not exact: set_block counts the plane anyway, and stores an empty or full one as such.
                     if (answer == detail::block_answer::some) answer = detail::scan_block(v, b, test, scratch, bits, false);
+                    counted = unknown_count;
                 }
             }
             switch (answer) {
                 case detail::block_answer::none: break;
                 case detail::block_answer::all: out.set_block_full(b); break;
-                case detail::block_answer::some: out.set_block(b, bits); break;
+                case detail::block_answer::some:
+                    if (counted == unknown_count) {
+                        out.set_block(b, bits);
+                    } else {
+                        out.set_block_counted(b, bits, counted);
+                    }
+                    break;
             }
         }
     });
