@@ -120,12 +120,21 @@ std::vector<std::uint32_t> reference_listed(const std::byte* payload, std::uint3
     return out;
 }
 
-// Encodes `values` as one block and checks every read_value against them: with both side
-// tables, with none, and with each alone, on every SIMD path.
-void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_counts& counts, const std::string& what) {
+// Encodes `values` as one block (with `options`) and checks every read_value against them:
+// with both side tables, with none, and with each alone, on every SIMD path.
+// The encoding of the blocks these tests read: the smallest, so that their list planes stay
+// lists (the default stores some dense blocks all-raw for reads: test_raw_for_reads.cpp).
+bitplane::codec::encode_options smallest() {
+    bitplane::codec::encode_options o;
+    o.raw_for_reads = false;
+    return o;
+}
+
+void expect_reads(std::span<const std::uint32_t> values, bool is_signed, read_counts& counts, const std::string& what,
+                  const bitplane::codec::encode_options& options = smallest()) {
     SCOPED_TRACE(what);
     std::vector<std::byte> out(bitplane::codec::max_block_bytes);
-    const std::size_t n = bitplane::codec::encode_block(values, is_signed, out);
+    const std::size_t n = bitplane::codec::encode_block(values, is_signed, out, options);
     ASSERT_GT(n, 0u);
     // A buffer of exactly the block's size, so that ASan sees any read past it.
     const std::vector<std::byte> block(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n));
@@ -224,6 +233,8 @@ TEST(RandomRead, EveryShapeAndSizeWithAndWithoutSideTables) {
             const auto values = make_values(s, count, case_seed("random-read", count, static_cast<std::uint64_t>(s.kind), s.bits));
             for (const bool is_signed : {false, true}) {
                 expect_reads(values, is_signed, counts, case_name(s, count, is_signed ? "signed" : "unsigned"));
+                expect_reads(values, is_signed, counts, case_name(s, count, is_signed ? "signed, default" : "unsigned, default"),
+                             bitplane::codec::encode_options{});
                 if (::testing::Test::HasFatalFailure()) return;
             }
         }
@@ -327,7 +338,7 @@ TEST(RandomRead, ShortListsAroundTheProbeBound) {
             }
         }
         std::vector<std::byte> out(bitplane::codec::max_block_bytes);
-        const std::size_t n = bitplane::codec::encode_block(values, false, out);
+        const std::size_t n = bitplane::codec::encode_block(values, false, out, smallest());
         const auto info = bitplane::codec::describe_block(std::span<const std::byte>(out).first(n), values.size());
         for (const auto& p : info.planes) {
             if (p.payload == bitplane::codec::payload_kind::positions && p.items < positions_seen.size()) positions_seen[p.items] = true;
@@ -376,7 +387,7 @@ TEST(RandomRead, ShortGapListsFillingTheirSlotsEveryPath) {
             }
             for (auto& v : values) v |= static_cast<std::uint32_t>(rng() & 1);
             std::vector<std::byte> out(bitplane::codec::max_block_bytes);
-            const std::size_t n = bitplane::codec::encode_block(values, false, out);
+            const std::size_t n = bitplane::codec::encode_block(values, false, out, smallest());
             const auto info = bitplane::codec::describe_block(std::span<const std::byte>(out).first(n), values.size());
             for (const auto& p : info.planes)
                 if (p.payload == bitplane::codec::payload_kind::gaps && p.items % 16 == 0 && p.items < full_seen.size())
@@ -437,7 +448,7 @@ TEST(RandomRead, PlannedBlocksOfRawPlanesAndRunLists) {
             }
         }
         std::vector<std::byte> out(bitplane::codec::max_block_bytes);
-        const std::size_t n = bitplane::codec::encode_block(values, round % 3 == 2, out);
+        const std::size_t n = bitplane::codec::encode_block(values, round % 3 == 2, out, smallest());
         const auto info = bitplane::codec::describe_block(std::span<const std::byte>(out).first(n), values.size());
         std::uint32_t raws = 0;
         for (const auto& p : info.planes) {
@@ -531,7 +542,7 @@ TEST(RandomRead, PlannedBlocksOfManyMappedLists) {
             for (std::uint32_t k = 0; k < ones; ++k) values[rng() % length] |= 1u << (raw + plane);
         }
         std::vector<std::byte> out(bitplane::codec::max_block_bytes);
-        const std::size_t n = bitplane::codec::encode_block(values, round % 3 == 2, out);
+        const std::size_t n = bitplane::codec::encode_block(values, round % 3 == 2, out, smallest());
         const auto info = bitplane::codec::describe_block(std::span<const std::byte>(out).first(n), values.size());
         std::uint32_t maps = 0;
         for (const auto& p : info.planes)
@@ -601,7 +612,7 @@ TEST(RandomRead, DeltaBlocksWithUnstoredPlanesBetweenStoredOnes) {
             values[i] = at;
         }
         std::vector<std::byte> out(bitplane::codec::max_block_bytes);
-        const std::size_t n = bitplane::codec::encode_block(values, false, out);
+        const std::size_t n = bitplane::codec::encode_block(values, false, out, smallest());
         ASSERT_GT(n, 0u);
         const block_descriptor d = bitplane::detail::read_descriptor(out.data(), length, static_cast<std::uint32_t>(n));
         const std::uint32_t live = d.live >> std::countr_zero(d.live | 1u);

@@ -59,6 +59,11 @@ struct encode_options {
     bool sparse = true;
     bool references = true;  ///< planes stored as XOR onto other planes
     bool runs = true;        ///< run-list payloads
+    /// Dense full blocks stored all-raw (interleaved) where that takes no more memory than
+    /// their smallest encoding with what a vector keeps beside it for reads (gap lists' maps
+    /// and positions, read plans), or a little more for wide values: a random read then reads
+    /// one or two cache lines. Off: the smallest encoding always.
+    bool raw_for_reads = true;
 };
 
 /// Encodes `values` (1..2048 of them; two's complement bits when `is_signed`) into `out`,

@@ -151,6 +151,70 @@ BITPLANE_HOST_DEVICE inline std::size_t settle_choices(block_plan& plan, const b
     return plan.all_raw ? raw_bytes : tree_bytes;
 }
 
+// What a container keeps in memory beside a block for reads (direct_access.hpp, read_side),
+// as the planner estimates it: a gap list of at least the mapped bound gets a 2048-bit map
+// and 4 rank words, a shorter one its decoded positions (2 bytes a payload byte, rounded up
+// to 16 positions); block_reader.cpp checks these against value_reader.hpp's.
+inline constexpr std::uint32_t side_map_bytes = 4 * (plane_words + 4);
+BITPLANE_HOST_DEVICE constexpr std::uint32_t side_listed_bytes(std::uint32_t payload_bytes) noexcept {
+    return (payload_bytes + 15) / 16 * 16 * 2;
+}
+// The words of a read plan (direct_access.hpp, read_plan) besides its entries, with the side's
+// header word (its filter, where it gets one, is left out).
+inline constexpr std::uint32_t side_plan_fixed_words = 4;
+
+/// The bytes a dense full block's stored planes take in memory as `plan` stores them (not
+/// all-raw): descriptors and payloads, the side entries of its gap lists, and its read plan.
+BITPLANE_HOST_DEVICE inline std::size_t planes_memory_bytes(const block_plan& plan) noexcept {
+    const bool delta = plan.transform.kind == codec::transform::delta;
+    const std::uint32_t mapped = delta ? thresholds::read_bitmap_min_delta_gaps_bytes : thresholds::read_bitmap_min_gaps_bytes;
+    std::size_t bytes = 0, side = 0;
+    std::uint32_t lists = 0, plan_words = side_plan_fixed_words;
+    for (std::uint32_t j = 0; j < plan.stored; ++j) {
+        const plane_choice& c = plan.choices[j];
+        bytes += c.cost;
+        switch (c.payload) {
+        case codec::payload_kind::gaps:
+            side += c.items >= mapped ? side_map_bytes : side_listed_bytes(c.items);
+            plan_words += 1;
+            ++lists;
+            break;
+        case codec::payload_kind::positions:
+        case codec::payload_kind::runs:
+            plan_words += 2;
+            ++lists;
+            break;
+        case codec::payload_kind::raw: plan_words += 1; break;
+        default: break;
+        }
+        plan_words += c.base == codec::base_kind::plane || c.base == codec::base_kind::complement ? 1 : 0;
+    }
+    if (lists >= (delta ? thresholds::read_plan_min_delta_lists : thresholds::read_plan_min_lists)) side += 4 * plan_words;
+    return bytes + side;
+}
+
+/// The kept plan of a dense full block, stored all-raw where that costs at most
+/// thresholds::read_raw_max_eighths / 8 of what its planes take in memory as they are
+/// (planes_memory_bytes): interleaved, a random read finds its value in one or two cache lines
+/// (direct_access.hpp), where lists cost a line and a walk or a map each. Candidates are
+/// still compared by their smallest bytes (plan_smallest); only the winner's planes change.
+/// Keeps `bytes` (the plan's size) exact.
+BITPLANE_HOST_DEVICE inline void prefer_raw_for_reads(block_plan& plan, std::size_t& bytes) noexcept {
+    if (plan.sparse || plan.all_raw || plan.stored == 0 || plan.length != block_values) return;
+    std::size_t tree_bytes = 0;
+    for (std::uint32_t j = 0; j < plan.stored; ++j) tree_bytes += plan.choices[j].cost;
+    const std::uint32_t raw_plane = raw_payload::payload_bytes(plan.length);
+    const std::size_t raw_bytes = std::size_t{plan.stored} * raw_plane;
+    const bool wide = plan.transform.kind == codec::transform::none && plan.stored >= thresholds::read_raw_wide_min_planes;
+    const std::size_t eighths = wide ? thresholds::read_raw_wide_max_eighths : thresholds::read_raw_max_eighths;
+    if (raw_bytes * 8 > planes_memory_bytes(plan) * eighths) return;
+    plan.all_raw = true;
+    for (std::uint32_t j = 0; j < plan.stored; ++j)
+        plan.choices[j] = {codec::base_kind::zero, 0, codec::payload_kind::raw, 0, raw_plane};
+    bytes = bytes - tree_bytes + raw_bytes;
+    plan.bytes = bytes;
+}
+
 /// What was measured on the stored planes of a plan (stored = n, in index[] order).
 struct plane_measures {
     plane_facts* facts = nullptr;                    // n: index, first, end, transitions (runs only)
@@ -247,6 +311,7 @@ BITPLANE_HOST_DEVICE inline block_plan* plan_smallest(Planner& planner, const tr
             best_bytes = bytes;
         }
     }
+    if (options.raw_for_reads) prefer_raw_for_reads(*best, best_bytes);
     return best;
 }
 

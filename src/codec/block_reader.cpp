@@ -2,6 +2,7 @@
 // a vector keeps for random reads (delta checkpoints, gap-list skip entries), and read_value,
 // which runs the portable or the AVX2 copy of value_reader.hpp.
 #define BITPLANE_READER_NS reader_portable
+#include "block_plan.hpp"
 #include "value_reader.hpp"
 
 #include <bitplane/simd.hpp>
@@ -62,6 +63,11 @@ namespace {
 
 // payload_skips' buffer of decoded positions holds any list below either map bound.
 static_assert(thresholds::read_bitmap_min_delta_gaps_bytes <= thresholds::read_bitmap_min_gaps_bytes);
+// The planner's estimate of the side entries (block_plan.hpp, planes_memory_bytes) is these.
+static_assert(side_map_bytes == 4 * BITPLANE_READER_NS::gaps_bitmap_words);
+static_assert(side_listed_bytes(1) == 2 * listed_positions(1) && side_listed_bytes(63) == 2 * listed_positions(63) &&
+              side_listed_bytes(32) == 2 * listed_positions(32));
+static_assert(side_plan_fixed_words == read_plan_header_words + 1);
 
 // The map and ranks of a long gaps payload (value_reader.hpp, gaps_bitmap_words) at `out`;
 // returns the end.

@@ -125,6 +125,28 @@ inline constexpr std::uint32_t read_scan_runs_max_items = 64;
 // (Equality scans build an unfiltered plan on the stack for the other blocks: scan_block.cpp,
 // compare_direct; it costs no memory.)
 inline constexpr std::uint32_t read_plan_min_lists = 3;
+// A dense full block is stored all-raw (interleaved: block_plan.hpp, prefer_raw_for_reads) when
+// its raw planes take at most this many eighths of what its planes take in memory as the
+// smallest plan stores them (payloads, gap lists' maps or positions, read plan): a gap list of
+// 32+ bytes in a delta block (64+ in others) is kept with a 272-byte map, so a block of such
+// lists takes less memory raw. Candidates are still compared by bytes; only the winner's
+// planes change (codec::encode_options::raw_for_reads). Corpus (bench_corpus --sizes, memory /
+// BitMagic's, file / zstd -19) 8 against none: memory down on 11 columns (bed_start 0.88x ->
+// 0.87x, geoip4_start 0.92 -> 0.87, geoip4_size 0.94 -> 0.91, word_length 1.00 -> 0.94),
+// none up; files up 0.8% in total (geoip4_size 1.14x -> 1.16x, ucd_linebreak 1.23x kept).
+// 10 (1.25x) and 12 took bam_tlen's memory past BitMagic's (0.94x -> 1.01x, 1.05x) and
+// ucd_linebreak's file to 1.26x zstd -19. Callgrind AVX2, 20,000 random reads, instructions /
+// mispredicted branches a read, none -> 8: bed_start 563 / 1.51 -> 331 / 0.66, geoip4_start
+// 861 / 7.62 -> 650 / 5.26, geoip4_size 568 / 3.74 -> 490 / 3.27.
+inline constexpr std::size_t read_raw_max_eighths = 8;
+// ... and at most this many where the block stores untransformed values of at least
+// read_raw_wide_min_planes planes (not deltas), whose lists save little against 24+ raw
+// planes: tz_transition's blocks (32 planes: runs on the sign planes, gap lists on 0-6) are
+// ~1.19x in memory raw; its memory 0.33x -> 0.36x BitMagic's, file unchanged (values form);
+// callgrind AVX2 784 / 3.69 -> 218 / 0.24 instructions / mispredicts a read. No other corpus
+// column has such blocks (sizes as with 8 alone, but geoip4_size's memory 0.91x).
+inline constexpr std::size_t read_raw_wide_max_eighths = 10;
+inline constexpr std::uint32_t read_raw_wide_min_planes = 24;
 // Read plans of non-delta blocks keep a filter (direct_access.hpp, read_plan: the positions
 // where any short gap list or position list has a bit, up to read_filter_max_chunks * 16 =
 // 128) when at most one stored position in this many is in it: a read outside it skips those

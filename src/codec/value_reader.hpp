@@ -1086,6 +1086,7 @@ std::uint32_t window_sum(const block_descriptor& d, const std::byte* block, std:
 
 std::uint32_t delta_value(const block_descriptor& d, const std::byte* block, std::uint32_t index,
                           const std::uint32_t* checkpoints, const std::uint32_t* skips, const std::uint32_t* plan) noexcept {
+    if (checkpoints != nullptr && direct_delta_readable(d)) return direct_delta_value(d, block, checkpoints, index);
     // Residuals outside a sparse mask are 0: only the stored ones up to `index` count.
     std::uint32_t stored = index + 1;
     if (d.sparse()) {
