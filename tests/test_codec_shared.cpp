@@ -125,6 +125,7 @@ struct scripted_planner {
     std::uint32_t zeros = 0;
     std::vector<std::string> calls;
     d::block_plan* storage(int i) { return &plans[i]; }
+    void store_all_raw(d::block_plan& p, std::size_t bytes) { d::store_all_raw(p, bytes); }
     std::uint32_t apply(const d::transform_choice&) {
         calls.push_back("apply");
         return zeros;

@@ -1,4 +1,4 @@
-// Dense full blocks stored all-raw for reads (codec/block_plan.hpp, prefer_raw_for_reads) and
+// Dense full blocks stored all-raw for reads (codec/block_plan.hpp, raw_for_reads_bytes) and
 // the inline read of delta all-raw blocks (codec/direct_access.hpp, direct_delta_value): hand-
 // built delta blocks of every live-plane count 1..32 (contiguous and with unstored planes
 // between, ones masks, negative minimum steps, words of every density) read against a plain

@@ -131,6 +131,14 @@ public:
 
     __device__ bitplane::detail::block_plan* storage(int i) { return &s_.plans[i]; }
 
+    /// Every thread has read the shared plan (raw_for_reads_bytes) before one rewrites it, and
+    /// sees the rewrite after: all threads calling the rewrite raced (compute-sanitizer racecheck).
+    __device__ void store_all_raw(bitplane::detail::block_plan& plan, std::size_t bytes) {
+        __syncthreads();
+        if (threadIdx.x == 0) bitplane::detail::store_all_raw(plan, bytes);
+        __syncthreads();
+    }
+
     /// residuals = the transform of the values (zeros from count to 2048); returns their zeros.
     __device__ std::uint32_t apply(const bitplane::detail::transform_choice& t) {
         std::uint32_t zeros = 0;

@@ -85,6 +85,7 @@ public:
           kernels_(active_kernels()), options_(options) {}
 
     block_plan* storage(int i) noexcept { return &plans_[i]; }
+    void store_all_raw(block_plan& plan, std::size_t bytes) noexcept { detail::store_all_raw(plan, bytes); }
 
     std::uint32_t apply(const transform_choice& t) noexcept {
         apply_transform(t, values_, residuals_);

@@ -193,25 +193,32 @@ BITPLANE_HOST_DEVICE inline std::size_t planes_memory_bytes(const block_plan& pl
     return bytes + side;
 }
 
-/// The kept plan of a dense full block, stored all-raw where that costs at most
+/// The bytes of the kept plan of a dense full block stored all-raw, where that costs at most
 /// thresholds::read_raw_max_eighths / 8 of what its planes take in memory as they are
 /// (planes_memory_bytes): interleaved, a random read finds its value in one or two cache lines
-/// (direct_access.hpp), where lists cost a line and a walk or a map each. Candidates are
-/// still compared by their smallest bytes (plan_smallest); only the winner's planes change.
-/// Keeps `bytes` (the plan's size) exact.
-BITPLANE_HOST_DEVICE inline void prefer_raw_for_reads(block_plan& plan, std::size_t& bytes) noexcept {
-    if (plan.sparse || plan.all_raw || plan.stored == 0 || plan.length != block_values) return;
+/// (direct_access.hpp), where lists cost a line and a walk or a map each; 0 where the plan is
+/// kept as it is. Candidates are still compared by their smallest bytes (plan_smallest); only
+/// the winner's planes change (store_all_raw). Reads the plan only: on the GPU every thread of
+/// the CTA runs it on the shared plan.
+BITPLANE_HOST_DEVICE inline std::size_t raw_for_reads_bytes(const block_plan& plan, std::size_t bytes) noexcept {
+    if (plan.sparse || plan.all_raw || plan.stored == 0 || plan.length != block_values) return 0;
     std::size_t tree_bytes = 0;
     for (std::uint32_t j = 0; j < plan.stored; ++j) tree_bytes += plan.choices[j].cost;
     const std::uint32_t raw_plane = raw_payload::payload_bytes(plan.length);
     const std::size_t raw_bytes = std::size_t{plan.stored} * raw_plane;
     const bool wide = plan.transform.kind == codec::transform::none && plan.stored >= thresholds::read_raw_wide_min_planes;
     const std::size_t eighths = wide ? thresholds::read_raw_wide_max_eighths : thresholds::read_raw_max_eighths;
-    if (raw_bytes * 8 > planes_memory_bytes(plan) * eighths) return;
+    if (raw_bytes * 8 > planes_memory_bytes(plan) * eighths) return 0;
+    return bytes - tree_bytes + raw_bytes;
+}
+
+/// Stores every planned plane of `plan` raw (all-raw), `bytes` in all (raw_for_reads_bytes).
+/// The planner's store_all_raw calls it (once a CTA on the GPU).
+BITPLANE_HOST_DEVICE inline void store_all_raw(block_plan& plan, std::size_t bytes) noexcept {
+    const std::uint32_t raw_plane = raw_payload::payload_bytes(plan.length);
     plan.all_raw = true;
     for (std::uint32_t j = 0; j < plan.stored; ++j)
         plan.choices[j] = {codec::base_kind::zero, 0, codec::payload_kind::raw, 0, raw_plane};
-    bytes = bytes - tree_bytes + raw_bytes;
     plan.bytes = bytes;
 }
 
@@ -279,6 +286,8 @@ BITPLANE_HOST_DEVICE inline std::uint32_t choose_mask(block_plan& plan, std::uin
 ///   std::uint32_t apply(const transform_choice&)   residuals of the values; returns their zeros
 ///   std::size_t dense(block_plan&, const transform_choice&)    plans the dense layout
 ///   std::size_t sparse(block_plan&, const transform_choice&)   plans the sparse layout
+///   void store_all_raw(block_plan&, std::size_t bytes)       rewrites the kept plan all-raw
+///                                                  (block_plan.hpp store_all_raw)
 /// On the GPU every thread of the block's CTA runs this with the same results from the
 /// planner (its calls are collective), so all take the same branches.
 BITPLANE_EXEC_CHECK_DISABLE
@@ -311,7 +320,13 @@ BITPLANE_HOST_DEVICE inline block_plan* plan_smallest(Planner& planner, const tr
             best_bytes = bytes;
         }
     }
-    if (options.raw_for_reads) prefer_raw_for_reads(*best, best_bytes);
+    if (options.raw_for_reads) {
+        const std::size_t raw_bytes = raw_for_reads_bytes(*best, best_bytes);
+        if (raw_bytes != 0) {
+            planner.store_all_raw(*best, raw_bytes);
+            best_bytes = raw_bytes;
+        }
+    }
     return best;
 }
 

@@ -125,7 +125,7 @@ inline constexpr std::uint32_t read_scan_runs_max_items = 64;
 // (Equality scans build an unfiltered plan on the stack for the other blocks: scan_block.cpp,
 // compare_direct; it costs no memory.)
 inline constexpr std::uint32_t read_plan_min_lists = 3;
-// A dense full block is stored all-raw (interleaved: block_plan.hpp, prefer_raw_for_reads) when
+// A dense full block is stored all-raw (interleaved: block_plan.hpp, raw_for_reads_bytes) when
 // its raw planes take at most this many eighths of what its planes take in memory as the
 // smallest plan stores them (payloads, gap lists' maps or positions, read plan): a gap list of
 // 32+ bytes in a delta block (64+ in others) is kept with a 272-byte map, so a block of such
