@@ -1,6 +1,6 @@
 // One check of an equality scan against a plain loop, shared by the scan suites that need it
-// (test_scan_equality_lane.cpp, test_presence_filter.cpp): count_eq, find_eq and find_ne of
-// `x` over `v`, whose values are `values`.
+// (test_scan_equality_lane.cpp, test_presence_filter.cpp, test_scan_equal_candidates.cpp):
+// count_eq, find_eq and find_ne of `x` over `v`, whose values are `values`.
 #pragma once
 
 #include <bitplane/scan.hpp>

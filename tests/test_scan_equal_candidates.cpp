@@ -6,6 +6,7 @@
 // over the vector against a plain loop, on every SIMD path.
 #include "test_support.hpp"
 #include "equal_candidates_check.hpp"
+#include "scan_equality_check.hpp"
 
 #include "codec/direct_access.hpp"
 #include "codec/thresholds.hpp"
@@ -30,6 +31,7 @@
 namespace {
 
 using bitplane_test::case_seed;
+using bitplane_test::check_equality_against_loop;
 using bitplane_test::on_every_path;
 
 struct column_shape {
@@ -146,17 +148,8 @@ TEST(ScanEqualCandidates, ListHeavyBlocksAgainstPlainLoopOnEveryPath) {
                 check_blocks(packed, values, xs, from_candidates, from_clearing);
                 if (HasFatalFailure()) return;
                 for (const std::uint32_t x : xs) {
-                    std::uint64_t expected = 0;
-                    std::vector<std::uint64_t> at;
-                    for (std::size_t i = 0; i < n; ++i)
-                        if (values[i] == x) ++expected, at.push_back(i);
-                    ASSERT_EQ(bitplane::count_eq(packed, x), expected) << "value " << x;
-                    const bitplane::bitset eq = bitplane::find_eq(packed, x);
-                    ASSERT_EQ(eq.count(), expected) << "value " << x;
-                    ASSERT_TRUE(std::equal(eq.begin(), eq.end(), at.begin(), at.end())) << "value " << x;
-                    const bitplane::bitset ne = bitplane::find_ne(packed, x);
-                    ASSERT_EQ(ne.count(), n - expected) << "value " << x;
-                    for (const std::uint64_t p : at) ASSERT_FALSE(ne.contains(p)) << "value " << x << " at " << p;
+                    check_equality_against_loop(packed, values, x);
+                    if (HasFatalFailure()) return;
                 }
             });
             if (HasFatalFailure()) return;
@@ -234,14 +227,8 @@ TEST(ScanEqualCandidates, ManyCandidatesAgainstRawPlanesOnEveryPath) {
                     }
                 }
                 for (const std::uint32_t x : xs) {
-                    std::uint64_t expected = 0;
-                    std::vector<std::uint64_t> at;
-                    for (std::size_t i = 0; i < n; ++i)
-                        if (values[i] == x) ++expected, at.push_back(i);
-                    ASSERT_EQ(bitplane::count_eq(packed, x), expected) << "value " << x;
-                    const bitplane::bitset eq = bitplane::find_eq(packed, x);
-                    ASSERT_TRUE(std::equal(eq.begin(), eq.end(), at.begin(), at.end())) << "value " << x;
-                    ASSERT_EQ(bitplane::find_ne(packed, x).count(), n - expected) << "value " << x;
+                    check_equality_against_loop(packed, values, x);
+                    if (HasFatalFailure()) return;
                 }
             });
             if (HasFatalFailure()) return;
