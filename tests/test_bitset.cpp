@@ -346,6 +346,9 @@ TEST(Bitset, ExtractPositionsTakesEveryByteValueAtEveryByte) {
             ASSERT_EQ(n1, ref.extract_positions(block, p2.data()));
             ASSERT_EQ(n1, 256u * 4u);  // every value once: 4 set bits a byte on average
             EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + n1, p2.begin())) << "shift " << shift;
+            std::fill(p1.begin(), p1.end(), 0);
+            ASSERT_EQ(k.extract_sparse(block, p1.data()), n1);
+            EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + n1, p2.begin())) << "shift " << shift;
         }
     });
 }
@@ -412,6 +415,13 @@ TEST(Bitset, BlockKernelsAgreeWithThePortableOnes) {
             ASSERT_EQ(b1, ref.extract_positions(bounds.data(), p2.data()));
             ASSERT_EQ(b1, popcount(bounds));
             EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + b1, p2.begin()));
+            // extract_sparse, the scan builder's, on both (any density, tuned for few bits).
+            std::fill(p1.begin(), p1.end(), 0);
+            ASSERT_EQ(k.extract_sparse(bounds.data(), p1.data()), b1);
+            EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + b1, p2.begin()));
+            ASSERT_EQ(k.extract_sparse(a.data(), p1.data()), n1);
+            ASSERT_EQ(ref.extract_positions(a.data(), p2.data()), n1);
+            EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + n1, p2.begin()));
             // Unaligned operands (raw payloads sit at any offset in the arena).
             alignas(64) unsigned char buffer[2 * 256 + 8];
             std::memcpy(buffer + 1, a.data(), 256);

@@ -739,6 +739,7 @@ const bitset_kernel_table& avx2_bitset_kernels() noexcept {
                                                .and_positions = and_positions,
                                                .andnot_positions = andnot_positions,
                                                .extract_positions = extract_positions,
+                                               .extract_sparse = extract_positions,
                                                .decode_gaps = decode_gaps,
                                                .and_count_span = and_count_span,
                                                .and_stretch = and_stretch,
