@@ -331,6 +331,28 @@ TEST(Bitset, SizeErrorOnMismatchedSizes) {
     EXPECT_EQ(a.size(), 4096u);  // unchanged by the failed operations
 }
 
+// Every byte value at every byte of a block (byte i holds i + shift): extract_positions' table
+// rows and byte bases, each row in each quarter, on every path against the portable kernel.
+TEST(Bitset, ExtractPositionsTakesEveryByteValueAtEveryByte) {
+    using namespace bitplane::detail;
+    const bitset_kernel_table& ref = portable_bitset_kernels();
+    on_every_path([&] {
+        const bitset_kernel_table& k = bitset_kernels();
+        for (unsigned shift = 0; shift < 256; shift += 37) {
+            alignas(64) unsigned char block[256];
+            for (unsigned i = 0; i < 256; ++i) block[i] = static_cast<unsigned char>(i + shift);
+            std::vector<std::uint16_t> p1(2048 + 8), p2(2048 + 8);
+            const std::uint32_t n1 = k.extract_positions(block, p1.data());
+            ASSERT_EQ(n1, ref.extract_positions(block, p2.data()));
+            ASSERT_EQ(n1, 256u * 4u);  // every value once: 4 set bits a byte on average
+            EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + n1, p2.begin())) << "shift " << shift;
+            std::fill(p1.begin(), p1.end(), 0);
+            ASSERT_EQ(k.extract_sparse(block, p1.data()), n1);
+            EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + n1, p2.begin())) << "shift " << shift;
+        }
+    });
+}
+
 // The kernels of every path against the portable reference, on blocks of every density.
 TEST(Bitset, BlockKernelsAgreeWithThePortableOnes) {
     BITPLANE_SEED_TRACE();
@@ -386,6 +408,19 @@ TEST(Bitset, BlockKernelsAgreeWithThePortableOnes) {
             const std::uint32_t n1 = k.extract_positions(a.data(), p1.data());
             ASSERT_EQ(n1, ref.extract_positions(a.data(), p2.data()));
             ASSERT_EQ(n1, popcount(a));
+            EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + n1, p2.begin()));
+            // The run bounds of the block (its transitions: what a runs payload is extracted from).
+            const bitplane::plane bounds = transitions(a);
+            const std::uint32_t b1 = k.extract_positions(bounds.data(), p1.data());
+            ASSERT_EQ(b1, ref.extract_positions(bounds.data(), p2.data()));
+            ASSERT_EQ(b1, popcount(bounds));
+            EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + b1, p2.begin()));
+            // extract_sparse, the scan builder's, on both (any density, tuned for few bits).
+            std::fill(p1.begin(), p1.end(), 0);
+            ASSERT_EQ(k.extract_sparse(bounds.data(), p1.data()), b1);
+            EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + b1, p2.begin()));
+            ASSERT_EQ(k.extract_sparse(a.data(), p1.data()), n1);
+            ASSERT_EQ(ref.extract_positions(a.data(), p2.data()), n1);
             EXPECT_TRUE(std::equal(p1.begin(), p1.begin() + n1, p2.begin()));
             // Unaligned operands (raw payloads sit at any offset in the arena).
             alignas(64) unsigned char buffer[2 * 256 + 8];

@@ -68,7 +68,7 @@ void transitions_into(const plane& p, plane& t) noexcept {
 void write_runs_payload(const plane& t, bool top, const bitset_kernel_table& k, std::byte* out) noexcept {
     // At most 2 runs <= 126 transitions (+ 8 slots the kernel may write past them).
     position_buffer<2 * block_values / 32> ends;
-    std::uint32_t n = k.extract_positions(t.data(), ends.data());
+    std::uint32_t n = k.extract_sparse(t.data(), ends.data());
     if (top) ends.data()[n++] = static_cast<std::uint16_t>(block_values);
     if constexpr (std::endian::native == std::endian::little) {
         std::memcpy(out, ends.data(), 2u * n);
@@ -230,7 +230,7 @@ bool bitset_builder::writer::set_counted_sparse(block_entry& slot, std::size_t b
                                                    std::uint32_t len) {
     // Room for every bit of the plane: a miscounted plane must not overflow it.
     position_buffer<block_values> positions;
-    const std::uint32_t n = kernels_->extract_positions(bits.data(), positions.data());
+    const std::uint32_t n = kernels_->extract_sparse(bits.data(), positions.data());
     const bitset_block_plan plan = choose_plan(n, runs_of_positions(positions.data(), n), len);
     if (plan.kind == block_kind::raw) return false;  // a short last block's (256 bytes at most)
     state& s = *state_;
@@ -374,7 +374,7 @@ void bitset_builder::writer::store(std::size_t block, const plane& bits, std::ui
         // stored raw, and extracting its positions first cost more than the scan itself
         // (scores3 find_eq frequent, 1/8 of the values: 3.5x the count_eq time).
         position_buffer<thresholds::bitset_positions_max_count + 8> positions;
-        k.extract_positions(bits.data(), positions.data());
+        k.extract_sparse(bits.data(), positions.data());
         std::byte scratch[2 * thresholds::bitset_positions_max_count + 16];
         write_positions_payload(plan, positions.data(), st.count, len, scratch);
         slot.items = plan.items;

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -42,41 +43,61 @@ constexpr lane_table make_lane_table() {
 constexpr lane_table lane_rows = make_lane_table();
 constexpr const std::array<std::uint8_t, 16>* compact_lanes = lane_rows.rows;
 
-// bits_of_byte[v]: the positions of the set bits of byte v, then zeros (8 lanes of 16 bits).
-struct byte_table {
-    alignas(16) std::array<std::uint16_t, 8> rows[256];
+// Rows of 8 bytes, read with a scaled index (8 is x86's largest scale), so that a row's address
+// takes no shift: extract_positions' 14 instructions a non-zero byte down to 12 (bam_ref_span
+// find_eq frequent: ~50 non-zero bytes a block of transitions, ~2.6 run bounds each).
+// bit_rows[v]: the positions of the set bits of byte v, then zeros (8 lanes of 8 bits,
+// widened to 16 by the load).
+struct byte_rows8 {
+    alignas(64) std::array<std::uint8_t, 8> rows[256];
 };
-constexpr byte_table make_byte_table() {
-    byte_table t{};
+constexpr byte_rows8 make_bit_rows() {
+    byte_rows8 t{};
     for (unsigned v = 0; v < 256; ++v) {
         unsigned k = 0;
         for (unsigned bit = 0; bit < 8; ++bit)
-            if ((v >> bit) & 1) t.rows[v][k++] = static_cast<std::uint16_t>(bit);
+            if ((v >> bit) & 1) t.rows[v][k++] = static_cast<std::uint8_t>(bit);
     }
     return t;
 }
-constexpr byte_table bits_of_byte = make_byte_table();
+constexpr byte_rows8 bit_rows = make_bit_rows();
 
-// byte_base[k]: 8k in each of 8 lanes of 16 bits, the first position of byte k of a 64-byte
-// quarter (extract_positions adds the quarter's own base): one load where a broadcast of the
-// byte's position took three instructions.
-constexpr byte_table make_byte_base() {
-    byte_table t{};
-    for (unsigned k = 0; k < 64; ++k)
-        for (unsigned lane = 0; lane < 8; ++lane) t.rows[k][lane] = static_cast<std::uint16_t>(8 * k);
+// bit_counts[v]: the set bits of byte v, a load where POPCNT takes a zeroing of its
+// destination too (GCC breaks its false dependency on it).
+struct byte_counts {
+    alignas(64) std::uint8_t count[256];
+};
+constexpr byte_counts make_bit_counts() {
+    byte_counts t{};
+    for (unsigned v = 0; v < 256; ++v) t.count[v] = static_cast<std::uint8_t>(std::popcount(v));
     return t;
 }
-constexpr byte_table byte_base = make_byte_base();
+constexpr byte_counts bit_counts = make_bit_counts();
+
+// byte_base[k]: 8k in each of 4 lanes of 16 bits (broadcast to 8 by the load), the first
+// position of byte k of a block: one load, the quarter's base included, where a broadcast of
+// the byte's position took three instructions and the quarter's base an add.
+struct base_rows {
+    alignas(64) std::uint64_t rows[256];
+};
+constexpr base_rows make_byte_base() {
+    base_rows t{};
+    for (std::uint64_t k = 0; k < 256; ++k) t.rows[k] = 8 * k * 0x0001000100010001ull;
+    return t;
+}
+constexpr base_rows byte_base = make_byte_base();
 
 
 }  // namespace
 }  // namespace bitplane::detail
 
+// BMI too (every CPU with AVX2 has it; simd/dispatch.cpp checks): extract_positions counts a
+// mask's trailing zeros into a 64-bit index, with no sign extension after it.
 #if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,popcnt"))), apply_to = function)
+#pragma clang attribute push(__attribute__((target("avx2,popcnt,bmi"))), apply_to = function)
 #elif defined(__GNUC__)
 #pragma GCC push_options
-#pragma GCC target("avx2,popcnt")
+#pragma GCC target("avx2,popcnt,bmi")
 #endif
 
 namespace bitplane::detail {
@@ -381,21 +402,22 @@ std::uint32_t extract_positions(const void* block, std::uint16_t* out) {
         const auto hi = static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(load(block, 2 * h + 1), _mm256_setzero_si256())));
         nonzero[h] = ~((static_cast<std::uint64_t>(hi) << 32) | lo);
     }
-    // Per set byte: its row of bit positions + its byte's base (a table, not a broadcast) +
-    // the quarter's base, stored through a pointer (no index to widen): 14 instructions where
-    // the broadcast and index took 18 (bam_ref_span find_eq frequent: ~80 set bytes a block
-    // of transitions; geoip4_country: ~60 positions a block).
+    // Per set byte: its row of bit positions (widened on the load) + its byte's base (a
+    // broadcast on the load; the rows of the quarter's bytes start at quarter_base), stored
+    // through a pointer (no index to widen): 12 instructions where the 16-bit rows, whose
+    // addresses took a shift each, and the quarter's own add took 14 (and the broadcast and
+    // index before them 18).
     std::uint16_t* at_out = out;
     for (int h = 0; h < 4; ++h) {
         const unsigned char* quarter = bytes + 64 * h;
-        const __m128i quarter_base = _mm_set1_epi16(static_cast<short>(512 * h));
-        for (std::uint64_t m = nonzero[h]; m != 0; m &= m - 1) {
-            const auto at = static_cast<std::uint32_t>(__builtin_ctzll(m));
+        const std::uint64_t* quarter_base = byte_base.rows + 64 * h;
+        for (std::uint64_t m = nonzero[h]; m != 0; m = _blsr_u64(m)) {
+            const std::size_t at = _tzcnt_u64(m);
             const unsigned value = quarter[at];
-            const __m128i row = _mm_load_si128(reinterpret_cast<const __m128i*>(bits_of_byte.rows[value].data()));
-            const __m128i base = _mm_load_si128(reinterpret_cast<const __m128i*>(byte_base.rows[at].data()));
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(at_out), _mm_add_epi16(_mm_add_epi16(row, base), quarter_base));
-            at_out += _mm_popcnt_u32(value);
+            const __m128i row = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bit_rows.rows[value].data())));
+            const __m128i base = _mm_set1_epi64x(static_cast<long long>(quarter_base[at]));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(at_out), _mm_add_epi16(row, base));
+            at_out += bit_counts.count[value];
         }
     }
     return static_cast<std::uint32_t>(at_out - out);
@@ -618,7 +640,7 @@ std::uint32_t extract_bits(const std::byte* bytes, std::uint32_t n, std::uint32_
         const auto at = static_cast<unsigned>(__builtin_ctz(nonzero));
         const unsigned value = p[at];
         const __m128i positions =
-            _mm_add_epi16(_mm_load_si128(reinterpret_cast<const __m128i*>(bits_of_byte.rows[value].data())),
+            _mm_add_epi16(_mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bit_rows.rows[value].data()))),
                           _mm_add_epi16(offset, _mm_set1_epi16(static_cast<short>(8 * at))));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k), positions);
         k += static_cast<std::uint32_t>(_mm_popcnt_u32(value));
@@ -717,6 +739,7 @@ const bitset_kernel_table& avx2_bitset_kernels() noexcept {
                                                .and_positions = and_positions,
                                                .andnot_positions = andnot_positions,
                                                .extract_positions = extract_positions,
+                                               .extract_sparse = extract_positions,
                                                .decode_gaps = decode_gaps,
                                                .and_count_span = and_count_span,
                                                .and_stretch = and_stretch,

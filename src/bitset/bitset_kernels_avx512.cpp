@@ -126,9 +126,10 @@ std::uint32_t and_count(const void* a, const void* b) {
 
 // Positions by VPCOMPRESSW (AVX-512 VBMI2: Ice Lake and later, Zen 4), handed out only where
 // the CPU has it: 32 bits at a time, where the AVX2 kernel takes a table row per non-zero
-// byte. Dense blocks and the transitions of a scan's dense result (write_runs_payload:
-// bam_ref_span find_eq frequent, ~60 runs a block) cost a few instructions per non-zero
-// 32-bit word; extract_positions was 15% of bam_ref_span find_eq's time (perf, stop 34).
+// byte. Dense blocks cost a few instructions per non-zero 32-bit word. The scan builder's
+// sparse extractions (run bounds of a dense result, ~60 a block in bam_ref_span find_eq
+// frequent; positions below ~128 set bits) keep the AVX2 kernel (extract_sparse), faster there
+// once its loop sat on one 64-byte line (bitset_kernels.hpp).
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,popcnt,avx512f,avx512bw,avx512vbmi2"))), apply_to = function)
 #elif defined(__GNUC__)

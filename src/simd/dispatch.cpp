@@ -35,12 +35,12 @@ cpu_features probe_cpu() noexcept {
     f.sse2 = arch.sse2 != 0;
     f.avx2 = arch.avx2 != 0;
 #if defined(__GNUC__)
-    // The AVX2 unit is also built with -mpopcnt -mbmi2, which xsimd 8.1 does not report, and
+    // The AVX2 unit is also built with -mpopcnt -mbmi -mbmi2, which xsimd 8.1 does not report, and
     // xsimd 8.1 reads the AVX2 CPUID bit without asking the OS (XGETBV) whether it saves the
     // YMM registers; libgcc's probe checks all of that.
     __builtin_cpu_init();
     f.avx2 = f.avx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt") &&
-             __builtin_cpu_supports("bmi2");
+             __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
     // libgcc also checks XCR0 for the ZMM state before it reports any AVX-512 feature.
     f.avx512 = f.avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vpopcntdq") &&
