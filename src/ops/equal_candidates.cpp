@@ -92,6 +92,20 @@ void clear_range(std::uint32_t* words, std::uint32_t begin, std::uint32_t end) n
     words[last] &= ~tail;
 }
 
+// narrow_planes' inputs from a read plan's raw and mapped entries (g.raw + g.mapped of them):
+// each plane's words (a raw payload, or a gap list's map in the side entries) and its flip
+// (0 where `keeps` has the plane's bit, all ones where it has not). Shared by clear_lists and
+// equal_by_candidates' narrowing of many candidates.
+void narrow_inputs(const plan_groups& g, const std::byte* bytes, const std::uint32_t* skips, std::uint32_t keeps,
+                   const std::uint8_t** planes, std::uint32_t* flips) noexcept {
+    for (std::uint32_t i = 0; i < g.raw + g.mapped; ++i) {
+        const std::uint32_t e = g.entries[i];
+        planes[i] = i < g.raw ? reinterpret_cast<const std::uint8_t*>(bytes + plan_low(e))
+                              : reinterpret_cast<const std::uint8_t*>(skips + plan_low(e));
+        flips[i] = ((keeps >> plan_index(e)) & 1u) != 0 ? 0u : ~0u;
+    }
+}
+
 // An equality where every list plane clears its positions (the residual differs from the
 // target wherever such a plane lists one; bam_mapq's and geoip4_size's frequent values): eq
 // from the raw planes and maps in one pass of the narrow_planes kernel (all ones without
@@ -108,12 +122,7 @@ bool clear_lists(const plan_groups& g, const std::byte* bytes, const std::uint32
     if (raw != 0) {
         const std::uint8_t* planes[plane_count];
         std::uint32_t flips[plane_count];
-        for (std::uint32_t i = 0; i < raw; ++i) {
-            const std::uint32_t e = g.entries[i];
-            planes[i] = i < g.raw ? reinterpret_cast<const std::uint8_t*>(bytes + plan_low(e))
-                                  : reinterpret_cast<const std::uint8_t*>(skips + plan_low(e));
-            flips[i] = ((keeps >> plan_index(e)) & 1u) != 0 ? 0u : ~0u;
-        }
+        narrow_inputs(g, bytes, skips, keeps, planes, flips);
         if (lists == 0 && out == nullptr && k.narrow_planes_count != nullptr) {
             count = k.narrow_planes_count(eq, planes, flips, raw, true);
             return true;
@@ -279,12 +288,7 @@ bool equal_by_candidates(const block_descriptor& d, const std::byte* bytes, cons
             alignas(64) std::uint32_t eq[plane_words];
             const std::uint8_t* planes[plane_count];
             std::uint32_t flips[plane_count];
-            for (std::uint32_t i = 0; i < raw_planes_count; ++i) {
-                const std::uint32_t e = g.entries[i];
-                planes[i] = i < g.raw ? reinterpret_cast<const std::uint8_t*>(bytes + plan_low(e))
-                                      : reinterpret_cast<const std::uint8_t*>(skips + plan_low(e));
-                flips[i] = ((keeps >> plan_index(e)) & 1u) != 0 ? 0u : ~0u;
-            }
+            narrow_inputs(g, bytes, skips, keeps, planes, flips);
             any = k.narrow_planes(eq, planes, flips, raw_planes_count, true) &&
                   c.keep_if([&eq](std::uint32_t p) { return ((eq[p >> 5] >> (p & 31u)) & 1u) != 0; });
             if (!any) c.n = 0;
